@@ -1,0 +1,5 @@
+"""The data registry (``registry.yaml``) and the fetch step (:mod:`data.fetch`).
+
+Downloaded files go under ``data/downloads/`` (ignored by git) unless another
+folder is configured.
+"""

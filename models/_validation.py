@@ -1,0 +1,183 @@
+"""Input and parameter validation shared by every estimator in :mod:`models`.
+
+Conventions
+-----------
+* ``X`` is float64 with ``NaN`` where a feature is *structurally absent*.
+  ``inf`` is never allowed.
+* ``groups`` (a constructor parameter of the estimators that use it) is an
+  integer array of length ``n_features`` naming blocks of features that are
+  present or absent together. ``None`` means every feature is its own block.
+* Binary labels of any two values are accepted; internally they become
+  ``-1`` (``classes_[0]``) and ``+1`` (``classes_[1]``).
+
+Error messages follow scikit-learn's style, e.g.
+``The 'C' parameter of GeometricMarginSVC must be a float > 0. Got -1 instead.``
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Callable
+
+import numpy as np
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_array, validate_data
+
+__all__ = [
+    "check_param",
+    "check_positive_float",
+    "check_positive_int",
+    "check_choice",
+    "validate_X_fit",
+    "validate_X_predict",
+    "validate_binary_y",
+    "validate_feature_groups",
+    "valid_mask",
+]
+
+
+def _name(estimator: Any) -> str:
+    return estimator if isinstance(estimator, str) else type(estimator).__name__
+
+
+def check_param(estimator: Any, name: str, value: Any,
+                ok: Callable[[Any], bool], expected: str) -> Any:
+    """Raise ``ValueError`` in scikit-learn's style unless ``ok(value)``.
+
+    Examples
+    --------
+    >>> check_param("GeometricMarginSVC", "C", 1.0, lambda v: v > 0, "a float > 0")
+    1.0
+    >>> check_param("GeometricMarginSVC", "C", -1, lambda v: v > 0, "a float > 0")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'C' parameter of GeometricMarginSVC must be a float > 0. Got -1 instead.
+    """
+    try:
+        good = bool(ok(value))
+    except Exception:  # comparisons with the wrong type, etc.
+        good = False
+    if not good:
+        raise ValueError(
+            f"The {name!r} parameter of {_name(estimator)} must be {expected}. "
+            f"Got {value!r} instead."
+        )
+    return value
+
+
+def _is_real(v: Any) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v)
+
+
+def check_positive_float(estimator: Any, name: str, value: Any) -> float:
+    """``value`` must be a finite real number > 0."""
+    check_param(estimator, name, value, lambda v: _is_real(v) and v > 0, "a float > 0")
+    return float(value)
+
+
+def check_positive_int(estimator: Any, name: str, value: Any, minimum: int = 1) -> int:
+    """``value`` must be an integer >= ``minimum``."""
+    check_param(
+        estimator, name, value,
+        lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= minimum,
+        f"an int >= {minimum}",
+    )
+    return int(value)
+
+
+def check_choice(estimator: Any, name: str, value: Any, choices) -> Any:
+    """``value`` must be one of ``choices``."""
+    choices = tuple(choices)
+    check_param(estimator, name, value, lambda v: v in choices,
+                "one of " + ", ".join(repr(c) for c in choices))
+    return value
+
+
+def validate_X_fit(estimator: Any, X, *, allow_all_absent_rows: bool = True) -> np.ndarray:
+    """Validate a training matrix with NaN for absent features.
+
+    Sets ``n_features_in_`` (and ``feature_names_in_``) on ``estimator``.
+    Rejects ``inf``, non-numeric values and a matrix in which every value is
+    absent.
+    """
+    X = validate_data(estimator, X, reset=True, dtype=np.float64,
+                      ensure_all_finite="allow-nan", ensure_min_samples=2)
+    mask = ~np.isnan(X)
+    if not mask.any():
+        raise ValueError(
+            f"{_name(estimator)} got a training set in which every value is absent "
+            f"(all NaN, shape {X.shape}); at least one feature of one instance must be present."
+        )
+    if not allow_all_absent_rows and not mask.any(axis=1).all():
+        bad = np.flatnonzero(~mask.any(axis=1))[:5].tolist()
+        raise ValueError(
+            f"{_name(estimator)} got training instances with no present feature "
+            f"(rows {bad}...); remove them or use an estimator that allows them."
+        )
+    return X
+
+
+def validate_X_predict(estimator: Any, X) -> np.ndarray:
+    """Validate a matrix to predict on (NaN allowed, ``inf`` rejected)."""
+    return validate_data(estimator, X, reset=False, dtype=np.float64,
+                         ensure_all_finite="allow-nan")
+
+
+def validate_binary_y(estimator: Any, y) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(classes_, y_signed)`` with ``y_signed`` in {-1, +1}.
+
+    Raises ``ValueError`` naming the estimator unless ``y`` has exactly two
+    classes.
+    """
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    kind = type_of_target(y, input_name="y")
+    if kind not in ("binary",):
+        classes = np.unique(y) if y.ndim == 1 and kind != "continuous" else None
+        raise ValueError(
+            f"{_name(estimator)} is a binary classifier: y must have exactly two classes. "
+            f"Got target type {kind!r}"
+            + (f" with classes {classes.tolist()}" if classes is not None else "")
+            + " instead."
+        )
+    classes = np.unique(y)
+    y_signed = np.where(y == classes[1], 1.0, -1.0)
+    return classes, y_signed
+
+
+def validate_feature_groups(estimator: Any, groups, n_features: int) -> np.ndarray:
+    """Return ``groups`` as an int array of length ``n_features``.
+
+    ``None`` gives one group per feature. Group labels are re-coded to
+    ``0..n_groups-1`` in order of first appearance-independent sorted order.
+    """
+    if groups is None:
+        return np.arange(n_features, dtype=np.intp)
+    arr = np.asarray(groups)
+    if arr.ndim != 1 or arr.shape[0] != n_features:
+        raise ValueError(
+            f"The 'groups' parameter of {_name(estimator)} must be an integer array of "
+            f"length n_features={n_features}. Got shape {arr.shape} instead."
+        )
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) \
+                and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)
+        else:
+            raise ValueError(
+                f"The 'groups' parameter of {_name(estimator)} must be an integer array of "
+                f"length n_features={n_features}. Got dtype {arr.dtype} instead."
+            )
+    _, codes = np.unique(arr, return_inverse=True)
+    return codes.astype(np.intp)
+
+
+def valid_mask(X: np.ndarray) -> np.ndarray:
+    """Boolean mask, True where a feature is present (not NaN)."""
+    return ~np.isnan(X)
+
+
+def as_float_array(X) -> np.ndarray:
+    """``check_array`` with NaN allowed; for helpers that are not estimators."""
+    return check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
