@@ -1,0 +1,101 @@
+"""EM / VB-EM for Gaussian mixtures with missing values (models.gaussian_em)."""
+
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal
+
+from models.gaussian_em import MAX_FULL_DIM, GaussianMixtureEM
+
+MUS = np.array([[0.0, 0.0, 0.0, 0.0], [3.0, 3.0, -2.0, 1.0]])
+
+
+def _mixture(n=2000, frac=0.25, seed=0):
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(4, 4)) * 0.4
+    B = rng.normal(size=(4, 4)) * 0.4
+    covs = [A @ A.T + 0.5 * np.eye(4), B @ B.T + 0.3 * np.eye(4)]
+    z = rng.random(n) < 0.3
+    X = np.where(z[:, None], rng.multivariate_normal(MUS[1], covs[1], n),
+                 rng.multivariate_normal(MUS[0], covs[0], n))
+    X[rng.random(X.shape) < frac] = np.nan
+    return X, covs
+
+
+@pytest.mark.parametrize("covariance,method", [("full", "em"), ("full", "vb"),
+                                               ("lowrank", "em"), ("diag", "em")])
+def test_recovers_known_mixture_with_25pct_missing(covariance, method):
+    X, covs = _mixture()
+    gm = GaussianMixtureEM(2, covariance=covariance, method=method, rank=2,
+                           random_state=0).fit(X)
+    order = np.argsort(gm.means_[:, 0])
+    # tolerances at n=2000, 25% MCAR: means 0.15, weights 0.05
+    assert np.abs(gm.means_[order] - MUS).max() < 0.15
+    assert np.abs(gm.weights_[order] - [0.7, 0.3]).max() < 0.05
+    if covariance != "diag":  # diag cannot represent the true correlations
+        for k in range(2):
+            assert np.abs(gm.covariances_[order[k]] - covs[k]).max() < 0.2
+    assert gm.converged_
+
+
+def test_single_gaussian_matches_closed_form_without_missing():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 3)) @ rng.normal(size=(3, 3))
+    gm = GaussianMixtureEM(1, reg_covar=1e-8).fit(X)
+    np.testing.assert_allclose(gm.means_[0], X.mean(0), atol=1e-10)
+    np.testing.assert_allclose(gm.covariances_[0], np.cov(X.T, bias=True), atol=1e-6)
+    # observed-data log-likelihood equals scipy's
+    ll = multivariate_normal(X.mean(0), np.cov(X.T, bias=True)).logpdf(X).mean()
+    assert gm.score(X) == pytest.approx(ll, rel=1e-6)
+
+
+def test_conditional_moments_match_gaussian_formulas():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(500, 3)) @ np.array([[1, 0.8, 0.2], [0, 1, 0.5], [0, 0, 1.0]])
+    gm = GaussianMixtureEM(1, reg_covar=1e-8).fit(X)
+    mu, S = gm.means_[0], gm.covariances_[0]
+    x = np.array([[0.7, np.nan, -0.3]])
+    cond = gm.conditional(x)
+    o, m = [0, 2], [1]
+    Soo_inv = np.linalg.inv(S[np.ix_(o, o)])
+    cm = mu[m] + S[np.ix_(m, o)] @ Soo_inv @ (x[0, o] - mu[o])
+    cc = S[np.ix_(m, m)] - S[np.ix_(m, o)] @ Soo_inv @ S[np.ix_(o, m)]
+    assert cond.means[0, 0, 1] == pytest.approx(cm[0], rel=1e-8)
+    w = np.array([0.3, 2.0, -1.0])
+    assert cond.quad(w)[0, 0] == pytest.approx(4.0 * cc[0, 0], rel=1e-8)
+    np.testing.assert_allclose(cond.means[0, 0, o], x[0, o])
+
+
+def test_vb_prunes_superfluous_components():
+    X, _ = _mixture(n=1500, seed=3)
+    gm = GaussianMixtureEM(5, method="vb", random_state=0, max_iter=300).fit(X)
+    big = np.sort(gm.weights_)[::-1]
+    assert big[:2].sum() > 0.95  # two real clusters keep (almost) all the mass
+
+
+def test_lowrank_conditional_matches_dense_formula():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(400, 2)) @ rng.normal(size=(2, 8)) + 0.3 * rng.normal(size=(400, 8))
+    X[rng.random(X.shape) < 0.2] = np.nan
+    gm = GaussianMixtureEM(1, covariance="lowrank", rank=2).fit(X)
+    mu, S = gm.means_[0], gm.covariances_[0]
+    x = X[:20]
+    cond = gm.conditional(x)
+    w = rng.normal(size=8)
+    q = cond.quad(w)[:, 0]
+    for i in range(20):
+        m = np.flatnonzero(np.isnan(x[i]))
+        o = np.flatnonzero(~np.isnan(x[i]))
+        cc = S[np.ix_(m, m)] - S[np.ix_(m, o)] @ np.linalg.solve(S[np.ix_(o, o)], S[np.ix_(o, m)])
+        cm = mu[m] + S[np.ix_(m, o)] @ np.linalg.solve(S[np.ix_(o, o)], x[i, o] - mu[o])
+        assert q[i] == pytest.approx(w[m] @ cc @ w[m], rel=1e-6, abs=1e-10)
+        np.testing.assert_allclose(cond.means[i, 0, m], cm, rtol=1e-6, atol=1e-10)
+
+
+def test_errors_beyond_limits():
+    X = np.zeros((5, MAX_FULL_DIM + 1))
+    with pytest.raises(ValueError, match="covariance='diag' or covariance='lowrank'"):
+        GaussianMixtureEM().fit(X)
+    with pytest.raises(ValueError, match="'n_components' parameter of GaussianMixtureEM"):
+        GaussianMixtureEM(n_components=0).fit(np.ones((4, 2)))
+    with pytest.raises(ValueError, match="must be 'full' when method='vb'"):
+        GaussianMixtureEM(method="vb", covariance="diag").fit(np.ones((4, 2)))
