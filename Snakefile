@@ -1,0 +1,30 @@
+# geomargin: learning from structurally absent features.
+#   snakemake --cores 8 results/enzyme_ranking.tsv       rank candidate enzymes (main job)
+#   snakemake --cores 8 results/detection_accuracy.tsv   car detection from landmark candidates
+# All parameters live in config/config.yaml (validated by workflow/schemas/config.schema.yaml).
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/fetch.smk"
+include: "workflow/rules/metabolic.smk"
+
+
+rule all:
+    input:
+        "results/enzyme_ranking.tsv",
+        "results/metabolic/accuracy.tsv",
+        "results/metabolic/ranking_validation.tsv",
+    default_target: True

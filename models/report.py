@@ -1,0 +1,110 @@
+"""Summaries of cross-validation results: the accuracy table and its figure.
+
+Used by every comparison in the workflow (enzyme-gene pairs, cars, MCAR), so
+that all of them report the same columns the same way.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["sem", "accuracy_table", "plot_accuracy"]
+
+
+def sem(values) -> float:
+    """Standard error of the mean (``ddof=1``); 0 for fewer than two values.
+
+    Examples
+    --------
+    >>> round(sem([1.0, 2.0, 3.0]), 6)
+    0.57735
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    return float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else 0.0
+
+
+def _label(method: str) -> str:
+    try:
+        from models.registry import get_method
+
+        return get_method(method).label
+    except Exception:  # a method added by the caller, unknown to the registry
+        return method
+
+
+def accuracy_table(results: Mapping[str, object], n_instances: int, n_features: int) -> pd.DataFrame:
+    """One row per method: accuracy, test error and ROC AUC as mean and SEM
+    over the outer folds, mean fit seconds, instance and feature counts.
+
+    ``results`` maps a method name to an object with a ``folds`` DataFrame
+    holding ``accuracy``, ``roc_auc`` and ``fit_seconds`` per fold (the
+    result of :func:`models.selection.nested_cross_validate`).
+    """
+    rows = []
+    for method, res in results.items():
+        f = res.folds
+        rows.append(
+            {
+                "method": method,
+                "label": _label(method),
+                "accuracy_mean": f["accuracy"].mean(),
+                "accuracy_sem": sem(f["accuracy"]),
+                "test_error_mean": 1.0 - f["accuracy"].mean(),
+                "roc_auc_mean": f["roc_auc"].mean(),
+                "roc_auc_sem": sem(f["roc_auc"]),
+                "fit_seconds_mean": f["fit_seconds"].mean(),
+                "n_folds": len(f),
+                "n_instances": int(n_instances),
+                "n_features": int(n_features),
+            }
+        )
+    table = pd.DataFrame(rows)
+    num = table.select_dtypes("float").columns
+    table[num] = table[num].round(4)
+    return table
+
+
+def plot_accuracy(results: Mapping[str, object], y, path: str | os.PathLike, title: str = "") -> None:
+    """Bar chart of accuracy (mean +- SEM over folds) and pooled out-of-fold
+    ROC curves, written atomically to ``path`` (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sklearn.metrics import roc_auc_score, roc_curve
+
+    from featurize.io import atomic_path
+
+    y = np.asarray(y)
+    methods = list(results)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    means = [results[m].folds["accuracy"].mean() for m in methods]
+    errs = [sem(results[m].folds["accuracy"]) for m in methods]
+    colors = ["tab:red" if m in ("geometric", "avg_w") else "tab:gray" for m in methods]
+    ax1.bar(range(len(methods)), means, yerr=errs, color=colors, capsize=3)
+    ax1.set_xticks(range(len(methods)), [_label(m) for m in methods], rotation=45, ha="right")
+    ax1.set_ylabel("test accuracy (mean ± SEM over folds)")
+    lo = max(0.0, min(means) - 0.1)
+    ax1.set_ylim(lo, min(1.0, max(means) + 0.05))
+    ax1.axhline(0.5, color="k", lw=0.5, ls=":")
+    for m in methods:
+        score = results[m].oof_score
+        fpr, tpr, _ = roc_curve(y, score)
+        ax2.plot(fpr, tpr, lw=2 if m == "geometric" else 1,
+                 label=f"{_label(m)} (AUC {roc_auc_score(y, score):.3f})")
+    ax2.plot([0, 1], [0, 1], "k:", lw=0.5)
+    ax2.set_xlabel("false positive rate")
+    ax2.set_ylabel("true positive rate")
+    ax2.legend(fontsize=7, loc="lower right")
+    ax2.set_title("pooled out-of-fold ROC")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120)
+    plt.close(fig)

@@ -1,0 +1,37 @@
+# Helpers shared by every rule file: resolving input references, resources.
+import os
+import re
+from pathlib import Path
+
+import yaml
+
+REPO = Path(workflow.basedir)
+DOWNLOAD_DIR = config["download_dir"]
+# An empty data_mirror means: $GEOMARGIN_DATA_MIRROR if set, else no mirror.
+DATA_MIRROR = config["data_mirror"] or os.environ.get("GEOMARGIN_DATA_MIRROR", "")
+
+with open(REPO / "data" / "registry.yaml") as fh:
+    REGISTRY = yaml.safe_load(fh)["files"]
+
+MET = config["metabolic"]
+if MET["dataset"] not in MET["datasets"]:
+    raise ValueError(
+        f"config: metabolic.dataset is {MET['dataset']!r}, which is not one of the "
+        f"input sets under metabolic.datasets ({', '.join(sorted(MET['datasets']))})."
+    )
+DATASET = MET["datasets"][MET["dataset"]]
+
+
+def registry_path(name):
+    """Where the fetch rule puts registered file `name`."""
+    if name not in REGISTRY:
+        raise ValueError(
+            f"config: {name!r} is neither a name in data/registry.yaml "
+            f"({', '.join(sorted(REGISTRY))}) nor a 'file:PATH' reference."
+        )
+    return f"{DOWNLOAD_DIR}/{REGISTRY[name]['target']}"
+
+
+def input_ref(ref):
+    """A config input reference: a registry name or 'file:PATH'."""
+    return ref[len("file:"):] if ref.startswith("file:") else registry_path(ref)

@@ -1,0 +1,158 @@
+# Enzyme ranking on a metabolic network:
+# fetch -> featurize -> nested cross-validation per method -> accuracy table,
+# ranking validation -> ranked candidates for reactions without a known gene.
+
+MET_DIR = "results/metabolic"
+
+
+def metabolic_inputs():
+    inputs = {
+        "network": input_ref(DATASET["network"]),
+        "expression": [input_ref(r) for r in DATASET["expression"]],
+        "annotation": input_ref(DATASET["annotation"]),
+    }
+    if DATASET["localization"] != "gaf":
+        inputs["localization"] = input_ref(DATASET["localization"])
+    return inputs
+
+
+rule metabolic_features:
+    input:
+        **metabolic_inputs(),
+    output:
+        features=f"{MET_DIR}/features/features.npz",
+        instances=f"{MET_DIR}/features/instances.tsv",
+        featurizer=f"{MET_DIR}/features/featurizer.pkl",
+        summary=f"{MET_DIR}/features/summary.tsv",
+    params:
+        dataset=MET["dataset"],
+        localization=DATASET["localization"],
+        n_currency=MET["n_currency"],
+        extra_currency=MET["extra_currency"],
+        min_domain_genes=MET["min_domain_genes"],
+        negatives_per_positive=MET["negatives_per_positive"],
+        candidates=MET["ranking"]["candidates"],
+        seed=config["seed"],
+    log:
+        "logs/metabolic/features.log",
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    script:
+        "../scripts/metabolic_features.py"
+
+
+rule metabolic_cv:
+    input:
+        features=rules.metabolic_features.output.features,
+    output:
+        cv=f"{MET_DIR}/cv/{{method}}.pkl",
+        folds=f"{MET_DIR}/cv/{{method}}_folds.tsv",
+    params:
+        grid=lambda wc: MET["param_grids"].get(wc.method),
+        n_splits=MET["n_splits"],
+        val_fraction=MET["val_fraction"],
+        seed=config["seed"],
+    log:
+        "logs/metabolic/cv_{method}.log",
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=120,
+    script:
+        "../scripts/metabolic_cv.py"
+
+
+rule metabolic_accuracy:
+    input:
+        cv=expand(f"{MET_DIR}/cv/{{method}}.pkl", method=MET["methods"]),
+        features=rules.metabolic_features.output.features,
+    output:
+        table=f"{MET_DIR}/accuracy.tsv",
+        plot=report(
+            f"{MET_DIR}/accuracy.png",
+            caption="../report/metabolic_accuracy.rst",
+            category="Enzyme ranking",
+        ),
+    params:
+        methods=MET["methods"],
+    log:
+        "logs/metabolic/accuracy.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/metabolic_accuracy.py"
+
+
+rule metabolic_ranking_validation:
+    input:
+        cv=f"{MET_DIR}/cv/{{method}}.pkl",
+        features=rules.metabolic_features.output.features,
+        instances=rules.metabolic_features.output.instances,
+        featurizer=rules.metabolic_features.output.featurizer,
+    output:
+        f"{MET_DIR}/ranking/{{method}}.tsv",
+    params:
+        batch_size=MET["ranking"]["batch_size"],
+    log:
+        "logs/metabolic/ranking_validation_{method}.log",
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=120,
+    script:
+        "../scripts/metabolic_ranking_validation.py"
+
+
+rule metabolic_ranking_summary:
+    input:
+        expand(f"{MET_DIR}/ranking/{{method}}.tsv", method=MET["ranking"]["validation_methods"]),
+    output:
+        report(
+            f"{MET_DIR}/ranking_validation.tsv",
+            caption="../report/ranking_validation.rst",
+            category="Enzyme ranking",
+        ),
+    params:
+        methods=MET["ranking"]["validation_methods"],
+    log:
+        "logs/metabolic/ranking_summary.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/metabolic_ranking_summary.py"
+
+
+rule enzyme_ranking:
+    input:
+        cv=f"{MET_DIR}/cv/{MET['ranking']['method']}.pkl",
+        features=rules.metabolic_features.output.features,
+        featurizer=rules.metabolic_features.output.featurizer,
+        # The final ranking is only worth reading beside its validation and the
+        # method comparison; building them here keeps the three outputs together.
+        validation=rules.metabolic_ranking_summary.output[0],
+        accuracy=rules.metabolic_accuracy.output.table,
+    output:
+        report(
+            "results/enzyme_ranking.tsv",
+            caption="../report/enzyme_ranking.rst",
+            category="Enzyme ranking",
+        ),
+    params:
+        method=MET["ranking"]["method"],
+        top_n=MET["ranking"]["top_n"],
+        batch_size=MET["ranking"]["batch_size"],
+        seed=config["seed"],
+    log:
+        "logs/metabolic/enzyme_ranking.log",
+    threads: 2
+    resources:
+        mem_mb=6000,
+        runtime=60,
+    script:
+        "../scripts/enzyme_ranking.py"

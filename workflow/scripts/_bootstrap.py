@@ -1,0 +1,36 @@
+"""First lines of every workflow script: make the repository importable, send
+stderr to the rule's log, log progress to the log *and* the console, and cap
+the BLAS/OpenMP threads at the rule's ``threads``."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def setup(snakemake) -> logging.Logger:
+    """Prepare a script run by Snakemake's ``script:`` directive."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    console = sys.__stderr__
+    log_file = open(snakemake.log[0], "w", buffering=1)
+    sys.stderr = log_file
+    logger = logging.getLogger("geomargin")
+    logger.setLevel(logging.INFO)
+    logger.handlers.clear()
+    fmt = logging.Formatter(f"%(asctime)s [{snakemake.rule}] %(message)s", "%H:%M:%S")
+    for stream in (log_file, console):
+        handler = logging.StreamHandler(stream)
+        handler.setFormatter(fmt)
+        logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(int(snakemake.threads))
+    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
+        pass
+    return logger

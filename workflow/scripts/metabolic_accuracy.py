@@ -1,0 +1,24 @@
+"""Accuracy and ROC AUC of every method (mean +- SEM over folds), bar chart
+with SEM error bars and pooled out-of-fold ROC curves."""
+
+from _bootstrap import setup
+
+log = setup(snakemake)  # noqa: F821 - injected by Snakemake
+smk = snakemake  # noqa: F821
+
+import pickle  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from featurize.io import write_tsv_atomic  # noqa: E402
+from models.report import accuracy_table, plot_accuracy  # noqa: E402
+
+data = np.load(smk.input.features, allow_pickle=False)
+results = {}
+for method, path in zip(smk.params.methods, smk.input.cv):
+    with open(path, "rb") as fh:
+        results[method] = pickle.load(fh)
+table = accuracy_table(results, n_instances=data["X"].shape[0], n_features=data["X"].shape[1])
+log.info("\n%s", table.to_string(index=False))
+write_tsv_atomic(table, smk.output.table)
+plot_accuracy(results, data["y"], smk.output.plot, title="Enzyme-gene pairs")

@@ -1,0 +1,33 @@
+"""Nested cross-validation of one method on the metabolic instances."""
+
+from _bootstrap import setup
+
+log = setup(snakemake)  # noqa: F821 - injected by Snakemake
+smk = snakemake  # noqa: F821
+
+import numpy as np  # noqa: E402
+
+from featurize.io import save_pickle_atomic, write_tsv_atomic  # noqa: E402
+from models.selection import nested_cross_validate  # noqa: E402
+
+data = np.load(smk.input.features, allow_pickle=False)
+X, y = data["X"], data["y"]
+method = smk.wildcards.method
+log.info("%s: %d instances x %d features, %d folds", method, *X.shape, smk.params.n_splits)
+result = nested_cross_validate(
+    method,
+    X,
+    y,
+    feature_groups=data["groups"],
+    instance_groups=data["instance_group"],
+    n_splits=smk.params.n_splits,
+    val_fraction=smk.params.val_fraction,
+    param_grid=smk.params.grid,
+    seed=smk.params.seed,
+    progress=lambda msg: log.info("%s: %s", method, msg),
+)
+folds = result.folds.assign(method=method)
+log.info("%s: accuracy %.3f, ROC AUC %.3f (mean over folds)", method,
+         folds["accuracy"].mean(), folds["roc_auc"].mean())
+save_pickle_atomic(result, smk.output.cv)
+write_tsv_atomic(folds, smk.output.folds)

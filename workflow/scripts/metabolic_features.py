@@ -1,0 +1,92 @@
+"""Build the (reaction, gene) instance matrix with NaN for absent blocks."""
+
+from _bootstrap import setup
+
+log = setup(snakemake)  # noqa: F821 - injected by Snakemake
+smk = snakemake  # noqa: F821
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from featurize.annotation import parse_gaf  # noqa: E402
+from featurize.expression import load_expression  # noqa: E402
+from featurize.io import save_npz_atomic, save_pickle_atomic, write_tsv_atomic  # noqa: E402
+from featurize.localization import load_yeastgfp  # noqa: E402
+from featurize.motifs import find_motifs  # noqa: E402
+from featurize.network import build_directed_network, load_model  # noqa: E402
+from featurize.pairs import PairFeaturizer, build_instances  # noqa: E402
+
+p = smk.params
+model = load_model(smk.input.network)
+log.info("model %s: %d reactions, %d genes", smk.input.network, len(model.reactions), len(model.genes))
+net = build_directed_network(model, n_currency=p.n_currency, extra_currency=tuple(p.extra_currency))
+motifs = find_motifs(net)
+log.info("directed reactions: %d (with genes %d); currency: %s", len(net.reactions),
+         sum(bool(g) for g in net.reactions["genes"]), ", ".join(net.currency))
+
+expression = load_expression(list(smk.input.expression))
+annotation = parse_gaf(smk.input.annotation)
+if p.localization == "gaf":
+    localization = annotation.localization
+else:
+    localization = load_yeastgfp(smk.input.localization)
+sources = {"expr": expression, "domain": annotation.domains, "loc": localization}
+for name, table in sources.items():
+    log.info("source %s: %d genes x %d features", name, *table.shape)
+
+featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_genes)
+model_genes = sorted(g.id for g in model.genes)
+instances = build_instances(net, model_genes, p.negatives_per_positive, p.seed)
+X = featurizer.transform(instances["reaction"].tolist(), instances["gene"].tolist())
+y = instances["label"].to_numpy()
+log.info("instances: %d (%d positive), features: %d, absent: %.1f%%",
+         len(y), int(y.sum()), X.shape[1], 100 * np.isnan(X).mean())
+
+if p.candidates == "model":
+    candidates = model_genes
+else:
+    with_data = set()
+    for table in sources.values():
+        with_data.update(table.index[table.notna().any(axis=1)])
+    candidates = sorted(with_data)
+log.info("candidate genes for ranking: %d (%s)", len(candidates), p.candidates)
+
+save_npz_atomic(
+    smk.output.features,
+    X=X,
+    y=y,
+    groups=np.asarray(featurizer.groups_),
+    feature_names=np.asarray(featurizer.feature_names_),
+    instance_group=instances["instance_group"].astype(str).to_numpy(),
+)
+write_tsv_atomic(instances, smk.output.instances)
+save_pickle_atomic(
+    {
+        "featurizer": featurizer,
+        "network": net,
+        "candidates": candidates,
+        "gene_names": annotation.names,
+        "gene_descriptions": annotation.descriptions,
+        "dataset": p.dataset,
+    },
+    smk.output.featurizer,
+)
+summary = pd.DataFrame(
+    [
+        ("dataset", p.dataset),
+        ("model_reactions", len(model.reactions)),
+        ("model_genes", len(model.genes)),
+        ("directed_reactions", len(net.reactions)),
+        ("directed_reactions_with_genes", int(sum(bool(g) for g in net.reactions["genes"]))),
+        ("orphan_directed_reactions", int(sum(not g for g in net.reactions["genes"]))),
+        ("currency_metabolites", ";".join(net.currency)),
+        ("instances", len(y)),
+        ("positives", int(y.sum())),
+        ("features", X.shape[1]),
+        ("absent_fraction", round(float(np.isnan(X).mean()), 4)),
+        ("candidate_genes", len(candidates)),
+    ]
+    + [(f"motif_pairs_{t}", sum(len(v) for v in m.values())) for t, m in motifs.items()],
+    columns=["quantity", "value"],
+)
+write_tsv_atomic(summary, smk.output.summary)
