@@ -1,0 +1,436 @@
+"""Imputers for the paper's baselines: NaN marks a structurally absent feature.
+
+Chechik et al. (2008) compare the geometric-margin SVM with an SVM trained
+on imputed data. This module holds the imputers; :mod:`models.baselines`
+chains them with the SVM.
+
+* ``zero`` and ``mean`` are :class:`sklearn.impute.SimpleImputer`
+  (``keep_empty_features=True``), built by :func:`make_imputer`.
+* :class:`FlagsImputer` -- zero-fill plus one 0/1 indicator per *group* of
+  features that are valid or absent together ("aggregated flags").
+* :class:`MaskedKNNImputer` -- each absent value is the mean of that feature
+  over the K nearest training instances that have the feature; distances
+  are over the features valid in both instances. Identical to
+  :class:`sklearn.impute.KNNImputer` (``weights="uniform"``,
+  ``metric="nan_euclidean"``) but computed once per distinct missingness
+  pattern of the columns instead of once per column, with float matrix
+  products instead of integer ones (which makes it usable at
+  n = 6000, d = 2000; see the class docstring).
+* :class:`EMImputer` -- a spherical Gaussian mixture
+  (:class:`sklearn.mixture.GaussianMixture`) fitted to the filled data;
+  absent entries are refilled with posterior-weighted component means, the
+  posterior using only the instance's observed features; iterate.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.impute import SimpleImputer
+from sklearn.mixture import GaussianMixture
+from sklearn.utils.validation import check_is_fitted, check_random_state
+
+from models._validation import (
+    check_choice,
+    check_param,
+    check_positive_float,
+    check_positive_int,
+    validate_feature_groups,
+    validate_X_fit,
+    validate_X_predict,
+    valid_mask,
+)
+
+__all__ = [
+    "IMPUTERS",
+    "make_imputer",
+    "FlagsImputer",
+    "MaskedKNNImputer",
+    "EMImputer",
+    "masked_sq_distances",
+]
+
+#: Names accepted by :func:`make_imputer` (and ``ImputedSVC(imputer=...)``).
+IMPUTERS = ("zero", "mean", "flags", "knn", "em")
+
+
+def make_imputer(name: str, *, n_neighbors: int = 5, n_components: int = 5,
+                 groups=None, random_state=None):
+    """Return an unfitted imputer by name.
+
+    Parameters
+    ----------
+    name : {"zero", "mean", "flags", "knn", "em"}
+        ``zero`` and ``mean`` are :class:`~sklearn.impute.SimpleImputer`
+        (constant 0 / column mean of the observed values; a feature absent
+        in every training instance is filled with 0).
+    n_neighbors : int, default=5
+        K of the kNN imputer.
+    n_components : int, default=5
+        Number of mixture components of the EM imputer.
+    groups : array-like of int, default=None
+        Feature groups for the flags imputer.
+    random_state : int, RandomState or None
+        Seed of the EM imputer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> make_imputer("mean").fit_transform(np.array([[1.0, np.nan], [3.0, 4.0]]))
+    array([[1., 4.],
+           [3., 4.]])
+    """
+    check_choice("make_imputer", "name", name, IMPUTERS)
+    if name == "zero":
+        return SimpleImputer(strategy="constant", fill_value=0.0, keep_empty_features=True)
+    if name == "mean":
+        return SimpleImputer(strategy="mean", keep_empty_features=True)
+    if name == "flags":
+        return FlagsImputer(groups=groups)
+    if name == "knn":
+        return MaskedKNNImputer(n_neighbors=n_neighbors)
+    return EMImputer(n_components=n_components, random_state=random_state)
+
+
+class _AbsentTransformer(TransformerMixin, BaseEstimator):
+    """Common tags: NaN input allowed, output has no NaN."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+# --------------------------------------------------------------------------- flags
+class FlagsImputer(_AbsentTransformer):
+    """Zero-fill plus one indicator per group of features ("aggregated flags").
+
+    The indicator of group ``g`` is 1 when the group is valid for the
+    instance (at least one of its features is present) and 0 when it is
+    absent. Indicators that are constant on the training data carry no
+    information and are dropped at ``fit``.
+
+    Parameters
+    ----------
+    groups : array-like of int of shape (n_features,), default=None
+        Block label per feature; features of a block are valid or absent
+        together. ``None`` gives one indicator per feature.
+
+    Attributes
+    ----------
+    groups_ : ndarray of shape (n_features,)
+        Validated group codes ``0..n_groups-1``.
+    flag_groups_ : ndarray
+        Group codes that received an indicator column, in output order.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 2.0, np.nan], [np.nan, np.nan, 3.0], [4.0, 5.0, 6.0]])
+    >>> FlagsImputer(groups=[0, 0, 1]).fit_transform(X)
+    array([[1., 2., 0., 1., 0.],
+           [0., 0., 3., 0., 1.],
+           [4., 5., 6., 1., 1.]])
+    """
+
+    def __init__(self, groups=None):
+        self.groups = groups
+
+    def _group_valid(self, X: np.ndarray) -> np.ndarray:
+        mask = valid_mask(X).astype(np.float64)
+        n_groups = int(self.groups_.max()) + 1 if self.groups_.size else 0
+        onehot = np.zeros((X.shape[1], n_groups))
+        onehot[np.arange(X.shape[1]), self.groups_] = 1.0
+        return (mask @ onehot) > 0
+
+    def fit(self, X, y=None):
+        """Learn which group indicators vary on ``X``."""
+        X = validate_X_fit(self, X)
+        self.groups_ = validate_feature_groups(self, self.groups, X.shape[1])
+        gv = self._group_valid(X)
+        self.flag_groups_ = np.flatnonzero(gv.any(axis=0) & ~gv.all(axis=0))
+        return self
+
+    def transform(self, X):
+        """Return ``[zero-filled X, group indicators]``."""
+        check_is_fitted(self, "flag_groups_")
+        X = validate_X_predict(self, X)
+        flags = self._group_valid(X)[:, self.flag_groups_].astype(np.float64)
+        return np.hstack([np.nan_to_num(X, nan=0.0), flags])
+
+
+# --------------------------------------------------------------------------- kNN
+def masked_sq_distances(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Squared distances over features valid in both rows, and their counts.
+
+    Returns ``(D, n_common)`` where ``D[i, j] = sum over common features of
+    (A[i, f] - B[j, f])**2`` and ``n_common[i, j]`` is the number of common
+    features. Computed with three float matrix products.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> D, n = masked_sq_distances(np.array([[0.0, np.nan, 1.0]]),
+    ...                            np.array([[2.0, 5.0, np.nan]]))
+    >>> D, n
+    (array([[4.]]), array([[1.]]))
+    """
+    ma, mb = valid_mask(A).astype(np.float64), valid_mask(B).astype(np.float64)
+    a, b = np.nan_to_num(A, nan=0.0), np.nan_to_num(B, nan=0.0)
+    D = (a * a) @ mb.T
+    D += ma @ (b * b).T
+    D -= 2.0 * (a @ b.T)
+    np.maximum(D, 0.0, out=D)
+    return D, ma @ mb.T
+
+
+class MaskedKNNImputer(_AbsentTransformer):
+    """kNN imputation with distances over the features valid in both instances.
+
+    An absent value ``X[i, f]`` becomes the mean of feature ``f`` over the
+    ``n_neighbors`` training instances *that have feature f* and are nearest
+    to instance ``i``. The distance is scikit-learn's ``nan_euclidean``:
+    ``sqrt(d / n_common * sum over common features of squared differences)``
+    -- the squared distance over the features valid in both, normalised by
+    the number of common features (and multiplied by the constant ``d`` =
+    n_features, which does not change the ranking). Donors that share no
+    feature with the instance are never used; if no donor shares a feature,
+    the training mean of ``f`` is used; a feature absent in every training
+    instance is filled with 0.
+
+    The result equals :class:`sklearn.impute.KNNImputer` with
+    ``weights="uniform"`` and ``keep_empty_features=True`` (checked in the
+    tests; only exact distance ties may be broken differently). It is
+    faster because the neighbour search is done once per distinct column
+    missingness pattern (one per block for block-missing data) rather than
+    once per column, and the distances use float BLAS products.
+
+    When transforming the training matrix itself, an instance is never its
+    own donor for a feature it lacks, since donors must have the feature.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+        K; the paper's grid is {3, 5, 10, 20}.
+
+    Attributes
+    ----------
+    fit_X_ : ndarray of shape (n_samples, n_features)
+        Training data (the donors).
+    col_means_ : ndarray of shape (n_features,)
+        Observed training mean per feature (0 for empty features).
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 1.0], [0.1, 3.0], [10.0, 50.0], [0.2, np.nan]])
+    >>> MaskedKNNImputer(n_neighbors=2).fit_transform(X)[3]
+    array([0.2, 2. ])
+    """
+
+    def __init__(self, n_neighbors: int = 5):
+        self.n_neighbors = n_neighbors
+
+    def fit(self, X, y=None):
+        """Store the training instances (the donors)."""
+        check_positive_int(self, "n_neighbors", self.n_neighbors)
+        X = validate_X_fit(self, X)
+        self.fit_X_ = X
+        obs = valid_mask(X)
+        cnt = obs.sum(axis=0)
+        sums = np.nan_to_num(X, nan=0.0).sum(axis=0)
+        self.col_means_ = np.divide(sums, cnt, out=np.zeros_like(sums), where=cnt > 0)
+        return self
+
+    def transform(self, X):
+        """Fill absent values from the K nearest donors."""
+        check_is_fitted(self, "fit_X_")
+        X = validate_X_predict(self, X)
+        return self._impute(X, [int(self.n_neighbors)])[0]
+
+    def _impute(self, X: np.ndarray, ks: list[int]) -> list[np.ndarray]:
+        """Impute ``X`` for several K at once (distances computed once)."""
+        F = self.fit_X_
+        miss = np.isnan(X)
+        outs = [X.copy() for _ in ks]
+        rows = np.flatnonzero(miss.any(axis=1))
+        if rows.size == 0:
+            return outs
+        D, n_common = masked_sq_distances(X[rows], F)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            D = D / n_common
+        D[n_common == 0] = np.inf
+        # columns with identical (receiver, donor) missingness share neighbours
+        fmiss = np.isnan(F)
+        key = np.vstack([miss[rows], fmiss])
+        _, col_pattern = np.unique(np.packbits(key, axis=0), axis=1, return_inverse=True)
+        col_pattern = col_pattern.ravel()
+        kmax = max(ks)
+        for p in np.unique(col_pattern):
+            cols = np.flatnonzero(col_pattern == p)
+            recv = np.flatnonzero(miss[rows, cols[0]])
+            if recv.size == 0:
+                continue
+            donors = np.flatnonzero(~fmiss[:, cols[0]])
+            if donors.size == 0:  # feature empty in training: 0
+                for o in outs:
+                    o[np.ix_(rows[recv], cols)] = 0.0
+                continue
+            d = D[np.ix_(recv, donors)]
+            k_all = min(kmax, donors.size)
+            if k_all < donors.size:
+                part = np.argpartition(d, k_all - 1, axis=1)[:, :k_all]
+            else:
+                part = np.broadcast_to(np.arange(donors.size), (recv.size, donors.size))
+            dp = np.take_along_axis(d, part, axis=1)
+            order = np.argsort(dp, axis=1, kind="stable")
+            nbr = np.take_along_axis(part, order, axis=1)       # sorted nearest donors
+            finite = np.isfinite(np.take_along_axis(dp, order, axis=1))
+            vals = F[np.ix_(donors, cols)]                     # (n_donors, n_cols)
+            for o, k in zip(outs, ks):
+                kk = min(k, k_all)
+                w = finite[:, :kk].astype(np.float64)
+                cnt = w.sum(axis=1)
+                acc = np.einsum("rk,rkc->rc", w, vals[nbr[:, :kk]])
+                filled = np.where(cnt[:, None] > 0,
+                                  acc / np.maximum(cnt, 1.0)[:, None],
+                                  self.col_means_[cols][None, :])
+                o[np.ix_(rows[recv], cols)] = filled
+        return outs
+
+
+# --------------------------------------------------------------------------- EM
+class EMImputer(_AbsentTransformer):
+    """Impute with a spherical Gaussian mixture, refitted on the filled data.
+
+    Algorithm (fit):
+
+    1. fill absent entries with the observed feature means;
+    2. fit :class:`~sklearn.mixture.GaussianMixture`
+       (``covariance_type="spherical"``) on the filled data, warm-started
+       from the previous iteration's parameters;
+    3. for every instance compute the component posteriors from its
+       *observed* features only: the log density of component ``k`` is
+       ``log pi_k - 1/2 * (sum_obs (x_f - mu_kf)^2 / s2_k + n_obs * log(2 pi s2_k))``;
+    4. refill each absent entry with ``sum_k r_ik mu_kf``;
+    5. repeat 2-4 until the relative change of the filled values is below
+       ``tol`` or ``n_em_iter`` iterations were done.
+
+    ``transform`` applies step 3-4 with the final mixture. An instance
+    with no observed feature gets the mixture mean ``sum_k pi_k mu_k``.
+
+    Parameters
+    ----------
+    n_components : int, default=5
+        K; the paper's grid is {3, 5, 10, 15, 20}.
+    n_em_iter : int, default=10
+        Maximum number of refit/refill rounds. The refill is a fixed-point
+        iteration: a component's mean converges to the mean of its
+        observed values geometrically, with rate = its fraction of absent
+        entries, so more rounds are needed when much is absent.
+    tol : float, default=1e-3
+        Stop when ``||X_new - X_old|| / ||X_old||`` over the absent entries
+        falls below ``tol``.
+    max_iter : int, default=50
+        ``max_iter`` of each GaussianMixture fit.
+    reg_covar : float, default=1e-6
+        Passed to GaussianMixture.
+    random_state : int, RandomState or None
+        Seed of the mixture initialisation.
+
+    Attributes
+    ----------
+    gmm_ : GaussianMixture
+        The final mixture.
+    n_em_iter_ : int
+        Rounds done.
+    col_means_ : ndarray of shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [0.2, 0.4], [10.0, 20.0], [10.2, 20.4], [0.1, np.nan]])
+    >>> em = EMImputer(n_components=2, n_em_iter=50, tol=1e-9, random_state=0)
+    >>> em.fit_transform(X)[4].round(6)    # mean of feature 2 in its cluster
+    array([0.1, 0.2])
+    """
+
+    def __init__(self, n_components: int = 5, n_em_iter: int = 10, tol: float = 1e-3,
+                 max_iter: int = 50, reg_covar: float = 1e-6, random_state=None):
+        self.n_components = n_components
+        self.n_em_iter = n_em_iter
+        self.tol = tol
+        self.max_iter = max_iter
+        self.reg_covar = reg_covar
+        self.random_state = random_state
+
+    def _fill(self, X: np.ndarray, miss: np.ndarray) -> np.ndarray:
+        """Posterior-weighted component means for the absent entries of X."""
+        g = self.gmm_
+        mu, var, logw = g.means_, g.covariances_, np.log(g.weights_)
+        obs = (~miss).astype(np.float64)
+        xz = np.where(miss, 0.0, X)
+        sq = (xz * xz).sum(axis=1)[:, None] - 2.0 * (xz @ mu.T) + obs @ (mu * mu).T
+        np.maximum(sq, 0.0, out=sq)
+        n_obs = obs.sum(axis=1)[:, None]
+        logp = logw[None, :] - 0.5 * (sq / var[None, :] + n_obs * np.log(2 * np.pi * var)[None, :])
+        logp -= logp.max(axis=1, keepdims=True)
+        r = np.exp(logp)
+        r /= r.sum(axis=1, keepdims=True)
+        out = X.copy()
+        out[miss] = (r @ mu)[miss]
+        return out
+
+    def fit(self, X, y=None):
+        """Alternate mixture fits and posterior refills."""
+        self._fit_transform(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit and return the training data filled by the final refill."""
+        return self._fit_transform(X)
+
+    def _fit_transform(self, X) -> np.ndarray:
+        n_components = check_positive_int(self, "n_components", self.n_components)
+        n_em_iter = check_positive_int(self, "n_em_iter", self.n_em_iter)
+        check_positive_float(self, "tol", self.tol)
+        check_positive_int(self, "max_iter", self.max_iter)
+        check_positive_float(self, "reg_covar", self.reg_covar)
+        X = validate_X_fit(self, X)
+        check_param(self, "n_components", n_components, lambda v: v <= X.shape[0],
+                    f"an int <= n_samples={X.shape[0]}")
+        rng = check_random_state(self.random_state)
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        miss = np.isnan(X)
+        cnt = (~miss).sum(axis=0)
+        sums = np.where(miss, 0.0, X).sum(axis=0)
+        self.col_means_ = np.divide(sums, cnt, out=np.zeros_like(sums), where=cnt > 0)
+        Xf = np.where(miss, self.col_means_[None, :], X)
+        gmm = GaussianMixture(n_components=n_components, covariance_type="spherical",
+                              max_iter=self.max_iter, reg_covar=self.reg_covar,
+                              random_state=seed)
+        self.n_em_iter_ = 0
+        for it in range(n_em_iter):
+            if it > 0:  # warm start from the previous mixture
+                gmm.set_params(weights_init=self.gmm_.weights_, means_init=self.gmm_.means_,
+                               precisions_init=self.gmm_.precisions_)
+            self.gmm_ = gmm.fit(Xf)
+            gmm = GaussianMixture(**gmm.get_params())
+            new = self._fill(X, miss)
+            self.n_em_iter_ = it + 1
+            old_v, new_v = Xf[miss], new[miss]
+            change = np.linalg.norm(new_v - old_v) / max(np.linalg.norm(old_v), 1e-12)
+            Xf = new
+            if not miss.any() or change < self.tol:
+                break
+        return Xf
+
+    def transform(self, X):
+        """Fill absent entries with posterior-weighted component means."""
+        check_is_fitted(self, "gmm_")
+        X = validate_X_predict(self, X)
+        return self._fill(X, np.isnan(X))
