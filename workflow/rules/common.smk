@@ -29,9 +29,20 @@ def registry_path(name):
             f"config: {name!r} is neither a name in data/registry.yaml "
             f"({', '.join(sorted(REGISTRY))}) nor a 'file:PATH' reference."
         )
-    return f"{DOWNLOAD_DIR}/{REGISTRY[name]['target']}"
+    return f"{DOWNLOAD_DIR}/{REGISTRY[name]['path']}"
 
 
 def input_ref(ref):
     """A config input reference: a registry name or 'file:PATH'."""
     return ref[len("file:"):] if ref.startswith("file:") else registry_path(ref)
+
+_missing = [
+    m
+    for m in [MET["ranking"]["method"], *MET["ranking"]["validation_methods"]]
+    if m not in MET["methods"]
+]
+if _missing:
+    raise ValueError(
+        f"config: metabolic.ranking names methods {_missing} that are not in "
+        f"metabolic.methods {MET['methods']}; ranking needs their cross-validation."
+    )
