@@ -1,0 +1,157 @@
+"""One registry from method names to estimators and default parameter grids.
+
+Pipelines name methods in their config (``geometric``, ``zero``, ...); this
+module turns a name into an unfitted estimator and the grid that
+:mod:`models.selection` searches on an inner validation split.
+
+Grids are lists of dicts in :class:`sklearn.model_selection.ParameterGrid`
+style (each value a list; scalars are accepted too). The default grids
+follow the paper (kernel linear / polynomial degree 2 and 3 / RBF; C on a
+log grid; each method's own parameter) but are kept small for a 2-core
+machine: C in {0.1, 1, 10}. Callers can pass their own grid.
+
+The geometric-margin estimators are imported inside their factories so
+this module works without them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from models.baselines import ImputedSVC, LogRegIndicator, make_hgb
+
+__all__ = ["MethodSpec", "METHODS", "get_method", "register_method", "svm_grid", "C_GRID"]
+
+#: Default C values of every SVM grid.
+C_GRID = [0.1, 1.0, 10.0]
+
+
+def svm_grid(extra: dict[str, list] | None = None, C: list[float] | None = None) -> list[dict]:
+    """The paper's kernel x C grid, optionally crossed with ``extra``.
+
+    Kernels: linear, polynomial of degree 2 and 3, RBF (``gamma="scale"``).
+
+    Examples
+    --------
+    >>> from sklearn.model_selection import ParameterGrid
+    >>> len(ParameterGrid(svm_grid())), len(ParameterGrid(svm_grid({"n_neighbors": [3, 5]})))
+    (12, 24)
+    """
+    C = list(C_GRID if C is None else C)
+    extra = dict(extra or {})
+    return [
+        {"kernel": ["linear"], "C": C, **extra},
+        {"kernel": ["poly"], "degree": [2, 3], "C": C, **extra},
+        {"kernel": ["rbf"], "C": C, **extra},
+    ]
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A named method.
+
+    Attributes
+    ----------
+    name : str
+        Registry key used in configs.
+    label : str
+        Human name for tables and plots.
+    make : callable
+        ``make(groups=None, random_state=None) -> unfitted estimator``;
+        ``groups`` are the feature blocks, ``random_state`` the seed.
+    param_grid : list of dict
+        Default inner-validation grid (ParameterGrid style).
+    """
+
+    name: str
+    label: str
+    make: Callable[..., Any]
+    param_grid: list[dict] = field(default_factory=list)
+
+
+def _imputed(imputer: str) -> Callable[..., Any]:
+    def make(groups=None, random_state=None):
+        return ImputedSVC(imputer=imputer, groups=groups, random_state=random_state)
+    make.__name__ = f"make_{imputer}"
+    return make
+
+
+def _make_geometric(groups=None, random_state=None):
+    from models.geometric import GeometricMarginSVC  # lazy: other module
+    return GeometricMarginSVC(groups=groups)
+
+
+def _make_avg_w(groups=None, random_state=None):
+    from models.geometric import AverageNormSVC  # lazy: other module
+    return AverageNormSVC(groups=groups)
+
+
+def _make_hgb(groups=None, random_state=None):
+    return make_hgb(random_state=random_state)
+
+
+def _make_logreg(groups=None, random_state=None):
+    return LogRegIndicator()
+
+
+METHODS: dict[str, MethodSpec] = {}
+
+
+def register_method(spec: MethodSpec, *, replace: bool = False) -> MethodSpec:
+    """Add ``spec`` to :data:`METHODS` (error if the name exists, unless ``replace``).
+
+    Examples
+    --------
+    >>> from models.baselines import ImputedSVC
+    >>> spec = register_method(MethodSpec("zero_rbf", "Zero + RBF SVM",
+    ...     lambda groups=None, random_state=None: ImputedSVC(kernel="rbf"),
+    ...     [{"C": [1.0, 10.0]}]))
+    >>> get_method("zero_rbf").label
+    'Zero + RBF SVM'
+    >>> _ = METHODS.pop("zero_rbf")
+    """
+    if not isinstance(spec, MethodSpec):
+        raise TypeError(f"register_method expects a MethodSpec. Got {type(spec).__name__} instead.")
+    if spec.name in METHODS and not replace:
+        raise ValueError(f"A method named {spec.name!r} is already registered; "
+                         "pass replace=True to override it.")
+    METHODS[spec.name] = spec
+    return spec
+
+
+def get_method(name: str) -> MethodSpec:
+    """Look a method up by name.
+
+    Examples
+    --------
+    >>> get_method("knn").label
+    'kNN imputation + SVM'
+    >>> get_method("nope")
+    Traceback (most recent call last):
+    ...
+    KeyError: "Unknown method 'nope'. Valid names: geometric, avg_w, zero, mean, flags, knn, em, hgb, logreg_indicator."
+    """
+    try:
+        return METHODS[name]
+    except (KeyError, TypeError):
+        raise KeyError(f"Unknown method {name!r}. Valid names: {', '.join(METHODS)}.") from None
+
+
+for _spec in (
+    MethodSpec("geometric", "Geometric margin SVM", _make_geometric,
+               svm_grid({"n_iter": [1, 2, 3, 4, 5]})),
+    MethodSpec("avg_w", "Average-norm (avg|w|) SVM", _make_avg_w, svm_grid()),
+    MethodSpec("zero", "Zero imputation + SVM", _imputed("zero"), svm_grid()),
+    MethodSpec("mean", "Mean imputation + SVM", _imputed("mean"), svm_grid()),
+    MethodSpec("flags", "Zero imputation + group flags + SVM", _imputed("flags"), svm_grid()),
+    MethodSpec("knn", "kNN imputation + SVM", _imputed("knn"),
+               svm_grid({"n_neighbors": [3, 5, 10, 20]})),
+    MethodSpec("em", "EM (spherical GMM) imputation + SVM", _imputed("em"),
+               svm_grid({"n_components": [3, 5, 10, 15, 20]})),
+    MethodSpec("hgb", "Gradient boosting on raw NaN", _make_hgb,
+               [{"learning_rate": [0.05, 0.1], "max_leaf_nodes": [15, 31]}]),
+    MethodSpec("logreg_indicator", "Logistic regression + mean + indicators", _make_logreg,
+               [{"C": [0.01, 0.1, 1.0]}]),
+):
+    register_method(_spec)
