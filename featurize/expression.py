@@ -1,0 +1,158 @@
+"""Expression tables: genes (systematic ORF names) x conditions.
+
+Reads tab-separated tables whose first column holds gene ids and whose other
+columns hold one condition each (log ratios), as in the Gasch 2000 subset of
+Prelić et al. (``gene, cond0 .. cond172``) and the Spellman 1998 / Pramila
+2006 cell-cycle series (``NA`` for missing spots). Several tables are joined on
+the ORF (outer join) with their columns prefixed by a short source name.
+
+Example
+-------
+>>> import io, tempfile, os
+>>> d = tempfile.mkdtemp()
+>>> p = os.path.join(d, "gasch2000_subset.tsv")
+>>> _ = open(p, "w").write("gene\\tcond0\\tcond1\\nYAL001C\\t0.5\\tNA\\n")
+>>> load_expression([p]).columns.tolist()
+['gasch_cond0', 'gasch_cond1']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from featurize.exceptions import InputFileError
+
+__all__ = ["ORF_PATTERN", "normalize_gene_id", "is_orf", "load_expression"]
+
+#: Systematic names of S. cerevisiae genes: nuclear ORFs (``YAL001C``,
+#: ``YER060W-A``), mitochondrial (``Q0045``) and 2-micron plasmid (``R0010W``)
+#: genes, SGD systematic names of non-reference (``YSC0001``) and ncRNA
+#: (``YNCB0011C``) genes.
+ORF_PATTERN = re.compile(
+    r"^(Y[A-P][LR]\d{3}[WC](-[A-Z])?|Q\d{4}|R\d{4}[WC]|YSC\d{4}|YNC[A-Q]\d{4}[WC])$")
+
+#: Cell values read as missing.
+MISSING_TOKENS = frozenset({"", "NA", "NAN", "NULL", "NONE", "N/A", "-"})
+
+
+def normalize_gene_id(name: object) -> str:
+    """Canonical form of a gene id: stripped, upper case, and the model-style
+    suffix ``_A`` of ORFs like ``YER060W_A`` (iMM904) written ``YER060W-A``
+    as SGD does.
+
+    >>> normalize_gene_id(" yer060w_a ")
+    'YER060W-A'
+    """
+    s = str(name).strip().upper()
+    m = re.match(r"^(Y[A-P][LR]\d{3}[WC])_([A-Z])$", s)
+    if m:
+        s = f"{m.group(1)}-{m.group(2)}"
+    return s
+
+
+def is_orf(name: str) -> bool:
+    """True if ``name`` (already normalized) is a yeast systematic gene name."""
+    return bool(ORF_PATTERN.match(name))
+
+
+def _short_name(path: Path) -> str:
+    m = re.match(r"[a-z]+", path.name.lower())
+    return m.group(0) if m else "expr"
+
+
+def _read_one(path: Path, orf_only: bool) -> pd.DataFrame:
+    if not path.is_file():
+        raise InputFileError(path, "expression file not found",
+                             "check the path or fetch the data first")
+    try:
+        raw = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False,
+                          na_filter=False)
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise InputFileError(path, f"cannot be parsed as a tab-separated table: {exc}",
+                             "expected a header line then one gene per line") from exc
+    if raw.shape[1] < 2 or raw.shape[0] == 0:
+        raise InputFileError(path, f"has {raw.shape[0]} rows and {raw.shape[1]} columns",
+                             "expected a gene-id column and at least one condition column")
+    ids = raw.iloc[:, 0].map(normalize_gene_id)
+    values = raw.iloc[:, 1:]
+    cols = [str(c) for c in values.columns]
+    if len(set(cols)) != len(cols):
+        dup = sorted({c for c in cols if cols.count(c) > 1})
+        raise InputFileError(path, f"duplicate condition columns {dup[:5]}",
+                             "condition names must be unique")
+    text = values.apply(lambda s: s.str.strip())
+    missing = text.apply(lambda s: s.str.upper().isin(MISSING_TOKENS))
+    num = text.apply(pd.to_numeric, errors="coerce")
+    bad = num.isna() & ~missing
+    if bad.to_numpy().any():
+        i, j = np.argwhere(bad.to_numpy())[0]
+        raise InputFileError(
+            path,
+            f"non-numeric value {text.iat[i, j]!r} at line {i + 2} (gene {raw.iat[i, 0]!r}), "
+            f"column {cols[j]!r}",
+            "expected a number or NA for a missing value")
+    num = num.astype(np.float64)
+    inf = ~np.isfinite(num.to_numpy()) & ~np.isnan(num.to_numpy())
+    if inf.any():
+        i, j = np.argwhere(inf)[0]
+        raise InputFileError(path, f"infinite value at line {i + 2}, column {cols[j]!r}",
+                             "expected finite log ratios")
+    num.index = pd.Index(ids, name="gene")
+    if orf_only:
+        num = num[[is_orf(g) for g in num.index]]
+    if num.index.has_duplicates:
+        # Same ORF on several rows (e.g. case variants of one id): average the
+        # present values.
+        num = num.groupby(level=0, sort=False).mean()
+    return num
+
+
+def load_expression(paths: str | Path | Sequence[str | Path] | Mapping[str, str | Path],
+                    *, orf_only: bool = True) -> pd.DataFrame:
+    """Read one or several expression tables into one genes x conditions frame.
+
+    Parameters
+    ----------
+    paths : path, sequence of paths, or mapping short name -> path
+        Tab-separated tables, header line first; first column gene ids,
+        other columns conditions. ``NA`` (and empty, ``NaN``, ``null``) means
+        missing. Short names default to the leading letters of the file name
+        (``gasch2000_subset.tsv`` -> ``gasch``).
+    orf_only : bool, default True
+        Keep only rows whose id is a yeast systematic name
+        (:data:`ORF_PATTERN`); drops array controls (``blank``, ``Lambda
+        Control``) and obsolete ids (``YCLX01W``).
+
+    Returns
+    -------
+    DataFrame
+        Index: upper-case ORF (``gene``), sorted; columns
+        ``<short>_<condition>``; float with NaN for missing values. Outer join
+        over the files; rows with no value at all are dropped.
+    """
+    if isinstance(paths, Mapping):
+        items = [(str(k), Path(v)) for k, v in paths.items()]
+    elif isinstance(paths, (str, Path)):
+        items = [(_short_name(Path(paths)), Path(paths))]
+    else:
+        items = [(_short_name(Path(p)), Path(p)) for p in paths]
+    if not items:
+        raise ValueError("load_expression: no expression file given")
+    seen: dict[str, int] = {}
+    frames = []
+    for short, path in items:
+        n = seen.get(short, 0)
+        seen[short] = n + 1
+        key = short if n == 0 else f"{short}{n + 1}"
+        df = _read_one(path, orf_only)
+        df.columns = [f"{key}_{c}" for c in df.columns]
+        frames.append(df)
+    out = pd.concat(frames, axis=1, join="outer") if len(frames) > 1 else frames[0]
+    out = out[out.notna().any(axis=1)].sort_index()
+    out.index.name = "gene"
+    return out.astype(np.float64)

@@ -1,0 +1,83 @@
+"""Huh et al. 2003 YeastGFP localization table.
+
+The table (``yeastgfp.csv`` as shipped by CHNOSZ, optionally ``.xz``/``.gz``
+compressed) has columns ``yORF, gene name, GFP tagged?, GFP visualized?,
+abundance`` and then 23 localization categories (``ambiguous``,
+``mitochondrion``, ... ``bud``) holding ``T``/``F``.
+
+Example
+-------
+>>> import tempfile, os
+>>> p = os.path.join(tempfile.mkdtemp(), "gfp.csv")
+>>> _ = open(p, "w").write('yORF,"gene name",abundance,nucleus,cytoplasm\\n'
+...                        'YAL001C,TFC3,125,T,F\\nYAL002W,VPS8,7,F,F\\n')
+>>> load_yeastgfp(p)
+         nucleus  cytoplasm
+gene                       
+YAL001C        1          0
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from featurize.exceptions import InputFileError
+from featurize.expression import normalize_gene_id
+
+__all__ = ["load_yeastgfp"]
+
+_META = {"yorf", "gene name", "gfp tagged?", "gfp visualized?", "abundance"}
+
+
+def load_yeastgfp(path: str | Path, *, drop_unlocalized: bool = True) -> pd.DataFrame:
+    """Read the YeastGFP table into ORF x localization category (0/1, int8).
+
+    Parameters
+    ----------
+    path : path
+        CSV (compression inferred from the suffix).
+    drop_unlocalized : bool, default True
+        Drop ORFs with no ``T`` in any category (not visualized): they carry no
+        localization and are treated as absent, not as "nowhere".
+
+    Returns
+    -------
+    DataFrame
+        Index upper-case ORF (``gene``), one column per category (all columns
+        after ``abundance``, or all but the metadata columns).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputFileError(path, "localization file not found",
+                             "check the path or fetch the data first")
+    try:
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except Exception as exc:  # pandas raises several types for corrupt input
+        raise InputFileError(path, f"cannot be read as CSV: {exc}",
+                             "expected the YeastGFP table (yORF, ..., T/F columns)") from exc
+    lower = [c.strip().lower() for c in raw.columns]
+    if not lower or lower[0] != "yorf":
+        raise InputFileError(path, f"first column is {raw.columns[0] if len(raw.columns) else None!r}",
+                             "expected 'yORF' then the localization categories")
+    cats = [c for c, lc in zip(raw.columns, lower) if lc not in _META]
+    if not cats:
+        raise InputFileError(path, "has no localization columns",
+                             "expected T/F columns such as 'nucleus'")
+    vals = raw[cats].apply(lambda s: s.str.strip().str.upper())
+    ok = vals.isin({"T", "F"}).to_numpy()
+    if not ok.all():
+        i, j = np.argwhere(~ok)[0]
+        raise InputFileError(
+            path, f"value {raw[cats].iat[i, j]!r} at line {i + 2} (ORF {raw.iat[i, 0]!r}), "
+                  f"column {cats[j]!r}", "expected T or F")
+    out = pd.DataFrame((vals.to_numpy() == "T").astype(np.int8),
+                       index=pd.Index(raw.iloc[:, 0].map(normalize_gene_id), name="gene"),
+                       columns=[str(c) for c in cats])
+    if out.index.has_duplicates:
+        out = out.groupby(level=0).max()
+    if drop_unlocalized:
+        out = out[out.to_numpy().any(axis=1)]
+    return out.sort_index()

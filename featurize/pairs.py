@@ -1,0 +1,457 @@
+"""Features of (reaction, candidate gene) pairs with structurally absent blocks.
+
+After Chechik, Heitz, Elidan, Abbeel & Koller (JMLR 2008), section on the
+metabolic task. An instance is a directed reaction ``r`` and a candidate gene
+``g``. For each motif type ``t`` (fork, funnel, chain_up, chain_down) the
+neighbour genes of ``r`` are the genes of the reactions related to ``r`` by
+``t``, minus ``g`` and minus ``r``'s own genes. No neighbour: the whole block of
+type ``t`` is absent (NaN). Otherwise, per data source, ``g``'s relatedness to
+its neighbours averaged over the neighbours that have data of that source:
+
+``expr``
+    one feature per condition k: ``z_g(k) * mean_h z_h(k)`` where each profile
+    is centred (its mean over present conditions subtracted) and divided by its
+    norm over present values, so that summing the terms over k gives Pearson's
+    r. The mean runs over neighbours with a value at k; the feature is NaN
+    where g has no value or no neighbour has one. Profiles with fewer than two
+    values or zero variance count as no expression data.
+``domain``
+    one feature per InterPro domain seen in at least ``min_domain_genes``
+    genes of the network: the point-wise symmetric Kullback-Leibler term
+    ``(p_g(k) - p_h(k)) (log p_g(k) - log p_h(k))`` on smoothed
+    domain-content distributions ``p_g = (a_g + eps) / sum_k (a_g(k) + eps)``
+    with ``eps = domain_eps`` (default 0.01, a pseudo-count per domain), averaged over
+    neighbours. A gene is without domain data if it has no domain at all in
+    the table given (before the column filter); a gene whose domains are all
+    rare gets the uniform distribution.
+``loc``
+    one feature per compartment: the point-wise Hamming distance
+    ``|a_g(k) - a_h(k)|`` averaged over neighbours, ``a_g + m - 2 a_g m`` with
+    ``m`` the neighbours' mean.
+
+All three are separable in ``g`` and the neighbours, so per (reaction, motif,
+source) the neighbours' sums and counts are computed once and removing ``g``
+(or one more neighbour ``h``, to explain a score) is an exact subtraction.
+
+Gene ids are compared after :func:`featurize.expression.normalize_gene_id`
+(upper case, ``YER060W_A`` == ``YER060W-A``).
+
+Example
+-------
+>>> import pandas as pd
+>>> from types import SimpleNamespace
+>>> net = SimpleNamespace(reactions=pd.DataFrame(
+...     {"reaction_id": ["A", "B"], "genes": [("G1",), ("G2",)]}, index=["A", "B"]))
+>>> motifs = {"fork": {"A": frozenset({"B"}), "B": frozenset({"A"})}}
+>>> loc = pd.DataFrame({"nucleus": [1, 0, 1]}, index=["G1", "G2", "G3"])
+>>> f = PairFeaturizer(net, motifs, {"loc": loc})
+>>> f.feature_names_
+['fork:loc:nucleus']
+>>> f.transform(["A", "A"], ["G3", "G2"]).tolist()   # G2 is A's only neighbour
+[[1.0], [nan]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from featurize.exceptions import GeomarginInputError
+from featurize.expression import normalize_gene_id
+
+__all__ = ["PairFeaturizer", "build_instances", "MOTIF_ORDER", "SOURCE_KINDS"]
+
+MOTIF_ORDER = ("fork", "funnel", "chain_up", "chain_down")
+SOURCE_KINDS = ("expr", "domain", "loc")
+
+
+class _Source:
+    """One data source as dense arrays over the genes that have its data, with
+    one extra last row that contributes nothing (for 'no data' / 'not
+    excluded')."""
+
+    def __init__(self, kind: str, items: list[str], genes: list[str], arrays: dict):
+        self.kind = kind
+        self.items = items
+        self.row = {g: i for i, g in enumerate(genes)}
+        self.n = len(genes)          # index of the null row
+        self.arrays = arrays         # each of shape (n + 1, n_items) or (n + 1,)
+
+
+def _normalized_index(df: pd.DataFrame, name: str) -> pd.DataFrame:
+    if not isinstance(df, pd.DataFrame):
+        raise GeomarginInputError(f"sources[{name!r}] must be a pandas DataFrame "
+                                  f"(genes x items); got {type(df).__name__}")
+    df = df.copy()
+    df.index = [normalize_gene_id(g) for g in df.index]
+    if df.index.has_duplicates:
+        dup = sorted(set(df.index[df.index.duplicated()]))[:5]
+        raise GeomarginInputError(f"sources[{name!r}] has duplicate genes {dup} "
+                                  "(after upper-casing); give one row per gene")
+    try:
+        df = df.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise GeomarginInputError(f"sources[{name!r}] has non-numeric values: {exc}") from exc
+    if np.isinf(df.to_numpy()).any():
+        raise GeomarginInputError(f"sources[{name!r}] contains infinite values")
+    return df
+
+
+class PairFeaturizer:
+    """Absent-feature matrix for (directed reaction, candidate gene) pairs.
+
+    Parameters
+    ----------
+    net : DirectedNetwork-like
+        ``net.reactions`` DataFrame indexed by directed reaction id with a
+        ``genes`` column of tuples of gene ids.
+    motifs : dict
+        ``motifs[t][r]`` = set of directed reaction ids related to ``r`` by
+        motif type ``t`` (see :func:`featurize.motifs.find_motifs`).
+    sources : dict
+        Any subset of ``{"expr": genes x conditions (float, NaN missing),
+        "domain": genes x domains (0/1 or counts), "loc": genes x compartments
+        (0/1)}``.
+    min_domain_genes : int, default 2
+        Keep domains present in at least this many genes of the network.
+    domain_eps : float, default 0.01
+        Pseudo-count added to every domain count before normalizing.
+
+    Attributes
+    ----------
+    motif_types_ : list of str
+    sources_ : list of str
+        Source kinds in feature order (expr, domain, loc).
+    feature_names_ : list of str
+        ``"<motif>:<source>:<item>"``.
+    groups_ : ndarray of int
+        Block id per feature, ``motif_index * len(sources_) + source_index``.
+    blocks_ : list of (motif, source, slice)
+    genes_with_data_ : list of str
+        Normalized ids of genes with data of at least one source.
+    """
+
+    def __init__(self, net, motifs: Mapping[str, Mapping[str, frozenset]],
+                 sources: Mapping[str, pd.DataFrame], min_domain_genes: int = 2,
+                 domain_eps: float = 0.01):
+        reactions = getattr(net, "reactions", None)
+        if not isinstance(reactions, pd.DataFrame) or "genes" not in reactions.columns:
+            raise GeomarginInputError(
+                "PairFeaturizer: net.reactions must be a DataFrame with a 'genes' column "
+                "(tuples of gene ids), as built by featurize.network.build_directed_network")
+        if not isinstance(min_domain_genes, (int, np.integer)) or min_domain_genes < 1:
+            raise ValueError("The 'min_domain_genes' parameter of PairFeaturizer must be an "
+                             f"int >= 1. Got {min_domain_genes!r} instead.")
+        if not (isinstance(domain_eps, (int, float)) and np.isfinite(domain_eps) and domain_eps > 0):
+            raise ValueError("The 'domain_eps' parameter of PairFeaturizer must be a float > 0. "
+                             f"Got {domain_eps!r} instead.")
+        unknown = set(sources) - set(SOURCE_KINDS)
+        if unknown or not sources:
+            raise GeomarginInputError(
+                f"PairFeaturizer: source names must be a non-empty subset of {SOURCE_KINDS}; "
+                f"got {sorted(sources)}")
+        self.net = net
+        self.motifs = motifs
+        self.min_domain_genes = int(min_domain_genes)
+        self.domain_eps = float(domain_eps)
+
+        self._rgenes: dict[str, tuple[str, ...]] = {}
+        for r, gs in reactions["genes"].items():
+            if isinstance(gs, str) or not isinstance(gs, (tuple, list, frozenset, set)):
+                raise GeomarginInputError(
+                    f"net.reactions.genes of reaction {r!r} is {gs!r}; expected a tuple of gene ids")
+            self._rgenes[str(r)] = tuple(sorted({normalize_gene_id(g) for g in gs}))
+        self.motif_types_ = [t for t in MOTIF_ORDER if t in motifs] + \
+            sorted(t for t in motifs if t not in MOTIF_ORDER)
+        for t in self.motif_types_:
+            for r, others in motifs[t].items():
+                missing = [o for o in others if o not in self._rgenes]
+                if r not in self._rgenes or missing:
+                    bad = r if r not in self._rgenes else missing[0]
+                    raise GeomarginInputError(
+                        f"motifs[{t!r}] names reaction {bad!r}, which is not in net.reactions")
+        network_genes = sorted({g for gs in self._rgenes.values() for g in gs})
+
+        self._src: dict[str, _Source] = {}
+        for kind in SOURCE_KINDS:
+            if kind in sources:
+                df = _normalized_index(sources[kind], kind)
+                self._src[kind] = getattr(self, f"_prepare_{kind}")(df, network_genes)
+        self.sources_ = list(self._src)
+
+        universe = sorted(set(network_genes).union(*[s.row for s in self._src.values()]))
+        self._gid = {g: i for i, g in enumerate(universe)}
+        self._universe = universe
+        # src_row[kind][gid] -> row in that source's arrays; last entry (gid -1) = null row
+        self._src_row = {}
+        for kind, s in self._src.items():
+            rows = np.full(len(universe) + 1, s.n, dtype=np.intp)
+            for g, i in s.row.items():
+                rows[self._gid[g]] = i
+            self._src_row[kind] = rows
+        self.genes_with_data_ = sorted(set().union(*[s.row for s in self._src.values()]))
+
+        names, groups, blocks = [], [], []
+        start = 0
+        for ti, t in enumerate(self.motif_types_):
+            for si, kind in enumerate(self.sources_):
+                items = self._src[kind].items
+                names += [f"{t}:{kind}:{it}" for it in items]
+                groups += [ti * len(self.sources_) + si] * len(items)
+                blocks.append((t, kind, slice(start, start + len(items))))
+                start += len(items)
+        self.feature_names_ = names
+        self.groups_ = np.asarray(groups, dtype=np.intp)
+        self.blocks_ = blocks
+        self.n_features_ = start
+
+    # ---------------------------------------------------------------- sources
+    @staticmethod
+    def _prepare_expr(df: pd.DataFrame, network_genes) -> _Source:
+        x = df.to_numpy(dtype=np.float64)
+        present = ~np.isnan(x)
+        n_present = present.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.nansum(x, axis=1) / n_present
+            xc = x - mean[:, None]
+            norm = np.sqrt(np.nansum(xc * xc, axis=1))
+        keep = (n_present >= 2) & (norm > 1e-12 * np.maximum(1.0, np.nanmax(np.abs(x), axis=1, initial=0)))
+        z = xc[keep] / norm[keep, None]
+        genes = list(df.index[keep])
+        k = x.shape[1]
+        Z = np.vstack([z, np.full((1, k), np.nan)])
+        return _Source("expr", [str(c) for c in df.columns], genes, {
+            "Z": Z, "Z0": np.nan_to_num(Z, nan=0.0),
+            "P": np.vstack([present[keep], np.zeros((1, k), bool)]).astype(np.float64)})
+
+    def _prepare_domain(self, df: pd.DataFrame, network_genes) -> _Source:
+        x = df.to_numpy(dtype=np.float64)
+        if np.isnan(x).any() or (x < 0).any():
+            raise GeomarginInputError("sources['domain'] must hold counts >= 0 "
+                                      "(0/1 presence), without NaN")
+        has_any = x.sum(axis=1) > 0
+        in_net = df.index.isin(network_genes)
+        n_net = (x[in_net] > 0).sum(axis=0)
+        cols = n_net >= self.min_domain_genes
+        a = x[has_any][:, cols]
+        genes = list(df.index[has_any])
+        eps = self.domain_eps
+        p = (a + eps) / (a.sum(axis=1, keepdims=True) + eps * a.shape[1])
+        lp = np.log(p) if p.size else p
+        d = a.shape[1]
+        zero = np.zeros((1, d))
+        return _Source("domain", [str(c) for c in df.columns[cols]], genes, {
+            "P": np.vstack([p, zero]), "L": np.vstack([lp, zero]),
+            "PL": np.vstack([p * lp, zero]),
+            "has": np.r_[np.ones(len(genes)), 0.0]})
+
+    @staticmethod
+    def _prepare_loc(df: pd.DataFrame, network_genes) -> _Source:
+        x = df.to_numpy(dtype=np.float64)
+        if np.isnan(x).any() or (x < 0).any() or (x > 1).any():
+            raise GeomarginInputError("sources['loc'] must hold 0/1 values without NaN "
+                                      "(genes without localization data: leave them out)")
+        genes = list(df.index)
+        return _Source("loc", [str(c) for c in df.columns], genes, {
+            "A": np.vstack([x, np.zeros((1, x.shape[1]))]),
+            "has": np.r_[np.ones(len(genes)), 0.0]})
+
+    # -------------------------------------------------------------- neighbours
+    def _check_reaction(self, r: str) -> None:
+        if r not in self._rgenes:
+            raise GeomarginInputError(f"reaction {r!r} is not in net.reactions")
+
+    def _base_neighbours(self, r: str, t: str) -> list[str]:
+        own = set(self._rgenes[r])
+        out = set()
+        for o in self.motifs[t].get(r, ()):
+            out.update(self._rgenes[o])
+        return sorted(out - own)
+
+    def neighbour_genes(self, reaction: str, gene: str) -> dict[str, list[str]]:
+        """Neighbour genes of ``reaction`` per motif type for candidate ``gene``
+        (``gene`` and the reaction's own genes excluded; normalized ids)."""
+        self._check_reaction(reaction)
+        g = normalize_gene_id(gene)
+        return {t: [h for h in self._base_neighbours(reaction, t) if h != g]
+                for t in self.motif_types_}
+
+    def _gids(self, genes: Sequence[str]) -> np.ndarray:
+        get = self._gid.get
+        return np.fromiter((get(normalize_gene_id(g), -1) for g in genes),
+                           dtype=np.intp, count=len(genes))
+
+    # ---------------------------------------------------------------- features
+    def _block(self, kind: str, B_rows: np.ndarray, g_rows: np.ndarray,
+               sub_rows: list[np.ndarray], special: np.ndarray) -> np.ndarray:
+        """Features of one (motif, source) block for genes at ``g_rows`` (rows
+        of the source's arrays); neighbour rows ``B_rows``; for the rows
+        flagged ``special`` the neighbours in ``sub_rows`` (source rows, null
+        row = nothing to remove) are subtracted from the sums."""
+        a = self._src[kind].arrays
+        n = len(g_rows)
+        sp = np.flatnonzero(special)
+        if kind == "expr":
+            S = a["Z0"][B_rows].sum(axis=0)[None, :]
+            C = a["P"][B_rows].sum(axis=0)[None, :]
+            Zg = a["Z"][g_rows]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out = Zg * np.where(C > 0, S / np.where(C > 0, C, 1.0), np.nan)
+                if sp.size:
+                    Ss = S - sum(a["Z0"][s[sp]] for s in sub_rows)
+                    Cs = C - sum(a["P"][s[sp]] for s in sub_rows)
+                    out[sp] = Zg[sp] * np.where(Cs > 0.5, Ss / np.where(Cs > 0.5, Cs, 1.0), np.nan)
+            return out
+        has = a["has"]
+        Cn = np.full(n, has[B_rows].sum())
+        if sp.size:
+            Cn[sp] -= sum(has[s[sp]] for s in sub_rows)
+        ok = (Cn > 0.5) & (has[g_rows] > 0)
+        safe = np.where(Cn > 0.5, Cn, 1.0)[:, None]
+        if kind == "loc":
+            SA = np.broadcast_to(a["A"][B_rows].sum(axis=0), (n, a["A"].shape[1])).copy()
+            if sp.size:
+                SA[sp] -= sum(a["A"][s[sp]] for s in sub_rows)
+            m = SA / safe
+            ag = a["A"][g_rows]
+            out = ag + m - 2.0 * ag * m
+        else:  # domain
+            d = a["P"].shape[1]
+            sums = {}
+            for key in ("P", "L", "PL"):
+                v = np.broadcast_to(a[key][B_rows].sum(axis=0), (n, d)).copy()
+                if sp.size:
+                    v[sp] -= sum(a[key][s[sp]] for s in sub_rows)
+                sums[key] = v / safe
+            pg, lg = a["P"][g_rows], a["L"][g_rows]
+            out = pg * lg - pg * sums["L"] - lg * sums["P"] + sums["PL"]
+        out[~ok] = np.nan
+        return out
+
+    def _matrix(self, reaction: str, g_gids: np.ndarray, h_gids: np.ndarray | None = None) -> np.ndarray:
+        """Rows: candidate gene ``g_gids[i]`` with neighbour ``h_gids[i]``
+        (if given, -1 for none) additionally removed."""
+        n = len(g_gids)
+        X = np.full((n, self.n_features_), np.nan)
+        for t in self.motif_types_:
+            B = self._gids(self._base_neighbours(reaction, t))
+            if B.size == 0:
+                continue
+            ex_g = np.isin(g_gids, B)
+            removed = ex_g.astype(np.intp)
+            ex_h = None
+            if h_gids is not None:
+                ex_h = np.isin(h_gids, B) & (h_gids != g_gids)
+                removed = removed + ex_h
+            nonempty = (B.size - removed) > 0
+            special = ex_g if ex_h is None else (ex_g | ex_h)
+            for t2, kind, sl in self.blocks_:
+                if t2 != t or sl.stop == sl.start:
+                    continue
+                rows = self._src_row[kind]
+                null = self._src[kind].n
+                g_rows = rows[g_gids]
+                subs = [np.where(ex_g, g_rows, null)]
+                if ex_h is not None:
+                    subs.append(np.where(ex_h, rows[h_gids], null))
+                block = self._block(kind, rows[B], g_rows, subs, special)
+                block[~nonempty] = np.nan
+                X[:, sl] = block
+        return X
+
+    def candidate_matrix(self, reaction: str, genes: Sequence[str]) -> np.ndarray:
+        """Features of ``reaction`` paired with every gene in ``genes``
+        (n_genes, n_features), NaN = absent. One vectorised pass per block:
+        memory is O(len(genes) x n_features)."""
+        self._check_reaction(reaction)
+        return self._matrix(reaction, self._gids(list(genes)))
+
+    def transform(self, reactions: Sequence[str], genes: Sequence[str]) -> np.ndarray:
+        """Features of the pairs ``(reactions[i], genes[i])``."""
+        reactions = [str(r) for r in reactions]
+        genes = list(genes)
+        if len(reactions) != len(genes):
+            raise ValueError(f"transform: {len(reactions)} reactions but {len(genes)} genes; "
+                             "give one gene per reaction (pairs)")
+        X = np.full((len(genes), self.n_features_), np.nan)
+        gids = self._gids(genes)
+        order: dict[str, list[int]] = {}
+        for i, r in enumerate(reactions):
+            order.setdefault(r, []).append(i)
+        for r, idx in order.items():
+            self._check_reaction(r)
+            idx = np.asarray(idx)
+            X[idx] = self._matrix(r, gids[idx])
+        return X
+
+    def leave_one_out(self, reaction: str, gene: str) -> tuple[list[str], np.ndarray]:
+        """Features of ``(reaction, gene)`` with one neighbour removed at a time.
+
+        Returns
+        -------
+        neighbours : list of str
+            Every neighbour gene of the pair (any motif type), sorted.
+        X : ndarray (len(neighbours), n_features)
+            Row i = the pair's features computed as if ``neighbours[i]`` were
+            not a neighbour (in every motif where it is one).
+        """
+        nb = self.neighbour_genes(reaction, gene)
+        hs = sorted(set().union(*nb.values())) if nb else []
+        if not hs:
+            return [], np.empty((0, self.n_features_))
+        g = self._gids([gene])
+        X = self._matrix(reaction, np.repeat(g, len(hs)), self._gids(hs))
+        return hs, X
+
+
+def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
+                    seed: int) -> pd.DataFrame:
+    """Training pairs: every (directed reaction with genes, annotated gene) as a
+    positive and, per positive, ``negatives_per_positive`` impostors.
+
+    Impostors of a reaction are drawn with ``numpy.random.default_rng(seed)``
+    from ``genes`` minus the reaction's own genes, without replacement within
+    the reaction (with replacement only if the pool is smaller than needed).
+    Reactions are visited in ``net.reactions`` order, so the draw is
+    reproducible.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``reaction`` (directed id), ``gene``, ``label`` (1 positive,
+        0 negative), ``instance_group`` (the model reaction id, column
+        ``reaction_id`` when present, so both directions of a reversible
+        reaction fall in the same fold).
+    """
+    if not isinstance(negatives_per_positive, (int, np.integer)) or negatives_per_positive < 0:
+        raise ValueError("The 'negatives_per_positive' parameter of build_instances must be an "
+                         f"int >= 0. Got {negatives_per_positive!r} instead.")
+    reactions = net.reactions
+    if "genes" not in reactions.columns:
+        raise GeomarginInputError("build_instances: net.reactions needs a 'genes' column")
+    pool = list(dict.fromkeys(genes))
+    pool_norm = np.array([normalize_gene_id(g) for g in pool], dtype=object)
+    if negatives_per_positive and not pool:
+        raise ValueError("build_instances: the gene pool for negatives is empty")
+    rng = np.random.default_rng(seed)
+    group_col = reactions["reaction_id"] if "reaction_id" in reactions.columns \
+        else pd.Series(reactions.index, index=reactions.index)
+    rows = []
+    for r, gs in reactions["genes"].items():
+        if not gs:
+            continue
+        grp = group_col.loc[r]
+        own = {normalize_gene_id(g) for g in gs}
+        for g in sorted(gs):
+            rows.append((r, g, 1, grp))
+        if negatives_per_positive == 0:
+            continue
+        cand = np.flatnonzero(~np.isin(pool_norm, list(own)))
+        need = len(own) * negatives_per_positive
+        if cand.size == 0:
+            raise ValueError(f"build_instances: no impostor gene available for reaction {r!r}")
+        pick = rng.choice(cand, size=need, replace=cand.size < need)
+        rows.extend((r, pool[i], 0, grp) for i in pick)
+    return pd.DataFrame(rows, columns=["reaction", "gene", "label", "instance_group"])

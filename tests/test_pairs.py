@@ -1,0 +1,330 @@
+"""PairFeaturizer and build_instances on a toy network with hand-computed
+features, plus a brute-force reference implementation on random data."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from featurize.exceptions import GeomarginInputError
+from featurize.pairs import PairFeaturizer, build_instances
+
+
+@dataclass
+class ToyNet:
+    reactions: pd.DataFrame
+
+
+def toy():
+    reactions = pd.DataFrame(
+        {"reaction_id": ["R1", "R2", "R3", "R4"],
+         "genes": [("G1",), ("G2",), ("G1", "G3"), ()]},
+        index=["R1", "R2", "R3", "R4"])
+    motifs = {
+        "fork": {"R1": frozenset({"R2", "R3"}), "R2": frozenset({"R1"}),
+                 "R3": frozenset({"R1"})},
+        "funnel": {"R4": frozenset({"R2"}), "R2": frozenset({"R4"})},
+        "chain_up": {"R4": frozenset({"R1"}), "R2": frozenset({"R3"})},
+        "chain_down": {"R1": frozenset({"R4"}), "R3": frozenset({"R2"})},
+    }
+    expr = pd.DataFrame([[1, 2, 3], [2, 0, np.nan], [0, 0, 3], [4, 2, 0]],
+                        index=["G1", "G2", "G3", "G5"], columns=["c0", "c1", "c2"], dtype=float)
+    dom = pd.DataFrame([[1, 1, 0], [1, 0, 0], [0, 1, 1], [1, 0, 1]],
+                       index=["G1", "G2", "G3", "G5"], columns=["D1", "D2", "D3"])
+    loc = pd.DataFrame([[1, 0], [1, 1], [0, 1], [0, 0], [1, 0]],
+                       index=["G1", "G2", "G3", "G4", "G5"], columns=["nucleus", "cytoplasm"])
+    return ToyNet(reactions), motifs, {"expr": expr, "domain": dom, "loc": loc}
+
+
+@pytest.fixture
+def feat():
+    net, motifs, sources = toy()
+    return PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
+
+
+def block(f, x, motif, source):
+    for t, s, sl in f.blocks_:
+        if (t, s) == (motif, source):
+            return x[sl]
+    raise KeyError((motif, source))
+
+
+def test_layout(feat):
+    assert feat.motif_types_ == ["fork", "funnel", "chain_up", "chain_down"]
+    assert feat.sources_ == ["expr", "domain", "loc"]
+    # D3 is in G3 only among network genes (G5 is not in the network): dropped
+    assert feat.feature_names_[:6] == ["fork:expr:c0", "fork:expr:c1", "fork:expr:c2",
+                                       "fork:domain:D1", "fork:domain:D2", "fork:loc:nucleus"]
+    assert len(feat.feature_names_) == 4 * (3 + 2 + 2)
+    assert feat.groups_.tolist()[:8] == [0, 0, 0, 1, 1, 2, 2, 3]
+    assert feat.groups_.max() == 11
+
+
+def test_hand_computed_terms(feat):
+    x = feat.transform(["R1"], ["G5"])[0]
+    s2, s6 = math.sqrt(2), math.sqrt(6)
+    # fork neighbours of R1 for G5: genes of R2, R3 = {G2, G1, G3} minus R1's own G1
+    assert feat.neighbour_genes("R1", "G5")["fork"] == ["G2", "G3"]
+    # centred unit profiles: G5 (1,0,-1)/s2, G2 (1,-1,NA)/s2, G3 (-1,-1,2)/s6
+    np.testing.assert_allclose(block(feat, x, "fork", "expr"),
+                               [1 / s2 * (1 / s2 - 1 / s6) / 2, 0.0, -1 / s2 * 2 / s6])
+    # eps=1, kept domains D1, D2: p(G5)=p(G2)=(2/3,1/3), p(G3)=(1/3,2/3)
+    # KL terms vs G2 are 0, vs G3 (1/3)log 2 each; average over 2 neighbours
+    np.testing.assert_allclose(block(feat, x, "fork", "domain"), [math.log(2) / 6] * 2)
+    # Hamming: G5 (1,0) vs G2 (1,1) -> (0,1); vs G3 (0,1) -> (1,1)
+    np.testing.assert_allclose(block(feat, x, "fork", "loc"), [0.5, 1.0])
+    # chain_down of R1 is R4, which has no gene: whole block absent
+    assert np.isnan(block(feat, x, "chain_down", "expr")).all()
+    assert np.isnan(block(feat, x, "chain_down", "loc")).all()
+    # R1 has no funnel / chain_up entry
+    assert np.isnan(block(feat, x, "funnel", "domain")).all()
+
+
+def test_candidate_gene_excluded_from_neighbours(feat):
+    x = feat.transform(["R1"], ["G3"])[0]
+    assert feat.neighbour_genes("R1", "G3")["fork"] == ["G2"]
+    # only G2 remains: loc G3 (0,1) vs G2 (1,1)
+    np.testing.assert_allclose(block(feat, x, "fork", "loc"), [1.0, 0.0])
+    # expression: G3 * G2 at c0, c1; c2 missing for G2 -> NaN
+    s2, s6 = math.sqrt(2), math.sqrt(6)
+    np.testing.assert_allclose(block(feat, x, "fork", "expr"),
+                               [-1 / s6 / s2, 1 / s6 / s2, np.nan])
+    # R2's only fork neighbour gene is G1: candidate G1 leaves the block empty
+    y = feat.transform(["R2"], ["G1"])[0]
+    assert np.isnan(block(feat, y, "fork", "expr")).all()
+    assert np.isnan(block(feat, y, "fork", "loc")).all()
+    # ... but another candidate sees G1
+    z = feat.transform(["R2"], ["G5"])[0]
+    np.testing.assert_allclose(block(feat, z, "fork", "loc"), [0.0, 0.0])
+
+
+def test_reaction_own_genes_excluded(feat):
+    # R3 (genes G1, G3): its fork partner R1 only has G1, an own gene -> empty
+    x = feat.transform(["R3"], ["G5"])[0]
+    assert np.isnan(block(feat, x, "fork", "expr")).all()
+    # chain_down partner R2 has G2 -> present
+    np.testing.assert_allclose(block(feat, x, "chain_down", "loc"), [0.0, 1.0])
+    assert feat.neighbour_genes("R3", "G5") == {"fork": [], "funnel": [], "chain_up": [],
+                                                "chain_down": ["G2"]}
+
+
+def test_missing_source_data_leaves_source_absent(feat):
+    # G4 has localization only
+    x = feat.transform(["R1"], ["G4"])[0]
+    assert np.isnan(block(feat, x, "fork", "expr")).all()
+    assert np.isnan(block(feat, x, "fork", "domain")).all()
+    np.testing.assert_allclose(block(feat, x, "fork", "loc"), [0.5, 1.0])
+    # unknown gene: everything absent
+    assert np.isnan(feat.transform(["R1"], ["YXX999W"])).all()
+    # R4's funnel neighbour G2 has no domain... (it has); G4-less neighbours:
+    # R2 chain_up -> R3 genes {G1, G3}; candidate G1 leaves G3
+    y = feat.transform(["R2"], ["G1"])[0]
+    np.testing.assert_allclose(block(feat, y, "chain_up", "loc"), [1.0, 1.0])
+
+
+def test_neighbours_without_data_are_skipped():
+    net, motifs, sources = toy()
+    # G2 gets no localization: R1 fork neighbours {G2, G3} -> only G3 counts
+    sources["loc"] = sources["loc"].drop(index="G2")
+    f = PairFeaturizer(net, motifs, sources)
+    x = f.transform(["R1"], ["G5"])[0]
+    np.testing.assert_allclose(block(f, x, "fork", "loc"), [1.0, 1.0])
+    # R1 with candidate G3: the remaining neighbour G2 has no loc -> loc block absent,
+    # expression block present
+    y = f.transform(["R1"], ["G3"])[0]
+    assert np.isnan(block(f, y, "fork", "loc")).all()
+    assert not np.isnan(block(f, y, "fork", "expr")[:2]).any()
+
+
+# --------------------------------------------------------------- reference
+def reference_features(f: PairFeaturizer, net, motifs, sources, eps, min_dom, r, g,
+                       drop=None):
+    """Brute force from the definitions, one pair at a time."""
+    own = set(net.reactions.loc[r, "genes"])
+    expr = sources["expr"]
+    x = expr.to_numpy(float)
+    xc = x - np.nanmean(x, axis=1, keepdims=True)
+    z = pd.DataFrame(xc / np.sqrt(np.nansum(xc ** 2, axis=1, keepdims=True)),
+                     index=expr.index, columns=expr.columns)
+    netgenes = {h for gs in net.reactions["genes"] for h in gs}
+    dom = sources["domain"]
+    dom_has = dom[dom.sum(axis=1) > 0]
+    keep = [c for c in dom.columns if (dom.loc[dom.index.isin(netgenes), c] > 0).sum() >= min_dom]
+    a = dom_has[keep].to_numpy(float)
+    p = pd.DataFrame((a + eps) / (a + eps).sum(axis=1, keepdims=True), index=dom_has.index,
+                     columns=keep)
+    loc = sources["loc"]
+    out = []
+    for t in f.motif_types_:
+        nb = set()
+        for o in motifs[t].get(r, ()):
+            nb |= set(net.reactions.loc[o, "genes"])
+        nb -= own | {g}
+        if drop is not None:
+            nb -= {drop}
+        nb = sorted(nb)
+        # expr
+        if not nb or g not in z.index:
+            out.append(np.full(expr.shape[1], np.nan))
+        else:
+            vals = []
+            for k in expr.columns:
+                hs = [z.loc[h, k] for h in nb if h in z.index and not np.isnan(z.loc[h, k])]
+                vals.append(z.loc[g, k] * np.mean(hs) if hs else np.nan)
+            out.append(np.array(vals))
+        # domain
+        hs = [h for h in nb if h in p.index]
+        if not nb or g not in p.index or not hs:
+            out.append(np.full(len(keep), np.nan))
+        else:
+            pg = p.loc[g].to_numpy()
+            out.append(np.mean([(pg - p.loc[h].to_numpy()) * (np.log(pg) - np.log(p.loc[h].to_numpy()))
+                                for h in hs], axis=0))
+        hs = [h for h in nb if h in loc.index]
+        if not nb or g not in loc.index or not hs:
+            out.append(np.full(loc.shape[1], np.nan))
+        else:
+            ag = loc.loc[g].to_numpy(float)
+            out.append(np.mean([np.abs(ag - loc.loc[h].to_numpy(float)) for h in hs], axis=0))
+    return np.concatenate(out)
+
+
+def random_toy(seed):
+    rng = np.random.default_rng(seed)
+    genes = [f"Y{i:02d}" for i in range(12)]
+    rids = [f"R{i}" for i in range(9)]
+    rg = [tuple(sorted(rng.choice(genes, size=rng.integers(0, 3), replace=False)))
+          for _ in rids]
+    net = ToyNet(pd.DataFrame({"reaction_id": [r.split("_")[0] for r in rids], "genes": rg},
+                              index=rids))
+    motifs = {}
+    for t in ["fork", "funnel", "chain_up", "chain_down"]:
+        motifs[t] = {r: frozenset(o for o in rids if o != r and rng.random() < 0.35)
+                     for r in rids}
+    x = rng.normal(size=(10, 7))
+    x[rng.random(x.shape) < 0.25] = np.nan
+    expr = pd.DataFrame(x, index=genes[:9] + ["Z1"], columns=[f"c{i}" for i in range(7)])
+    dom = pd.DataFrame((rng.random((12, 6)) < 0.3).astype(int), index=genes[1:] + ["Z2"],
+                       columns=[f"IPR{i}" for i in range(6)])
+    loc = pd.DataFrame((rng.random((9, 4)) < 0.4).astype(int), index=genes[2:10] + ["Z3"],
+                       columns=list("abcd"))
+    return net, motifs, {"expr": expr, "domain": dom, "loc": loc}, genes + ["Z1", "Z2", "Z3"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_matches_brute_force_reference(seed):
+    net, motifs, sources, genes = random_toy(seed)
+    f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=0.05)
+    for r in net.reactions.index:
+        C = f.candidate_matrix(r, genes)
+        T = f.transform([r] * len(genes), genes)
+        np.testing.assert_array_equal(np.isnan(C), np.isnan(T))
+        np.testing.assert_allclose(C, T, rtol=1e-12, atol=1e-14)
+        for i, g in enumerate(genes):
+            ref = reference_features(f, net, motifs, sources, 0.05, 2, r, g)
+            np.testing.assert_allclose(C[i], ref, rtol=1e-9, atol=1e-12,
+                                       err_msg=f"{r} {g}")
+        # leave one neighbour out == brute force without that neighbour
+        g = genes[seed]
+        hs, X = f.leave_one_out(r, g)
+        assert hs == sorted(set().union(*f.neighbour_genes(r, g).values()))
+        for h, row in zip(hs, X):
+            ref = reference_features(f, net, motifs, sources, 0.05, 2, r, g, drop=h)
+            np.testing.assert_allclose(row, ref, rtol=1e-9, atol=1e-12)
+
+
+def test_transform_pairs_in_any_order(feat):
+    rs = ["R3", "R1", "R4", "R1", "R2"]
+    gs = ["G5", "G5", "G3", "G3", "G1"]
+    X = feat.transform(rs, gs)
+    for i, (r, g) in enumerate(zip(rs, gs)):
+        np.testing.assert_array_equal(X[i], feat.candidate_matrix(r, [g])[0])
+
+
+def test_bad_inputs():
+    net, motifs, sources = toy()
+    with pytest.raises(GeomarginInputError, match="subset of"):
+        PairFeaturizer(net, motifs, {"expression": sources["expr"]})
+    bad = {**motifs, "fork": {"R1": frozenset({"R9"})}}
+    with pytest.raises(GeomarginInputError, match="'R9'"):
+        PairFeaturizer(net, bad, sources)
+    with pytest.raises(ValueError, match="min_domain_genes"):
+        PairFeaturizer(net, motifs, sources, min_domain_genes=0)
+    loc = sources["loc"].copy()
+    loc.iloc[0, 0] = 2
+    with pytest.raises(GeomarginInputError, match="loc"):
+        PairFeaturizer(net, motifs, {"loc": loc})
+    dup = pd.concat([sources["expr"], sources["expr"].iloc[:1].rename(index={"G1": "g1"})])
+    with pytest.raises(GeomarginInputError, match="duplicate genes"):
+        PairFeaturizer(net, motifs, {"expr": dup})
+    f = PairFeaturizer(net, motifs, sources)
+    with pytest.raises(GeomarginInputError, match="'R7'"):
+        f.candidate_matrix("R7", ["G1"])
+    with pytest.raises(ValueError, match="one gene per reaction"):
+        f.transform(["R1", "R2"], ["G1"])
+
+
+def test_gene_ids_normalized():
+    net, motifs, sources = toy()
+    net.reactions.at["R2", "genes"] = ("YER060W_A",)
+    expr = sources["expr"].rename(index={"G2": "YER060W-A"})
+    f = PairFeaturizer(net, motifs, {"expr": expr})
+    assert f.neighbour_genes("R1", "g5")["fork"] == ["G3", "YER060W-A"]
+    a = f.transform(["R1"], ["G5"])
+    b = f.transform(["R1"], ["g5"])
+    np.testing.assert_array_equal(a, b)
+    assert not np.isnan(a).all()
+
+
+# --------------------------------------------------------------- instances
+def test_build_instances():
+    net, _, _ = toy()
+    net.reactions.loc["R1__rev"] = ["R1", ("G1",)]
+    pool = ["G1", "G2", "G3", "G4", "G5", "G6"]
+    inst = build_instances(net, pool, negatives_per_positive=2, seed=3)
+    pos = inst[inst.label == 1]
+    assert list(zip(pos.reaction, pos.gene)) == [("R1", "G1"), ("R2", "G2"), ("R3", "G1"),
+                                                 ("R3", "G3"), ("R1__rev", "G1")]
+    neg = inst[inst.label == 0]
+    assert neg.groupby("reaction").size().to_dict() == {"R1": 2, "R2": 2, "R3": 4, "R1__rev": 2}
+    for r, g in zip(neg.reaction, neg.gene):
+        assert g in pool and g not in net.reactions.loc[r, "genes"]
+    # no duplicate impostor within a reaction when the pool is large enough
+    assert not neg.duplicated(["reaction", "gene"]).any()
+    assert inst.loc[inst.reaction == "R1__rev", "instance_group"].eq("R1").all()
+    assert "R4" not in set(inst.reaction)
+    again = build_instances(net, pool, negatives_per_positive=2, seed=3)
+    pd.testing.assert_frame_equal(inst, again)
+    other = build_instances(net, pool, negatives_per_positive=2, seed=4)
+    assert not other.equals(inst)
+    with pytest.raises(ValueError, match="negatives_per_positive"):
+        build_instances(net, pool, negatives_per_positive=-1, seed=0)
+
+
+# --------------------------------------------------------------- real data
+def test_real_network_integration(mirror):
+    net_mod = pytest.importorskip("featurize.network")
+    mot_mod = pytest.importorskip("featurize.motifs")
+    from featurize.annotation import parse_gaf
+    from featurize.expression import load_expression
+    y = Path(mirror) / "yeast"
+    model = net_mod.load_model(y / "network" / "iMM904.json")
+    net = net_mod.build_directed_network(model)
+    motifs = mot_mod.find_motifs(net)
+    ann = parse_gaf(y / "annotation" / "sgd_2022-05-17.gaf")
+    expr = load_expression([y / "expression" / "gasch2000_subset.tsv"])
+    f = PairFeaturizer(net, motifs, {"expr": expr, "domain": ann.domains,
+                                     "loc": ann.localization})
+    n_dom = sum(1 for n in f.feature_names_ if n.startswith("fork:domain:"))
+    assert 100 < n_dom < ann.domains.shape[1]
+    inst = build_instances(net, sorted({g for gs in net.reactions.genes for g in gs}), 1, 0)
+    sub = inst.iloc[:200]
+    X = f.transform(sub.reaction, sub.gene)
+    assert X.shape == (200, len(f.feature_names_))
+    assert np.isfinite(X[~np.isnan(X)]).all()
+    assert (~np.isnan(X)).any(axis=0).sum() > 0.2 * X.shape[1]
