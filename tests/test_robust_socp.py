@@ -1,0 +1,128 @@
+"""RobustSOCPClassifier (Shivaswamy, Bhattacharyya & Smola, JMLR 2006)."""
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import check_estimator
+
+from models.robust_socp import MAX_FULL_DIM_SOCP, RobustSOCPClassifier
+
+
+def _data(n=80, d=4, seed=0, frac=0.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=n) > 0).astype(int)
+    Xm = X.copy()
+    Xm[rng.random(X.shape) < frac] = np.nan
+    return X, Xm, y
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_no_missing_values_is_the_soft_margin_svm(C):
+    X, _, y = _data()
+    ours = RobustSOCPClassifier(C=C).fit(X, y)
+    svc = SVC(kernel="linear", C=C, tol=1e-8).fit(X, y)
+    ref = svc.decision_function(X)
+    np.testing.assert_allclose(ours.decision_function(X), ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    np.testing.assert_allclose(ours.coef_, svc.coef_.ravel(), rtol=1e-4, atol=1e-5)
+    assert ours.gaussians_ == {}
+
+
+def _cond_mean(mu, S, x):
+    o, m = ~np.isnan(x), np.isnan(x)
+    out = x.copy()
+    out[m] = mu[m] + S[np.ix_(m, o)] @ np.linalg.solve(S[np.ix_(o, o)], x[o] - mu[o])
+    cc = S[np.ix_(m, m)] - S[np.ix_(m, o)] @ np.linalg.solve(S[np.ix_(o, o)], S[np.ix_(o, m)])
+    return out, m, cc
+
+
+def test_eta_one_half_is_svm_on_conditional_mean_imputation():
+    _, Xm, y = _data(frac=0.3, seed=1)
+    ours = RobustSOCPClassifier(C=1.0, eta=0.5, em="joint").fit(Xm, y)
+    gm = ours.gaussians_["joint"]
+    Xi = np.array([_cond_mean(gm.means_[0], gm.covariances_[0], x)[0] for x in Xm])
+    svc = SVC(kernel="linear", C=1.0, tol=1e-8).fit(Xi, y)
+    np.testing.assert_allclose(ours.coef_, svc.coef_.ravel(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(ours.decision_function(Xm), svc.decision_function(Xi), atol=1e-4)
+
+
+@pytest.mark.parametrize("covariance", ["full", "diag", "lowrank"])
+def test_solution_satisfies_chance_constraints_and_objective(covariance):
+    _, Xm, y = _data(frac=0.3, seed=2)
+    eta = 0.8
+    clf = RobustSOCPClassifier(C=1.0, eta=eta, em="per_class", covariance=covariance,
+                               rank=2).fit(Xm, y)
+    kappa = norm.ppf(eta)
+    assert clf.kappa_ == pytest.approx(kappa)
+    w, b = clf.coef_, clf.intercept_
+    ys = np.where(y == clf.classes_[1], 1.0, -1.0)
+    xi = np.empty(len(y))
+    for i, x in enumerate(Xm):
+        gm = clf.gaussians_[clf.classes_[int(ys[i] > 0)]]
+        if np.isnan(x).any():
+            mu_i, m, cc = _cond_mean(gm.means_[0], gm.covariances_[0], x)
+            spread = np.sqrt(w[m] @ cc @ w[m])
+        else:
+            mu_i, spread = x, 0.0
+        xi[i] = max(0.0, 1 - ys[i] * (w @ mu_i + b) + kappa * spread)
+    # the optimal slacks are the smallest feasible ones: objective recomputed by hand
+    assert clf.objective_ == pytest.approx(0.5 * w @ w + xi.sum(), rel=1e-4, abs=1e-5)
+    # robust constraints cost margin: objective above the eta=0.5 (plain imputation) one
+    plain = RobustSOCPClassifier(C=1.0, eta=0.5, covariance=covariance, rank=2).fit(Xm, y)
+    assert clf.objective_ > plain.objective_
+
+
+def test_prediction_rule_and_worst_case_margin():
+    X, Xm, y = _data(n=120, frac=0.3, seed=3)
+    clf = RobustSOCPClassifier(C=1.0, eta=0.7).fit(Xm, y)
+    f = clf.decision_function(Xm)
+    full = ~np.isnan(Xm).any(1)
+    np.testing.assert_allclose(f[full], Xm[full] @ clf.coef_ + clf.intercept_)
+    i = np.flatnonzero(~full)[0]
+    comps = []
+    for lab in clf.classes_:
+        gm = clf.gaussians_[lab]
+        comps.append(_cond_mean(gm.means_[0], gm.covariances_[0], Xm[i])[0] @ clf.coef_ + clf.intercept_)
+    d_minus, d_plus = comps
+    expected = clf.classes_[1] if d_plus > -d_minus else clf.classes_[0]
+    assert clf.predict(Xm[i:i + 1])[0] == expected
+    wc = clf.worst_case_margin(Xm)
+    np.testing.assert_allclose(wc[full], np.abs(f[full]))
+    assert clf.score(X, y) > 0.8
+    # joint Gaussian: worst-case margin = |w.mu + b| - kappa sqrt(w_m' S_mm|o w_m), by hand
+    joint = RobustSOCPClassifier(C=1.0, eta=0.7, em="joint").fit(Xm, y)
+    gm = joint.gaussians_["joint"]
+    w, b = joint.coef_, joint.intercept_
+    wc = joint.worst_case_margin(Xm)
+    for i in np.flatnonzero(~full)[:10]:
+        mu_i, m, cc = _cond_mean(gm.means_[0], gm.covariances_[0], Xm[i])
+        assert wc[i] == pytest.approx(abs(w @ mu_i + b) - joint.kappa_ * np.sqrt(w[m] @ cc @ w[m]),
+                                      rel=1e-6, abs=1e-9)
+
+
+def test_errors_beyond_limits():
+    X = np.random.default_rng(0).normal(size=(10, MAX_FULL_DIM_SOCP + 1))
+    y = np.arange(10) % 2
+    with pytest.raises(ValueError, match="covariance='diag'"):
+        RobustSOCPClassifier().fit(X, y)
+    with pytest.raises(ValueError, match=r"The 'eta' parameter of RobustSOCPClassifier must be a float in \[0.5, 1\)"):
+        RobustSOCPClassifier(eta=0.3).fit(X[:, :3], y)
+    with pytest.raises(ValueError, match="Only binary classification"):
+        RobustSOCPClassifier().fit(X[:, :3], np.arange(10) % 3)
+    clf = RobustSOCPClassifier().fit(X[:, :3], y)
+    with pytest.raises(ValueError, match="fitted on complete data only"):
+        clf.predict(np.array([[np.nan, 1.0, 2.0]]))
+
+
+def test_lowrank_runs_beyond_full_limit():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 120))
+    y = (X[:, 0] > 0).astype(int)
+    X[rng.random(X.shape) < 0.3] = np.nan
+    clf = RobustSOCPClassifier(covariance="lowrank", rank=3, eta=0.6).fit(X, y)
+    assert clf.coef_.shape == (120,)
+
+
+def test_sklearn_estimator_checks():
+    check_estimator(RobustSOCPClassifier())
