@@ -1,0 +1,359 @@
+"""Kernels over *structurally absent* features (NaN = absent) and the
+per-missingness-pattern weight norms of the geometric-margin SVM.
+
+Masked kernels
+--------------
+For two instances ``x`` and ``z`` only the features valid (not NaN) in *both*
+take part:
+
+* ``linear``  ``<x, z>_valid``  (= the dot product of the zero-filled vectors),
+* ``poly``    ``(gamma * <x, z>_valid + coef0) ** degree``,
+* ``rbf``     ``exp(-gamma * ||x - z||^2_valid)``, the squared distance taken
+  over the features valid in both.
+
+Everything is computed with matrix products on zero-filled data and 0/1
+masks (``||x_S||^2`` terms as ``(X0 ** 2) @ Mz.T``); there is no Python loop
+over pairs. Note that the masked RBF kernel (and ``poly`` with ``coef0 < 0``)
+need not be positive semi-definite; libsvm accepts such kernels.
+
+Norms of ``w`` restricted to a missingness pattern
+--------------------------------------------------
+The geometric margin of instance ``i`` uses ``||w^(i)||``, the norm of ``w``
+restricted to the features valid in ``x_i``. For a kernel machine
+``w = sum_j beta_j phi(x_j)`` and we follow Chechik et al. (JMLR 9, 2008,
+Sec. 4): restricting ``w`` to the features ``P`` valid in ``x_i`` means
+restricting every support vector to ``P``, so::
+
+    ||w^(P)||^2 = sum_jk beta_j beta_k K_P(x_j, x_k)
+
+where ``K_P`` is the masked kernel evaluated on ``x_j`` and ``x_k`` with every
+feature outside ``P`` treated as absent, i.e. over ``P & valid(j) & valid(k)``.
+For the linear kernel this is exactly ``sum_{f in P} w_f^2`` with the explicit
+``w = X0_sv.T @ beta``. ``||w||^2`` is the same quantity with ``P`` = all features.
+
+The value only depends on the pattern ``P``, so it is computed once per
+distinct pattern. Features are first merged into *blocks*: the coarsest
+partition that refines the caller's ``groups`` and in which every block is
+wholly present or wholly absent in every queried instance (so ``groups`` is a
+hint, never needed for correctness). Patterns are then subsets of blocks and:
+
+* ``poly`` with ``degree`` 1 or 2 uses a closed form: with
+  ``Z = X0_sv.T @ diag(beta) @ X0_sv`` (built in column chunks) and block sums
+  ``T2[g, h] = sum_{f in g, f' in h} Z_ff'^2``, ``T1[g] = sum_{f in g} w_f^2``,
+  ``T0 = (sum beta)^2``, a pattern with block indicator ``m`` has
+  ``||w^(P)||^2 = gamma^2 m.T2.m + 2 gamma coef0 m.T1 + coef0^2 T0`` (degree 2)
+  -- cost ``O(n_sv d^2 + n G^2)``, independent of the number of patterns.
+* other kernels (``poly`` degree >= 3, ``rbf``) sum per-block Gram (or
+  squared-distance) matrices over support-vector row chunks for all distinct
+  patterns at once: cost ``O(n_sv^2 (d + G n_patterns))``, memory bounded
+  by chunking (never ``n x n x n_groups``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import as_float_array, check_choice, check_positive_float, check_positive_int
+
+__all__ = ["masked_kernel", "PatternNorms", "feature_blocks", "resolve_gamma"]
+
+KERNELS = ("linear", "poly", "rbf")
+
+# Target number of float64 elements in a temporary chunk (~128 MB).
+_CHUNK_ELEMENTS = 1 << 24
+
+
+def _zero_fill(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mask = ~np.isnan(X)
+    return np.where(mask, X, 0.0), mask
+
+
+def masked_kernel(X, Z=None, kernel: str = "linear", degree: int = 2,
+                  gamma: float = 1.0, coef0: float = 1.0) -> np.ndarray:
+    """Gram matrix with NaN-as-absent semantics.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Rows are instances, NaN marks an absent feature.
+    Z : array-like of shape (m, d), default=None
+        Second set of instances; ``None`` means ``X``.
+    kernel : {"linear", "poly", "rbf"}, default="linear"
+    degree : int, default=2
+        Degree of the polynomial kernel.
+    gamma : float, default=1.0
+        Kernel coefficient for ``poly`` and ``rbf`` (ignored for ``linear``).
+    coef0 : float, default=1.0
+        Independent term of the polynomial kernel.
+
+    Returns
+    -------
+    K : ndarray of shape (n, m)
+        Kernel over the features valid in both instances.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, np.nan], [2.0, 3.0]])
+    >>> masked_kernel(X, kernel="linear")
+    array([[ 1.,  2.],
+           [ 2., 13.]])
+    >>> masked_kernel(X, kernel="rbf", gamma=1.0)[0, 1]  # only feature 0 counts
+    np.float64(0.36787944117144233)
+    """
+    check_choice("masked_kernel", "kernel", kernel, KERNELS)
+    X = as_float_array(X)
+    Z = X if Z is None else as_float_array(Z)
+    if Z.shape[1] != X.shape[1]:
+        raise ValueError(f"masked_kernel: X has {X.shape[1]} features but Z has {Z.shape[1]}.")
+    X0, Mx = _zero_fill(X)
+    Z0, Mz = (X0, Mx) if Z is X else _zero_fill(Z)
+    return _kernel_from_filled(X0, Mx, Z0, Mz, kernel, degree, gamma, coef0)
+
+
+def _kernel_from_filled(X0, Mx, Z0, Mz, kernel, degree, gamma, coef0) -> np.ndarray:
+    K = X0 @ Z0.T
+    if kernel == "linear":
+        return K
+    if kernel == "poly":
+        K *= gamma
+        K += coef0
+        return K ** degree if degree != 1 else K
+    # rbf: ||x - z||^2 over valid-in-both = x^2.mz + mx.z^2 - 2 x.z
+    K *= -2.0
+    Mxf = Mx.astype(np.float64)
+    Mzf = Mx.astype(np.float64) if Mz is Mx else Mz.astype(np.float64)
+    K += (X0 * X0) @ Mzf.T
+    K += Mxf @ (Z0 * Z0).T
+    np.maximum(K, 0.0, out=K)
+    K *= -gamma
+    np.exp(K, out=K)
+    return K
+
+
+def resolve_gamma(estimator, gamma, X: np.ndarray) -> float:
+    """``"scale"`` -> ``1 / (mean #valid features per row * var(valid values))``,
+    ``"auto"`` -> ``1 / mean #valid features per row``; a float > 0 as is.
+
+    With no absent value ``"scale"`` equals scikit-learn's ``1 / (d * X.var())``.
+    """
+    if isinstance(gamma, str):
+        check_choice(estimator, "gamma", gamma, ("scale", "auto"))
+        mask = ~np.isnan(X)
+        n_valid = mask.sum(axis=1).mean()
+        if n_valid == 0:
+            return 1.0
+        if gamma == "auto":
+            return float(1.0 / n_valid)
+        var = float(X[mask].var())
+        return float(1.0 / (n_valid * var)) if var != 0 else 1.0
+    return check_positive_float(estimator, "gamma", gamma)
+
+
+def feature_blocks(groups: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Coarsest partition of features refining ``groups`` whose blocks are
+    wholly present or wholly absent in every row of ``masks``.
+
+    Returns block codes ``0..G-1`` (one per feature).
+    """
+    n, d = masks.shape
+    packed = np.packbits(masks, axis=0).T  # (d, ceil(n/8)): one key per feature
+    keys = np.concatenate([groups.astype(np.int64).view(np.uint8).reshape(d, 8),
+                           packed], axis=1)
+    keys = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel()
+    _, codes = np.unique(keys, return_inverse=True)
+    return codes.reshape(-1).astype(np.intp)
+
+
+def _unique_rows(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct boolean rows of ``B`` and the inverse index."""
+    if B.shape[0] == 0:
+        return B, np.zeros(0, dtype=np.intp)
+    packed = np.ascontiguousarray(np.packbits(B, axis=1))
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+    _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    return B[first], inv.reshape(-1)
+
+
+class PatternNorms:
+    """``||w^(P)||^2`` for ``w = sum_j beta_j phi(x_j)`` and row patterns ``P``.
+
+    Parameters
+    ----------
+    X0_sv : ndarray of shape (n_sv, d)
+        Zero-filled support vectors.
+    M_sv : ndarray of bool, shape (n_sv, d)
+        Their validity masks.
+    beta : ndarray of shape (n_sv,)
+        Expansion coefficients of ``w``.
+    kernel, degree, gamma, coef0
+        The masked kernel (see :func:`masked_kernel`).
+    groups : ndarray of int, shape (d,)
+        Feature blocks known to be present/absent together (a hint).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 2.0], [3.0, np.nan]])
+    >>> pn = PatternNorms(np.nan_to_num(X), ~np.isnan(X), np.array([1.0, -1.0]),
+    ...                   "linear", 2, 1.0, 1.0, np.arange(2))
+    >>> pn.norms(np.array([[True, False], [True, True]]))   # w = (-2, 2)
+    array([4., 8.])
+    """
+
+    def __init__(self, X0_sv, M_sv, beta, kernel, degree, gamma, coef0, groups):
+        self.X0 = np.ascontiguousarray(X0_sv, dtype=np.float64)
+        self.M = np.asarray(M_sv, dtype=bool)
+        self.beta = np.asarray(beta, dtype=np.float64)
+        self.kernel, self.degree = kernel, int(degree)
+        self.gamma, self.coef0 = float(gamma), float(coef0)
+        self.groups = np.asarray(groups, dtype=np.intp)
+        self.d = self.X0.shape[1]
+        if kernel == "linear" or (kernel == "poly" and self.degree <= 2):
+            self.w = self.X0.T @ self.beta  # explicit linear part, cheap
+        self._cache = None  # (blocks, T2, T1) for the closed-form poly path
+
+    # -- public -----------------------------------------------------------
+    def full_norm(self) -> float:
+        """``||w||^2`` (all features)."""
+        return float(self.norms(np.ones((1, self.d), dtype=bool))[0])
+
+    def norms(self, Mq: np.ndarray) -> np.ndarray:
+        """Squared norms of ``w`` restricted to each row pattern of ``Mq``."""
+        Mq = np.asarray(Mq, dtype=bool)
+        if self.kernel == "linear":
+            return Mq.astype(np.float64) @ (self.w * self.w)
+        if self.kernel == "poly" and self.degree <= 2:
+            return self._poly_closed_form(Mq)
+        return self._generic(Mq)
+
+    # -- poly degree <= 2 ---------------------------------------------------
+    def _poly_closed_form(self, Mq):
+        # blocks must be unions of the cached blocks? recompute when not.
+        if self._cache is not None and _compatible(self._cache[0], Mq):
+            blocks, T2, T1 = self._cache
+        else:
+            blocks = feature_blocks(self.groups, Mq)
+            T2, T1 = self._block_stats(blocks)
+            self._cache = (blocks, T2, T1)
+        G = T1.shape[0]
+        P = _block_patterns(blocks, G, Mq)  # (n_q, G) float 0/1
+        g, c = self.gamma, self.coef0
+        S = self.beta.sum()
+        lin = P @ T1
+        if self.degree == 1:
+            out = g * lin + c * S * S
+        else:
+            quad = np.einsum("ij,ij->i", P @ T2, P)
+            out = g * g * quad + 2.0 * g * c * lin + c * c * S * S
+        return out
+
+    def _block_stats(self, blocks):
+        G = int(blocks.max()) + 1 if blocks.size else 0
+        order = np.argsort(blocks, kind="stable")
+        sb = blocks[order]
+        starts = np.flatnonzero(np.r_[True, sb[1:] != sb[:-1]])
+        T1 = np.add.reduceat((self.w * self.w)[order], starts) if G else np.zeros(0)
+        T2 = np.zeros((G, G))
+        if self.degree >= 2 and G:
+            X0 = self.X0[:, order]
+            Xb = X0 * self.beta[:, None]
+            d = X0.shape[1]
+            step = max(1, _CHUNK_ELEMENTS // max(d, 1))
+            # chunk boundaries aligned to block starts to keep block sums exact
+            cuts = [0]
+            for s in starts[1:]:
+                if s - cuts[-1] >= step:
+                    cuts.append(int(s))
+            cuts.append(d)
+            bidx = np.searchsorted(starts, cuts[:-1], side="right") - 1
+            for k in range(len(cuts) - 1):
+                a, b = cuts[k], cuts[k + 1]
+                Zc = Xb.T @ X0[:, a:b]           # (d, b-a)
+                Zc *= Zc
+                rows = np.add.reduceat(Zc, starts, axis=0)         # (G, b-a)
+                local = starts[(starts >= a) & (starts < b)] - a
+                T2[:, bidx[k]:bidx[k] + len(local)] = np.add.reduceat(rows, local, axis=1)
+        return T2, T1
+
+    # -- generic: per distinct pattern ---------------------------------------
+    def _generic(self, Mq):
+        blocks = feature_blocks(self.groups, Mq)
+        G = int(blocks.max()) + 1 if blocks.size else 0
+        P = _block_patterns(blocks, G, Mq) > 0
+        uniq, inv = _unique_rows(P)
+        n_pat = uniq.shape[0]
+        out = np.zeros(n_pat)
+        n_sv = self.X0.shape[0]
+        if n_pat == 0:
+            return np.zeros(Mq.shape[0])
+        if n_sv == 0 or G == 0:
+            # every support vector restricted to nothing: K_P = k(empty)
+            k0 = self.coef0 ** self.degree if self.kernel == "poly" else 1.0
+            return np.full(Mq.shape[0], k0 * self.beta.sum() ** 2)
+        order = np.argsort(blocks, kind="stable")
+        sb = blocks[order]
+        starts = np.r_[np.flatnonzero(np.r_[True, sb[1:] != sb[:-1]]), len(sb)]
+        X0 = self.X0[:, order]
+        rbf = self.kernel == "rbf"
+        if rbf:
+            M = self.M[:, order].astype(np.float64)
+            X2 = X0 * X0
+        U = uniq.astype(np.float64)  # (n_pat, G)
+        pat_step = max(1, min(n_pat, _CHUNK_ELEMENTS // (4 * n_sv)))
+        r = max(1, min(n_sv, _CHUNK_ELEMENTS // (n_sv * (G + pat_step))))
+        for r0 in range(0, n_sv, r):
+            r1 = min(n_sv, r0 + r)
+            stack = np.empty((G, r1 - r0, n_sv))
+            for g in range(G):
+                a, b = starts[g], starts[g + 1]
+                blk = X0[r0:r1, a:b] @ X0[:, a:b].T
+                if rbf:
+                    blk *= -2.0
+                    blk += X2[r0:r1, a:b] @ M[:, a:b].T
+                    blk += M[r0:r1, a:b] @ X2[:, a:b].T
+                stack[g] = blk
+            stack = stack.reshape(G, -1)
+            wts = np.outer(self.beta[r0:r1], self.beta).ravel()
+            for p0 in range(0, n_pat, pat_step):
+                p1 = min(n_pat, p0 + pat_step)
+                S = U[p0:p1] @ stack  # (p, r*n_sv): inner products / sq. distances over P
+                if rbf:
+                    np.maximum(S, 0.0, out=S)
+                    S *= -self.gamma
+                    np.exp(S, out=S)
+                else:
+                    S *= self.gamma
+                    S += self.coef0
+                    S **= self.degree
+                out[p0:p1] += S @ wts
+        return out[inv]
+
+
+def _compatible(blocks: np.ndarray, Mq: np.ndarray) -> bool:
+    """True when every block is wholly present or wholly absent in each row."""
+    if Mq.shape[0] == 0 or blocks.size == 0:
+        return True
+    order = np.argsort(blocks, kind="stable")
+    sb = blocks[order]
+    starts = np.flatnonzero(np.r_[True, sb[1:] != sb[:-1]])
+    counts = np.diff(np.r_[starts, sb.size])
+    present = np.add.reduceat(Mq[:, order].astype(np.int32), starts, axis=1)
+    return bool(np.all((present == 0) | (present == counts)))
+
+
+def _block_patterns(blocks: np.ndarray, G: int, Mq: np.ndarray) -> np.ndarray:
+    """(n_q, G) 0/1 matrix: block present in row (blocks are whole by construction)."""
+    first = np.zeros(G, dtype=np.intp)
+    first[blocks[::-1]] = np.arange(blocks.size)[::-1]
+    return Mq[:, first].astype(np.float64)
+
+
+def _check_kernel_params(estimator, kernel, degree, coef0):
+    check_choice(estimator, "kernel", kernel, KERNELS)
+    check_positive_int(estimator, "degree", degree)
+    from ._validation import check_param
+    import numbers
+    check_param(estimator, "coef0", coef0,
+                lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool)
+                and np.isfinite(v), "a finite float")

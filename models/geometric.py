@@ -1,0 +1,490 @@
+"""Max-margin classification with structurally absent features.
+
+:class:`GeometricMarginSVC` is the iterative non-separable algorithm of
+Chechik, Heitz, Elidan, Abbeel & Koller ("Max-margin classification of data
+with absent features", JMLR 9, 2008, Sec. 4; NIPS 2006). :class:`AverageNormSVC`
+is the paper's ``avg|w|`` variant. Both take ``X`` with NaN where a feature is
+structurally absent and solve every QP with libsvm (``sklearn.svm.SVC`` on a
+precomputed kernel).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.svm import SVC
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
+
+from ._kernels import (KERNELS, PatternNorms, _check_kernel_params, _kernel_from_filled,
+                       resolve_gamma)
+from ._validation import (check_positive_float, check_positive_int, validate_binary_y,
+                          validate_feature_groups, validate_X_fit, validate_X_predict)
+
+__all__ = ["GeometricMarginSVC", "AverageNormSVC", "S_MIN"]
+
+#: Lower bound on the scale ``s = ||w^(x)|| / ||w||`` of an instance that has
+#: valid features: a numerical guard so that ``K_ij / (s_i s_j)`` stays
+#: bounded when ``w`` almost vanishes on an instance's features.
+S_MIN = 1e-3
+
+
+def _validate_y(est, X, y):
+    name = type(est).__name__
+    if y is None:
+        raise ValueError(f"{name} requires y to be passed, but the target y is None.")
+    y = column_or_1d(y, warn=True)
+    check_consistent_length(X, y)
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if classes.size != 2:
+        raise ValueError(
+            f"Only binary classification is supported. {name} needs y with exactly "
+            f"two classes; got {classes.size} class(es) {classes.tolist()[:10]} instead."
+        )
+    return validate_binary_y(est, y)
+
+
+def _check_common(est):
+    check_positive_float(est, "C", est.C)
+    _check_kernel_params(est, est.kernel, est.degree, est.coef0)
+    check_positive_float(est, "tol", est.tol)
+    check_positive_float(est, "cache_size", est.cache_size)
+
+
+class _MaskedSVCBase(ClassifierMixin, BaseEstimator):
+    """Shared prediction code: a kernel expansion over stored support vectors."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def _svc(self):
+        return SVC(kernel="precomputed", C=float(self.C), tol=float(self.tol),
+                   cache_size=float(self.cache_size))
+
+    def _kernel(self, X0, M, Z0, Mz):
+        return _kernel_from_filled(X0, M, Z0, Mz, self.kernel, self.degree,
+                                   self.gamma_, self.coef0)
+
+    def predict(self, X):
+        """Predicted class labels (``classes_[1]`` where the score is > 0).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            NaN marks an absent feature.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+
+class GeometricMarginSVC(_MaskedSVCBase):
+    """Geometric-margin SVM for instances with structurally absent features.
+
+    Each instance lives in the subspace of its valid features; its margin is
+    measured there: ``y_i w.x_i / ||w^(i)||`` with ``w^(i)`` the restriction
+    of ``w`` to the features valid in ``x_i`` (Chechik et al., JMLR 2008).
+    The non-convex problem is solved by the paper's iteration: start with
+    ``s_i = 1``; repeat ``n_iter`` times: solve a standard SVM dual (libsvm)
+    on the kernel ``K_ij / (s_i s_j)``, then set ``s_i = ||w^(i)|| / ||w||``.
+    The QP at fixed ``s`` is::
+
+        min 1/2 ||w||^2 + C sum_i xi_i  s.t.  y_i (<w, phi(x_i)> / s_i + b) >= 1 - xi_i
+
+    whose solution is ``w = sum_j beta_j phi(x_j)`` with
+    ``beta_j = alpha_j y_j / s_j`` (libsvm's ``dual_coef_`` divided by ``s_j``).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Soft-margin penalty, > 0.
+    kernel : {"linear", "poly", "rbf"}, default="linear"
+        Masked kernel, over the features valid in both instances:
+        ``<x, z>``, ``(gamma <x, z> + coef0) ** degree`` or
+        ``exp(-gamma ||x - z||^2)`` (see :func:`models._kernels.masked_kernel`).
+    degree : int, default=2
+        Polynomial degree (``kernel="poly"``).
+    gamma : {"scale", "auto"} or float, default="scale"
+        ``"scale"``: ``1 / (mean number of valid features per instance *
+        variance of the valid values)`` (scikit-learn's value when nothing is
+        absent); ``"auto"``: ``1 / mean number of valid features``.
+    coef0 : float, default=1.0
+        Independent term of the polynomial kernel.
+    n_iter : int, default=3
+        Number of QP solves (``1`` = a plain SVM on the masked kernel; the
+        paper found 2-5 best). The loop stops earlier when ``s`` no longer
+        changes (``max |delta s| <= 1e-9``).
+    groups : array-like of int of shape (n_features,), default=None
+        Blocks of features present or absent together. A hint only: blocks
+        are refined automatically from the observed missingness patterns.
+    tol : float, default=1e-3
+        libsvm stopping tolerance.
+    cache_size : float, default=500
+        libsvm kernel cache in MB.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        Class labels; ``classes_[1]`` is the positive class.
+    n_features_in_ : int
+    gamma_ : float
+        The kernel coefficient used.
+    n_iter_ : int
+        Number of QPs solved.
+    s_ : ndarray of shape (n_samples,)
+        Final scales ``||w^(i)|| / ||w||`` of the training instances (from the
+        last solution; the ones ``decision_function`` uses on them).
+    s_history_ : list of ndarray
+        ``s_history_[0]`` is all ones; ``s_history_[t]`` are the scales
+        computed from the solution of QP ``t`` (QP ``t`` used
+        ``s_history_[t-1]``). Length ``n_iter_ + 1``.
+    objective_ : list of float
+        Per QP ``t``: the geometric-margin objective
+        ``1/2 ||w||^2 + C sum_i max(0, 1 - y_i (<w, phi(x_i)> / s_i + b))``
+        of its solution, evaluated with ``s_history_[t]``.
+    support_ : ndarray of int
+        Indices of the support vectors of the last QP.
+    support_vectors_ : ndarray of shape (n_sv, n_features)
+        The support vectors (NaN = absent).
+    dual_coef_ : ndarray of shape (1, n_sv)
+        libsvm's ``alpha_j y_j`` of the last QP (on the scaled kernel).
+    beta_ : ndarray of shape (n_sv,)
+        ``dual_coef_ / s_j``: ``w = sum_j beta_j phi(x_j)``.
+    intercept_ : ndarray of shape (1,)
+    w_norm_ : float
+        ``||w||``.
+    coef_ : ndarray of shape (n_features,)
+        Explicit ``w`` (linear kernel only).
+
+    Notes
+    -----
+    **Decision function.** For a new instance ``x`` with valid-feature set
+    ``P`` the score is its margin in its own subspace, times ``||w||``::
+
+        f(x) = <w, phi(x)> / s(x) + b,   s(x) = ||w^(P)|| / ||w||
+
+    with ``s(x)`` computed for the instance's own pattern (so scores are
+    comparable across instances with different missingness, and on a
+    training instance it is the function the QP fitted, with updated ``s``).
+    With no absent value ``s = 1`` and ``f`` is a standard SVM's decision
+    function. ``s(x)`` is floored at :data:`S_MIN`.
+
+    **Instances with no valid feature** carry no evidence: they are treated
+    as ``phi(x) = 0`` with ``s = 1`` (in training their kernel row is 0) and
+    their score is exactly ``intercept_``. No division by zero occurs.
+
+    **Non-linear kernels.** ``||w^(P)||^2 = sum_jk beta_j beta_k K_P(x_j, x_k)``
+    where ``K_P`` is the masked kernel with every feature outside ``P``
+    treated as absent (Chechik et al. 2008, Sec. 4: the support vectors are
+    restricted to the instance's valid features). It is computed once per
+    distinct missingness pattern (see :mod:`models._kernels`). The masked
+    RBF kernel (distance over features valid in both) is in general *not*
+    positive semi-definite; negative pattern norms are clipped to 0, and if
+    ``||w||^2 <= 0`` the iteration stops with ``s = 1`` and a ``UserWarning``
+    (the model is then a plain SVM on the masked kernel).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from models.geometric import GeometricMarginSVC
+    >>> X = np.array([[1.0, 1.0], [2.0, np.nan], [-1.0, -1.0], [-2.0, np.nan]])
+    >>> y = np.array([1, 1, 0, 0])
+    >>> clf = GeometricMarginSVC(C=10.0, n_iter=3).fit(X, y)
+    >>> clf.predict([[1.5, np.nan], [-1.0, -2.0]])
+    array([1, 0])
+    """
+
+    def __init__(self, C=1.0, kernel="linear", degree=2, gamma="scale", coef0=1.0,
+                 n_iter=3, groups=None, tol=1e-3, cache_size=500):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.n_iter = n_iter
+        self.groups = groups
+        self.tol = tol
+        self.cache_size = cache_size
+
+    def fit(self, X, y):
+        """Fit by alternating libsvm QPs and scale updates.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            NaN marks a structurally absent feature; ``inf`` is rejected.
+        y : array-like of shape (n_samples,)
+            Two classes.
+
+        Returns
+        -------
+        self
+        """
+        _check_common(self)
+        n_iter = check_positive_int(self, "n_iter", self.n_iter)
+        X = validate_X_fit(self, X)
+        self.classes_, ys = _validate_y(self, X, y)
+        groups = validate_feature_groups(self, self.groups, X.shape[1])
+        self.gamma_ = resolve_gamma(self, self.gamma, X)
+        M = ~np.isnan(X)
+        X0 = np.where(M, X, 0.0)
+        empty = ~M.any(axis=1)
+        K = self._kernel(X0, M, X0, M)
+        if self.kernel != "linear" and empty.any():
+            K[empty, :] = 0.0
+            K[:, empty] = 0.0
+        n = X.shape[0]
+        C = float(self.C)
+        s = np.ones(n)
+        self.s_history_ = [s]
+        self.objective_ = []
+        Ks = None
+        for t in range(n_iter):
+            if t == 0:
+                Kt = K
+            else:
+                if Ks is None:
+                    Ks = np.empty_like(K)
+                inv = 1.0 / s
+                np.multiply(K, inv[:, None], out=Ks)
+                Ks *= inv[None, :]
+                Kt = Ks
+            svc = self._svc().fit(Kt, ys)
+            sv = svc.support_
+            dual = svc.dual_coef_[0].copy()
+            b = float(svc.intercept_[0])
+            beta = dual / s[sv]
+            norms = PatternNorms(X0[sv], M[sv], beta, self.kernel, self.degree,
+                                 self.gamma_, self.coef0, groups)
+            wn2 = norms.full_norm()
+            s_new, ok = _scales(norms, M, wn2)
+            if not ok:
+                warnings.warn(
+                    f"GeometricMarginSVC: ||w||^2 = {wn2:.3g} <= 0 at iteration {t + 1} "
+                    f"(the masked {self.kernel!r} kernel is indefinite on these support "
+                    "vectors); scales are reset to 1 and the iteration stops, i.e. the "
+                    "model is a plain SVM on the masked kernel. Consider kernel='linear' "
+                    "or 'poly' with coef0 >= 0.", UserWarning, stacklevel=2)
+            raw = K[:, sv] @ beta
+            f = raw / s_new + b
+            f[empty] = b
+            obj = 0.5 * max(wn2, 0.0) + C * float(np.maximum(0.0, 1.0 - ys * f).sum())
+            self.objective_.append(obj)
+            self.s_history_.append(s_new)
+            converged = (not ok) or float(np.max(np.abs(s_new - s))) <= 1e-9
+            s = s_new
+            if converged:
+                break
+        del Ks
+        self.n_iter_ = len(self.objective_)
+        self.s_ = s
+        self.support_ = sv
+        self.support_vectors_ = X[sv]
+        self.dual_coef_ = dual[None, :]
+        self.beta_ = beta
+        self.intercept_ = np.array([b])
+        self.w_norm_ = float(np.sqrt(max(wn2, 0.0)))
+        self._norms = norms
+        self._wn2 = wn2
+        self._X0_sv, self._M_sv = X0[sv], M[sv]
+        if self.kernel == "linear":
+            self.coef_ = norms.w.copy()
+        return self
+
+    def scales(self, X):
+        """``s(x) = ||w^(x)|| / ||w||`` for each row (1 for rows with no
+        valid feature; floored at :data:`S_MIN`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        s : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_X_predict(self, X)
+        return _scales(self._norms, ~np.isnan(X), self._wn2)[0]
+
+    def decision_function(self, X):
+        """Margin of each instance in its own subspace (times ``||w||``):
+        ``<w, phi(x)> / s(x) + b``; ``intercept_`` for a row with no valid
+        feature.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            NaN marks an absent feature.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+            Positive scores predict ``classes_[1]``.
+        """
+        check_is_fitted(self)
+        X = validate_X_predict(self, X)
+        M = ~np.isnan(X)
+        X0 = np.where(M, X, 0.0)
+        empty = ~M.any(axis=1)
+        b = float(self.intercept_[0])
+        if self.kernel == "linear":
+            raw = X0 @ self.coef_
+        else:
+            raw = self._kernel(X0, M, self._X0_sv, self._M_sv) @ self.beta_
+        s, _ = _scales(self._norms, M, self._wn2)
+        f = raw / s + b
+        f[empty] = b
+        return f
+
+
+def _scales(norms: PatternNorms, M: np.ndarray, wn2: float) -> tuple[np.ndarray, bool]:
+    """Per-row ``s = ||w^(i)|| / ||w||`` (1 for empty rows, floored at S_MIN).
+
+    Returns ``(s, ok)``; ``ok`` is False when ``||w|| = 0`` (then ``s = 1``).
+    """
+    n = M.shape[0]
+    if not np.isfinite(wn2) or wn2 <= 0.0:
+        return np.ones(n), False
+    num = np.maximum(norms.norms(M), 0.0)
+    s = np.sqrt(num / wn2)
+    np.maximum(s, S_MIN, out=s)
+    s[~M.any(axis=1)] = 1.0
+    return s, True
+
+
+class AverageNormSVC(_MaskedSVCBase):
+    """The ``avg|w|`` variant of Chechik et al. (JMLR 2008).
+
+    Minimises ``(1/n) sum_i ||w^(i)||^2 / 2 + C sum_i xi_i`` subject to
+    ``y_i (w.x_i + b) >= 1 - xi_i``. Since
+    ``(1/n) sum_i ||w^(i)||^2 = sum_k p_k w_k^2`` with ``p_k`` the fraction of
+    training instances in which feature ``k`` is valid, this is *exactly* a
+    standard SVM on zero-filled data after scaling feature ``k`` by
+    ``1 / sqrt(p_k)`` (for the linear kernel); features never valid in
+    training are dropped (their weight is 0). For ``poly`` and ``rbf`` the
+    same input scaling is applied before the masked kernel: this is an
+    approximation of the feature-space ``avg|w|`` objective, not the exact
+    optimum.
+
+    Parameters
+    ----------
+    C, kernel, degree, gamma, coef0, tol, cache_size
+        As in :class:`GeometricMarginSVC` (``gamma="scale"`` is computed on
+        the rescaled data).
+    groups : array-like of int of shape (n_features,), default=None
+        Accepted for a uniform interface and validated; ``p_k`` is per feature
+        so the result does not depend on it.
+
+    Attributes
+    ----------
+    classes_, n_features_in_, gamma_, support_, support_vectors_, dual_coef_,
+    intercept_
+        As in :class:`GeometricMarginSVC`.
+    feature_scale_ : ndarray of shape (n_features,)
+        ``1 / sqrt(p_k)``, 0 for dropped features.
+    coef_ : ndarray of shape (n_features,)
+        ``w`` in the original feature space (linear kernel only):
+        ``decision_function(x) = coef_ . x0 + intercept_``.
+
+    Notes
+    -----
+    A row with no valid (kept) feature scores exactly ``intercept_``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from models.geometric import AverageNormSVC
+    >>> X = np.array([[1.0, 1.0], [2.0, np.nan], [-1.0, -1.0], [-2.0, np.nan]])
+    >>> clf = AverageNormSVC(C=10.0).fit(X, [1, 1, 0, 0])
+    >>> clf.predict([[1.5, np.nan], [-1.0, -2.0]])
+    array([1, 0])
+    """
+
+    def __init__(self, C=1.0, kernel="linear", degree=2, gamma="scale", coef0=1.0,
+                 groups=None, tol=1e-3, cache_size=500):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.groups = groups
+        self.tol = tol
+        self.cache_size = cache_size
+
+    def _rescale(self, X):
+        Xs = X * self.feature_scale_
+        Xs[:, self.feature_scale_ == 0] = np.nan
+        return Xs
+
+    def fit(self, X, y):
+        """Fit a standard SVM on the ``1/sqrt(p_k)``-rescaled data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        _check_common(self)
+        X = validate_X_fit(self, X)
+        self.classes_, ys = _validate_y(self, X, y)
+        validate_feature_groups(self, self.groups, X.shape[1])
+        M = ~np.isnan(X)
+        p = M.mean(axis=0)
+        scale = np.zeros(X.shape[1])
+        scale[p > 0] = 1.0 / np.sqrt(p[p > 0])
+        self.feature_scale_ = scale
+        Xs = self._rescale(X)
+        self.gamma_ = resolve_gamma(self, self.gamma, Xs)
+        Ms = ~np.isnan(Xs)
+        X0 = np.where(Ms, Xs, 0.0)
+        empty = ~Ms.any(axis=1)
+        K = self._kernel(X0, Ms, X0, Ms)
+        if self.kernel != "linear" and empty.any():
+            K[empty, :] = 0.0
+            K[:, empty] = 0.0
+        svc = self._svc().fit(K, ys)
+        sv = svc.support_
+        self.support_ = sv
+        self.support_vectors_ = X[sv]
+        self.dual_coef_ = svc.dual_coef_.copy()
+        self.intercept_ = svc.intercept_.copy()
+        self._X0_sv, self._M_sv = X0[sv], Ms[sv]
+        if self.kernel == "linear":
+            self.coef_ = (X0[sv].T @ self.dual_coef_[0]) * scale
+        return self
+
+    def decision_function(self, X):
+        """``<w, phi(x_scaled)> + b``; ``intercept_`` for a row with no valid
+        feature.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_X_predict(self, X)
+        Xs = self._rescale(X)
+        M = ~np.isnan(Xs)
+        X0 = np.where(M, Xs, 0.0)
+        b = float(self.intercept_[0])
+        f = self._kernel(X0, M, self._X0_sv, self._M_sv) @ self.dual_coef_[0] + b
+        f[~M.any(axis=1)] = b
+        return f

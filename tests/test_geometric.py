@@ -1,0 +1,240 @@
+"""Tests for models.geometric (GeometricMarginSVC, AverageNormSVC)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import check_estimator
+
+from models.geometric import AverageNormSVC, GeometricMarginSVC
+
+NAN = np.nan
+
+
+def fig1_data():
+    """The geometry of Fig. 1 of Chechik et al.: complete instances at
+    +-(1, 1) and instances missing feature 2 at x1 = +-1.6 (living on the
+    x1 axis), plus far-away non-support points.
+
+    By hand (hard margin, b = 0 by symmetry):
+    * zero-filling puts the partial instances at (+-1.6, 0); the SVM's
+      constraints are w1 + w2 >= 1 and 1.6 w1 >= 1, so w = (0.625, 0.375),
+      direction (1, 0.6): the geometric margin of the complete instances is
+      1.6 / sqrt(1.36) = 1.372.
+    * the geometric margin of a partial instance is 1.6 whatever w1 > 0, so
+      the max-geometric-margin direction is (1, 1) with margin sqrt(2) (the
+      iteration converges to w = (0.5, 0.5): with s = 1/sqrt(2) for partial
+      instances the constraint 1.6 w1 sqrt(2) >= 1 is inactive).
+    """
+    X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.6, NAN], [-1.6, NAN],
+                  [3.0, 3.5], [-3.0, -3.5], [4.0, NAN], [-4.0, NAN]])
+    y = np.array([1, 0, 1, 0, 1, 0, 1, 0])
+    return X, y
+
+
+def geometric_margin(w, b, X, y):
+    M = ~np.isnan(X)
+    X0 = np.where(M, X, 0.0)
+    ys = np.where(y == 1, 1.0, -1.0)
+    return float(np.min(ys * (X0 @ w + b) / np.sqrt(M @ (w * w))))
+
+
+def test_fig1_zero_filling_mis_scales_and_geometric_does_not():
+    X, y = fig1_data()
+    X0 = np.nan_to_num(X)
+    svc = SVC(kernel="linear", C=1e4, tol=1e-8).fit(X0, y)
+    w0 = svc.coef_[0]
+    np.testing.assert_allclose(w0, [0.625, 0.375], atol=1e-6)
+    assert geometric_margin(w0, svc.intercept_[0], X, y) == pytest.approx(1.6 / np.sqrt(1.36), abs=1e-5)
+
+    clf = GeometricMarginSVC(C=1e4, n_iter=5, tol=1e-8).fit(X, y)
+    np.testing.assert_allclose(clf.coef_, [0.5, 0.5], atol=1e-6)
+    assert abs(clf.intercept_[0]) < 1e-6
+    assert geometric_margin(clf.coef_, 0.0, X, y) == pytest.approx(np.sqrt(2), abs=1e-6)
+    # first QP is the zero-filled SVM; the iteration then moves to (0.5, 0.5)
+    assert clf.n_iter_ < 5  # converged: s stopped changing
+    assert clf.s_history_[0].tolist() == [1.0] * 8
+    # s after the first QP for a partial instance: 0.625 / ||(0.625, 0.375)||
+    assert clf.s_history_[1][2] == pytest.approx(0.625 / np.hypot(0.625, 0.375), abs=1e-6)
+    np.testing.assert_allclose(clf.s_[[0, 2]], [1.0, 1 / np.sqrt(2)], atol=1e-6)
+    # the objective 1/2 ||w||^2 (no slack; C * libsvm's tolerance-level
+    # violations stay < 1e-3) decreases from 0.5*(0.625^2+0.375^2) to 0.25
+    assert clf.objective_[0] == pytest.approx(0.5 * (0.625**2 + 0.375**2), abs=1e-3)
+    assert clf.objective_[-1] == pytest.approx(0.25, abs=1e-3)
+    assert clf.objective_[-1] < clf.objective_[0] - 0.01
+    # decision_function = margin in the instance's own subspace times ||w||
+    f = clf.decision_function([[1.6, NAN], [1.0, 1.0], [NAN, 2.0]])
+    np.testing.assert_allclose(f, [1.6 * np.sqrt(0.5), np.sqrt(2) * np.sqrt(0.5),
+                                   2.0 * np.sqrt(0.5)], atol=1e-6)
+
+
+@pytest.mark.parametrize("kernel,kw", [
+    ("linear", {}), ("poly", {"degree": 2, "coef0": 1.0}),
+    ("poly", {"degree": 3, "coef0": 0.5, "gamma": 0.3}), ("rbf", {}), ("rbf", {"gamma": 0.2})])
+def test_no_missing_equals_svc(kernel, kw):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(80, 6))
+    y = (X[:, 0] - X[:, 2] + 0.5 * rng.normal(size=80) > 0).astype(int)
+    ref = SVC(kernel=kernel, C=2.0, **kw).fit(X, y)
+    clf = GeometricMarginSVC(kernel=kernel, C=2.0, n_iter=4, **kw).fit(X, y)
+    Xt = rng.normal(size=(30, 6))
+    np.testing.assert_allclose(clf.decision_function(Xt), ref.decision_function(Xt), atol=1e-6)
+    np.testing.assert_allclose(clf.decision_function(X), ref.decision_function(X), atol=1e-6)
+    np.testing.assert_allclose(clf.s_, 1.0, atol=1e-9)
+    # AverageNormSVC with no absent value is a plain SVM too (p_k = 1)
+    avg = AverageNormSVC(kernel=kernel, C=2.0, **kw).fit(X, y)
+    np.testing.assert_allclose(avg.decision_function(Xt), ref.decision_function(Xt), atol=1e-6)
+
+
+def block_missing(n, d, block, seed, frac=0.5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X[:, :block].sum(1) + X[:, block:2 * block].sum(1) > 0).astype(int)
+    groups = np.arange(d) // block
+    absent = rng.random((n, d // block)) < frac
+    X[absent[:, groups]] = NAN
+    return X, y, groups
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
+def test_feature_absent_everywhere_changes_nothing(kernel):
+    X, y, groups = block_missing(60, 8, 2, seed=2, frac=0.3)
+    Xe = np.column_stack([X[:, :3], np.full(60, NAN), X[:, 3:]])
+    kw = dict(kernel=kernel, C=1.0, n_iter=3, degree=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # indefinite masked rbf
+        a = GeometricMarginSVC(**kw).fit(X, y)
+        b = GeometricMarginSVC(**kw).fit(Xe, y)
+    Xt, _, _ = block_missing(20, 8, 2, seed=3, frac=0.3)
+    Xte = np.column_stack([Xt[:, :3], rng_col(20), Xt[:, 3:]])  # a value there is ignored? no:
+    # at prediction the extra feature has no weight: give it NaN and a value
+    np.testing.assert_allclose(b.decision_function(np.column_stack([Xt[:, :3], np.full(20, NAN), Xt[:, 3:]])),
+                               a.decision_function(Xt), atol=1e-8)
+    np.testing.assert_allclose(b.s_, a.s_, atol=1e-10)
+    del Xte
+
+
+def rng_col(n):
+    return np.random.default_rng(0).normal(size=n)
+
+
+def test_geometric_with_groups_matches_without():
+    X, y, groups = block_missing(80, 12, 3, seed=4)
+    for kernel in ["linear", "poly"]:
+        a = GeometricMarginSVC(kernel=kernel, n_iter=3).fit(X, y)
+        b = GeometricMarginSVC(kernel=kernel, n_iter=3, groups=groups).fit(X, y)
+        np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-8)
+
+
+def test_scales_match_brute_force_poly():
+    """s_i for poly computed by hand: restrict every support vector to the
+    instance's valid features and evaluate the double sum directly."""
+    X, y, groups = block_missing(50, 6, 2, seed=5, frac=0.4)
+    clf = GeometricMarginSVC(kernel="poly", degree=2, gamma=0.5, coef0=1.0, n_iter=2).fit(X, y)
+    sv = X[clf.support_]
+    beta = clf.beta_
+
+    def norm2(P):
+        Z = np.where(np.isnan(sv) | ~P, 0.0, sv)
+        K = (0.5 * Z @ Z.T + 1.0) ** 2
+        return beta @ K @ beta
+
+    full = norm2(np.ones(6, dtype=bool))
+    for i in range(10):
+        P = ~np.isnan(X[i])
+        if P.any():
+            assert clf.s_[i] == pytest.approx(max(np.sqrt(norm2(P) / full), 1e-3), rel=1e-8)
+
+
+def test_instance_with_no_valid_feature():
+    X, y, _ = block_missing(40, 4, 2, seed=6, frac=0.3)
+    X[0] = NAN
+    for kernel in ["linear", "poly"]:
+        clf = GeometricMarginSVC(kernel=kernel, n_iter=3).fit(X, y)  # RuntimeWarnings are errors
+        assert clf.s_[0] == 1.0
+        f = clf.decision_function(np.array([[NAN] * 4, [1.0, NAN, NAN, NAN]]))
+        assert f[0] == clf.intercept_[0]
+        assert np.isfinite(f).all()
+        avg = AverageNormSVC(kernel=kernel).fit(X, y)
+        assert avg.decision_function(np.full((1, 4), NAN))[0] == avg.intercept_[0]
+
+
+def test_average_norm_is_rescaled_svm():
+    """avg|w| for the linear kernel: SVC on x_k / sqrt(p_k) (zero-filled)."""
+    X, y, _ = block_missing(60, 6, 2, seed=7, frac=0.4)
+    X[:, 5] = NAN  # never valid: dropped
+    p = (~np.isnan(X)).mean(0)
+    Xs = np.nan_to_num(X[:, :5]) / np.sqrt(p[:5])
+    ref = SVC(kernel="linear", C=1.0).fit(Xs, y)
+    avg = AverageNormSVC(C=1.0).fit(X, y)
+    np.testing.assert_allclose(avg.decision_function(X), ref.decision_function(Xs), atol=1e-6)
+    # objective: (1/n) sum_i ||w^(i)||^2 = sum_k p_k w_k^2 = ||v||^2 of the scaled SVM
+    w = avg.coef_
+    np.testing.assert_allclose((p * w * w).sum(), (ref.coef_[0] ** 2).sum(), rtol=1e-8)
+    assert w[5] == 0.0
+
+
+def test_iterations_change_the_solution_with_missing_values():
+    X, y, groups = block_missing(120, 8, 2, seed=8)
+    clf = GeometricMarginSVC(n_iter=4, groups=groups).fit(X, y)
+    assert len(clf.s_history_) == clf.n_iter_ + 1 == len(clf.objective_) + 1
+    assert np.ptp(clf.s_) > 0.05  # instances do get different scales
+    # s_ are ||w^(i)|| / ||w|| of the final w
+    w = clf.coef_
+    M = ~np.isnan(X)
+    expected = np.maximum(np.sqrt(M @ (w * w) / (w @ w)), 1e-3)
+    expected[~M.any(1)] = 1.0  # rows with no valid feature
+    assert (~M.any(1)).sum() > 0
+    np.testing.assert_allclose(clf.s_, expected, rtol=1e-10)
+
+
+def test_predict_labels_and_sign():
+    X, y, _ = block_missing(60, 4, 1, seed=9, frac=0.2)
+    labels = np.where(y == 1, "pos", "neg")
+    clf = GeometricMarginSVC().fit(X, labels)
+    assert clf.classes_.tolist() == ["neg", "pos"]
+    f = clf.decision_function(X)
+    assert (clf.predict(X) == np.where(f > 0, "pos", "neg")).all()
+    assert (clf.predict(X) == labels).mean() >= 0.75
+
+
+@pytest.mark.parametrize("Est", [GeometricMarginSVC, AverageNormSVC])
+def test_bad_input(Est):
+    X, y, _ = block_missing(20, 4, 2, seed=10, frac=0.2)
+    with pytest.raises(ValueError, match="Only binary classification is supported"):
+        Est().fit(X, np.arange(20) % 3)
+    with pytest.raises(ValueError, match="exactly two classes; got 1"):
+        Est().fit(X, np.ones(20))
+    Xi = X.copy()
+    Xi[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        Est().fit(Xi, y)
+    with pytest.raises(ValueError, match="every value is absent"):
+        Est().fit(np.full((20, 4), NAN), y)
+    with pytest.raises(ValueError, match=r"'groups' parameter of .* length n_features=4"):
+        Est(groups=[0, 1]).fit(X, y)
+    with pytest.raises(ValueError, match=r"The 'C' parameter of \w+ must be a float > 0. Got -1 instead."):
+        Est(C=-1).fit(X, y)
+    with pytest.raises(ValueError, match=r"'kernel' parameter .* one of 'linear', 'poly', 'rbf'. Got 'sigmoid'"):
+        Est(kernel="sigmoid").fit(X, y)
+    with pytest.raises(ValueError, match="'gamma' parameter"):
+        Est(gamma=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="'degree' parameter"):
+        Est(degree=0).fit(X, y)
+
+
+def test_bad_n_iter():
+    X, y, _ = block_missing(20, 4, 2, seed=10, frac=0.2)
+    for bad in (0, 1.5, "3"):
+        with pytest.raises(ValueError, match=r"The 'n_iter' parameter of GeometricMarginSVC must be an int >= 1"):
+            GeometricMarginSVC(n_iter=bad).fit(X, y)
+
+
+@pytest.mark.parametrize("est", [GeometricMarginSVC(), GeometricMarginSVC(kernel="poly", n_iter=2),
+                                 AverageNormSVC()], ids=["geometric-linear", "geometric-poly", "avg"])
+def test_check_estimator(est):
+    # every check must pass: no expected failures for these two estimators
+    check_estimator(est)
