@@ -1,0 +1,180 @@
+"""Tests for featurize.network: loaders (all formats, iFF708) and the directed network."""
+
+from __future__ import annotations
+
+import json
+
+import cobra
+import pytest
+
+from featurize.exceptions import InputFileError, UnknownGeneError
+from featurize.network import build_directed_network, load_model, metabolite_keys
+from fixtures.toy_network import toy_model
+
+# hand-computed from the reaction list in tests/fixtures/toy_network.py
+TOY_DIRECTED = ["T_A", "R1", "R2", "R2__rev", "R3__rev", "R4a", "R5"]
+TOY_SUBSTRATES = {"T_A": {"A"}, "R1": {"A"}, "R2": {"B"}, "R2__rev": {"C"}, "R3__rev": {"D"},
+                  "R4a": {"D"}, "R5": {"B"}}
+TOY_PRODUCTS = {"T_A": {"A"}, "R1": {"B"}, "R2": {"C"}, "R2__rev": {"B"}, "R3__rev": {"C"},
+                "R4a": set(), "R5": {"D"}}
+TOY_DEGREE = {"A": 2, "B": 4, "C": 3, "D": 3, "E": 1, "atp": 6, "adp": 6}
+
+
+def test_toy_directed_network_hand_computed():
+    net = build_directed_network(toy_model(), n_currency=2, extra_currency=("E",))
+    assert list(net.reactions.index) == TOY_DIRECTED
+    assert net.dropped == {"boundary": ("EX_A", "DM_E"), "biomass": ("OBJ",), "empty": ()}
+    assert net.merged == {"R4a": ("R4a", "R4b")} and net.n_merged == 1
+    assert net.degree == TOY_DEGREE
+    assert net.currency == ("adp", "atp", "E")  # tie at degree 6 broken by key, then the extra one
+    assert {k: set(v) for k, v in net.substrates.items()} == TOY_SUBSTRATES
+    assert {k: set(v) for k, v in net.products.items()} == TOY_PRODUCTS
+    df = net.reactions
+    assert df.loc["R3__rev", "equation"] == "D + ADP -> C + ATP"  # irreversible-backward: reversed
+    assert df.loc["R3__rev", "reaction_id"] == "R3" and df.loc["R3__rev", "direction"] == "reverse"
+    assert df.loc["R2__rev", "equation"] == "C + ADP -> B + ATP"
+    assert df.loc["T_A", "equation"] == "A [extracellular] -> A [cytosol]"
+    assert df.loc["R4a", "genes"] == ("g4a", "g4b")
+    assert df.loc["R4a", "ec_numbers"] == "2.7.1.9;2.7.1.10"
+    assert df.loc["R4a", "model_reactions"] == "R4a;R4b"
+    assert df.loc["T_A", "genes"] == () and df.loc["R1", "ec_numbers"] == "2.7.1.1"
+
+
+def test_toy_no_merge_no_currency():
+    net = build_directed_network(toy_model(), n_currency=0, merge_isozymes=False)
+    assert list(net.reactions.index) == TOY_DIRECTED[:-1] + ["R4b", "R5"]
+    assert net.currency == () and net.n_merged == 0
+    assert set(net.substrates["R1"]) == {"A", "atp"} and set(net.products["R4b"]) == {"E", "adp"}
+
+
+def test_biomass_by_name_and_bad_parameter():
+    m = toy_model()
+    m.objective = "R5"  # R5 is dropped as the objective, OBJ only by its name
+    m.reactions.OBJ.name = "Biomass production"
+    net = build_directed_network(m, n_currency=0)
+    assert set(net.dropped["biomass"]) == {"OBJ", "R5"}
+    with pytest.raises(ValueError, match="'n_currency' parameter of build_directed_network must be an int >= 0. Got -1"):
+        build_directed_network(m, n_currency=-1)
+
+
+@pytest.mark.parametrize("fmt", ["json", "yml", "xml", "mat"])
+def test_load_model_all_formats_roundtrip(tmp_path, fmt):
+    m = toy_model()
+    path = tmp_path / f"toy.{fmt}"
+    {"json": cobra.io.save_json_model, "yml": cobra.io.save_yaml_model,
+     "xml": cobra.io.write_sbml_model, "mat": cobra.io.save_matlab_model}[fmt](m, str(path))
+    loaded = load_model(path)
+    assert len(loaded.reactions) == 10 and len(loaded.genes) == 6
+    net = build_directed_network(loaded, n_currency=2, extra_currency=("E",))
+    assert len(net.reactions) == len(TOY_DIRECTED)
+    assert net.n_merged == 1 and net.currency == ("adp", "atp", "E")
+
+
+def test_truncated_sbml_names_file(tmp_path, mirror):
+    src = (mirror / "yeast/network/iFF708.xml").read_bytes()
+    bad = tmp_path / "iFF708_truncated.xml"
+    bad.write_bytes(src[: len(src) // 2])
+    with pytest.raises(InputFileError, match="iFF708_truncated.xml: not a readable SBML file.*truncated"):
+        load_model(bad)
+
+
+def test_truncated_sbml_small(tmp_path):
+    path = tmp_path / "toy.xml"
+    cobra.io.write_sbml_model(toy_model(), str(path))
+    text = path.read_text()
+    path.write_text(text[: int(len(text) * 0.6)])
+    with pytest.raises(InputFileError, match="toy.xml"):
+        load_model(path)
+
+
+def test_unknown_gene_in_json_rule(tmp_path):
+    path = tmp_path / "bad.json"
+    cobra.io.save_json_model(toy_model(), str(path))
+    doc = json.loads(path.read_text())
+    for r in doc["reactions"]:
+        if r["id"] == "R1":
+            r["gene_reaction_rule"] = "g1 or YFAKE01W"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(UnknownGeneError, match=r"bad.json: reaction 'R1'.*\['YFAKE01W'\]"):
+        load_model(path)
+
+
+def test_bad_inputs(tmp_path):
+    with pytest.raises(InputFileError, match="no such file"):
+        load_model(tmp_path / "missing.xml")
+    p = tmp_path / "model.csv"
+    p.write_text("a,b\n")
+    with pytest.raises(InputFileError, match="unsupported model file type '.csv'"):
+        load_model(p)
+    p = tmp_path / "broken.json"
+    p.write_text('{"reactions": [')
+    with pytest.raises(InputFileError, match="broken.json: cannot parse JSON"):
+        load_model(p)
+
+
+def test_name_based_keys_strip_compartment_tags():
+    m = cobra.Model("x")
+    m.compartments = {"C_1": "Mitochondrion", "C_2": "Cytoplasm"}
+    m.add_metabolites([cobra.Metabolite("M_1", name="ATP", compartment="C_1"),
+                       cobra.Metabolite("M_2", name="ATP", compartment="C_2"),
+                       cobra.Metabolite("M_3", name="NADH [Cytoplasm]", compartment="C_2"),
+                       cobra.Metabolite("M_4", name="", compartment="C_2")])
+    assert metabolite_keys(m) == {"M_1": "ATP", "M_2": "ATP", "M_3": "NADH", "M_4": "M_4"}
+
+
+# ------------------------------------------------------------------ real data
+@pytest.fixture(scope="module")
+def iff708(mirror):
+    return load_model(mirror / "yeast/network/iFF708.xml")
+
+
+def test_iff708_loader(iff708):
+    m = iff708
+    assert len(m.genes) == 619
+    assert sum(1 for r in m.reactions if r.genes) == 944
+    # 1382 reactions in the file; the 3 complex-assembly pseudo-reactions are left out
+    assert m.notes["geomargin_dropped_assembly_reactions"] == ["R_1380", "R_1381", "R_1382"]
+    assert len(m.reactions) + 3 == 1382
+    glk = m.reactions.get_by_id("R_GLK1_1")
+    assert glk.gene_reaction_rule == "YCL040W" and glk.bounds == (0.0, 1000.0)
+    assert glk.annotation["ec-code"] == ["2.7.1.2"]
+    # a complex modifier (Cx_3 = YKL192C:YER061C:YOR221C:YKL055C) becomes an AND rule
+    cx = [r for r in m.reactions if " and " in r.gene_reaction_rule]
+    assert cx and all({g.id for g in r.genes} for r in cx)
+    assert "YKL192C and YER061C and YOR221C and YKL055C" in {r.gene_reaction_rule.strip("()") for r in cx}
+    # bounds are read: not everything is reversible any more
+    assert sum(r.lower_bound < 0 for r in m.reactions) == 402
+    # ATP in two compartments shares one key
+    keys = metabolite_keys(m)
+    assert keys["M_m220"] == keys["M_m221"] == "ATP"
+
+
+def test_iff708_directed_network(iff708):
+    net = build_directed_network(iff708)
+    assert set(net.dropped["biomass"]) == {"R_GROWTH", "R_VGRO"}
+    assert len(net.dropped["boundary"]) == 210  # 105 uptake + 105 excretion
+    assert {"ATP", "ADP", "NADH", "NAD(+)", "H(+)"} <= set(net.currency) and len(net.currency) == 14
+    # independent count: forward + backward directions over the merged reactions
+    nonboundary = [r for r in iff708.reactions if r.id not in set(net.dropped["boundary"]) | set(net.dropped["biomass"])]
+    groups = {}
+    for r in nonboundary:
+        groups.setdefault(frozenset((m.id, c) for m, c in r.metabolites.items()), []).append(r)
+    expected = sum((min(x.lower_bound for x in g) < 0) + (max(x.upper_bound for x in g) > 0) for g in groups.values())
+    assert len(net.reactions) == expected
+    assert net.n_merged == len(nonboundary) - len(groups)
+    row = net.reactions.loc["R_GLK1_1"]
+    assert row["genes"] == ("YCL040W", "YFR053C", "YGL253W")  # merged with hexokinases HXK1/HXK2
+    assert "ATP" in row["equation"] and " -> " in row["equation"]
+
+
+def test_imm904_directed_network(mirror):
+    m = load_model(mirror / "yeast/network/iMM904.json")
+    net = build_directed_network(m)
+    assert net.dropped["biomass"] == ("BIOMASS_SC5_notrace",)
+    assert len(net.dropped["boundary"]) == len(m.boundary) == 164
+    assert {"h", "h2o", "atp", "adp", "pi", "nad", "nadh"} <= set(net.currency)
+    # compartment-free keys: glucose in cytosol and outside is one key
+    keys = metabolite_keys(m)
+    assert keys["glc__D_c"] == keys["glc__D_e"] == "glc__D"
+    assert net.n_merged == sum(len(v) - 1 for v in net.merged.values())
+    assert all(" -> " in e for e in net.reactions["equation"])
