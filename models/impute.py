@@ -25,9 +25,11 @@ chains them with the SVM.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.impute import SimpleImputer
 from sklearn.mixture import GaussianMixture
 from sklearn.utils.validation import check_is_fitted, check_random_state
@@ -163,12 +165,28 @@ class FlagsImputer(_AbsentTransformer):
 
 
 # --------------------------------------------------------------------------- kNN
-def masked_sq_distances(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _column_patterns(*masks: np.ndarray) -> np.ndarray:
+    """Label columns by their missingness over the stacked row masks.
+
+    Columns with equal labels have identical masks in every given matrix
+    (for block-missing data: one label per block).
+    """
+    key = np.packbits(np.vstack(masks), axis=0)
+    _, inverse = np.unique(key, axis=1, return_inverse=True)
+    return inverse.ravel()
+
+
+def masked_sq_distances(A: np.ndarray, B: np.ndarray,
+                        col_pattern: np.ndarray | None = None
+                        ) -> tuple[np.ndarray, np.ndarray]:
     """Squared distances over features valid in both rows, and their counts.
 
     Returns ``(D, n_common)`` where ``D[i, j] = sum over common features of
     (A[i, f] - B[j, f])**2`` and ``n_common[i, j]`` is the number of common
-    features. Computed with three float matrix products.
+    features. ``D = (A^2) M_B^T + M_A (B^2)^T - 2 A B^T`` with absent
+    entries set to 0 and ``M`` the presence masks; columns that share a
+    missingness pattern (``col_pattern``, computed if not given) are summed
+    first, so for block-missing data only ``A B^T`` costs O(n m d).
 
     Examples
     --------
@@ -178,13 +196,29 @@ def masked_sq_distances(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.nd
     >>> D, n
     (array([[4.]]), array([[1.]]))
     """
-    ma, mb = valid_mask(A).astype(np.float64), valid_mask(B).astype(np.float64)
-    a, b = np.nan_to_num(A, nan=0.0), np.nan_to_num(B, nan=0.0)
-    D = (a * a) @ mb.T
-    D += ma @ (b * b).T
+    ma, mb = valid_mask(A), valid_mask(B)
+    if col_pattern is None:
+        col_pattern = _column_patterns(ma, mb)
+    n_pat = int(col_pattern.max()) + 1 if col_pattern.size else 0
+    rep = np.zeros(n_pat, dtype=np.intp)
+    rep[col_pattern[::-1]] = np.arange(col_pattern.size)[::-1]  # first column per pattern
+    size = np.bincount(col_pattern, minlength=n_pat).astype(np.float64)
+    a, b = np.where(ma, A, 0.0), np.where(mb, B, 0.0)
+    if n_pat < 0.5 * A.shape[1]:
+        S = np.zeros((A.shape[1], n_pat))
+        S[np.arange(A.shape[1]), col_pattern] = 1.0
+        pa, pb = ma[:, rep].astype(np.float64), mb[:, rep].astype(np.float64)
+        D = ((a * a) @ S) @ pb.T
+        D += pa @ ((b * b) @ S).T
+        counts = (pa * size) @ pb.T
+    else:
+        fa, fb = ma.astype(np.float64), mb.astype(np.float64)
+        D = (a * a) @ fb.T
+        D += fa @ (b * b).T
+        counts = fa @ fb.T
     D -= 2.0 * (a @ b.T)
     np.maximum(D, 0.0, out=D)
-    return D, ma @ mb.T
+    return D, counts
 
 
 class MaskedKNNImputer(_AbsentTransformer):
@@ -260,15 +294,13 @@ class MaskedKNNImputer(_AbsentTransformer):
         rows = np.flatnonzero(miss.any(axis=1))
         if rows.size == 0:
             return outs
-        D, n_common = masked_sq_distances(X[rows], F)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            D = D / n_common
-        D[n_common == 0] = np.inf
         # columns with identical (receiver, donor) missingness share neighbours
         fmiss = np.isnan(F)
-        key = np.vstack([miss[rows], fmiss])
-        _, col_pattern = np.unique(np.packbits(key, axis=0), axis=1, return_inverse=True)
-        col_pattern = col_pattern.ravel()
+        col_pattern = _column_patterns(~miss[rows], ~fmiss)
+        D, n_common = masked_sq_distances(X[rows], F, col_pattern)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            D /= n_common
+        D[n_common == 0] = np.inf
         kmax = max(ks)
         for p in np.unique(col_pattern):
             cols = np.flatnonzero(col_pattern == p)
@@ -311,8 +343,8 @@ class EMImputer(_AbsentTransformer):
 
     1. fill absent entries with the observed feature means;
     2. fit :class:`~sklearn.mixture.GaussianMixture`
-       (``covariance_type="spherical"``) on the filled data, warm-started
-       from the previous iteration's parameters;
+       (``covariance_type="spherical"``, at most ``max_iter`` steps) on the
+       filled data, warm-started from the previous round's mixture;
     3. for every instance compute the component posteriors from its
        *observed* features only: the log density of component ``k`` is
        ``log pi_k - 1/2 * (sum_obs (x_f - mu_kf)^2 / s2_k + n_obs * log(2 pi s2_k))``;
@@ -335,8 +367,11 @@ class EMImputer(_AbsentTransformer):
     tol : float, default=1e-3
         Stop when ``||X_new - X_old|| / ||X_old||`` over the absent entries
         falls below ``tol``.
-    max_iter : int, default=50
-        ``max_iter`` of each GaussianMixture fit.
+    max_iter : int, default=3
+        GaussianMixture EM steps per round (warm-started, so the rounds
+        together form one interleaved EM: a few mixture steps, a refill,
+        a few more steps...). The first round also runs k-means
+        initialisation.
     reg_covar : float, default=1e-6
         Passed to GaussianMixture.
     random_state : int, RandomState or None
@@ -346,7 +381,7 @@ class EMImputer(_AbsentTransformer):
     ----------
     gmm_ : GaussianMixture
         The final mixture.
-    n_em_iter_ : int
+    n_iter_ : int
         Rounds done.
     col_means_ : ndarray of shape (n_features,)
 
@@ -360,7 +395,7 @@ class EMImputer(_AbsentTransformer):
     """
 
     def __init__(self, n_components: int = 5, n_em_iter: int = 10, tol: float = 1e-3,
-                 max_iter: int = 50, reg_covar: float = 1e-6, random_state=None):
+                 max_iter: int = 3, reg_covar: float = 1e-6, random_state=None):
         self.n_components = n_components
         self.n_em_iter = n_em_iter
         self.tol = tol
@@ -369,21 +404,19 @@ class EMImputer(_AbsentTransformer):
         self.random_state = random_state
 
     def _fill(self, X: np.ndarray, miss: np.ndarray) -> np.ndarray:
-        """Posterior-weighted component means for the absent entries of X."""
+        """X with absent entries replaced by posterior-weighted component means."""
         g = self.gmm_
         mu, var, logw = g.means_, g.covariances_, np.log(g.weights_)
         obs = (~miss).astype(np.float64)
         xz = np.where(miss, 0.0, X)
-        sq = (xz * xz).sum(axis=1)[:, None] - 2.0 * (xz @ mu.T) + obs @ (mu * mu).T
+        sq = np.einsum("ij,ij->i", xz, xz)[:, None] - 2.0 * (xz @ mu.T) + obs @ (mu * mu).T
         np.maximum(sq, 0.0, out=sq)
         n_obs = obs.sum(axis=1)[:, None]
         logp = logw[None, :] - 0.5 * (sq / var[None, :] + n_obs * np.log(2 * np.pi * var)[None, :])
         logp -= logp.max(axis=1, keepdims=True)
         r = np.exp(logp)
         r /= r.sum(axis=1, keepdims=True)
-        out = X.copy()
-        out[miss] = (r @ mu)[miss]
-        return out
+        return np.where(miss, r @ mu, X)
 
     def fit(self, X, y=None):
         """Alternate mixture fits and posterior refills."""
@@ -410,18 +443,19 @@ class EMImputer(_AbsentTransformer):
         sums = np.where(miss, 0.0, X).sum(axis=0)
         self.col_means_ = np.divide(sums, cnt, out=np.zeros_like(sums), where=cnt > 0)
         Xf = np.where(miss, self.col_means_[None, :], X)
-        gmm = GaussianMixture(n_components=n_components, covariance_type="spherical",
-                              max_iter=self.max_iter, reg_covar=self.reg_covar,
-                              random_state=seed)
-        self.n_em_iter_ = 0
+        # warm_start: each round continues from the previous round's mixture
+        self.gmm_ = GaussianMixture(n_components=n_components, covariance_type="spherical",
+                                    max_iter=self.max_iter, reg_covar=self.reg_covar,
+                                    random_state=seed, warm_start=True)
+        self.n_iter_ = 0
         for it in range(n_em_iter):
-            if it > 0:  # warm start from the previous mixture
-                gmm.set_params(weights_init=self.gmm_.weights_, means_init=self.gmm_.means_,
-                               precisions_init=self.gmm_.precisions_)
-            self.gmm_ = gmm.fit(Xf)
-            gmm = GaussianMixture(**gmm.get_params())
+            with warnings.catch_warnings():
+                # a round may stop before the mixture converges (max_iter
+                # steps per round); the rounds continue where it stopped
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                self.gmm_.fit(Xf)
             new = self._fill(X, miss)
-            self.n_em_iter_ = it + 1
+            self.n_iter_ = it + 1
             old_v, new_v = Xf[miss], new[miss]
             change = np.linalg.norm(new_v - old_v) / max(np.linalg.norm(old_v), 1e-12)
             Xf = new
