@@ -63,7 +63,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve, eigh, solve_triangular
+from scipy.linalg import cho_factor, cho_solve, eigh
 from scipy.special import digamma, logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
@@ -349,7 +349,7 @@ class GaussianMixtureEM(BaseEstimator):
             logdet = np.sum(np.log(Do)) + 2 * np.sum(np.log(np.diag(Mc[0])))
             lp = -0.5 * (quad + logdet + o.size * _LOG2PI)
             cm = mu[m] + Mt @ W[m].T
-            Linv = solve_triangular(Mc[0], np.eye(W.shape[1]), lower=True)  # M^{-1} = Linv^T Linv
+            Linv = np.linalg.inv(np.tril(Mc[0]))  # M^{-1} = Linv^T Linv
             return lp, cm, D[m].copy(), W[m] @ Linv.T
         # full covariance, via the precision matrix
         if prec_override is not None:
@@ -368,7 +368,7 @@ class GaussianMixtureEM(BaseEstimator):
         logdet_oo = logdetS + 2 * np.sum(np.log(np.diag(L[0])))
         lp = -0.5 * (quad + logdet_oo + o.size * _LOG2PI)
         cm = mu[m] - Pv
-        U = solve_triangular(L[0], np.eye(m.size), lower=True).T  # U U^T = Pmm^{-1}
+        U = np.linalg.inv(np.tril(L[0])).T  # U U^T = Pmm^{-1}
         return lp, cm, np.zeros(m.size), U
 
     def _prepare_full(self):
