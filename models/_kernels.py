@@ -218,6 +218,13 @@ class PatternNorms:
         """``||w||^2`` (all features)."""
         return float(self.norms(np.ones((1, self.d), dtype=bool))[0])
 
+    def norms_and_full(self, Mq: np.ndarray) -> tuple[np.ndarray, float]:
+        """``(norms(Mq), ||w||^2)`` in one pass (the all-features pattern is
+        compatible with any block partition)."""
+        Mq = np.asarray(Mq, dtype=bool)
+        out = self.norms(np.vstack([Mq, np.ones((1, self.d), dtype=bool)]))
+        return out[:-1], float(out[-1])
+
     def norms(self, Mq: np.ndarray) -> np.ndarray:
         """Squared norms of ``w`` restricted to each row pattern of ``Mq``."""
         Mq = np.asarray(Mq, dtype=bool)
@@ -256,24 +263,28 @@ class PatternNorms:
         T1 = np.add.reduceat((self.w * self.w)[order], starts) if G else np.zeros(0)
         T2 = np.zeros((G, G))
         if self.degree >= 2 and G:
+            # Z = X0.T diag(beta) X0 is symmetric: compute the block-upper
+            # triangle in column chunks aligned to block starts, then mirror.
             X0 = self.X0[:, order]
             Xb = X0 * self.beta[:, None]
             d = X0.shape[1]
-            step = max(1, _CHUNK_ELEMENTS // max(d, 1))
-            # chunk boundaries aligned to block starts to keep block sums exact
+            # about 8 chunks (upper triangle ~ 56% of the full product)
+            step = max(1, min(_CHUNK_ELEMENTS // max(d, 1), -(-d // 8)))
             cuts = [0]
-            for s in starts[1:]:
-                if s - cuts[-1] >= step:
-                    cuts.append(int(s))
+            for st in starts[1:]:
+                if st - cuts[-1] >= step:
+                    cuts.append(int(st))
             cuts.append(d)
-            bidx = np.searchsorted(starts, cuts[:-1], side="right") - 1
             for k in range(len(cuts) - 1):
                 a, b = cuts[k], cuts[k + 1]
-                Zc = Xb.T @ X0[:, a:b]           # (d, b-a)
+                g0 = int(np.searchsorted(starts, a))          # first block of the chunk
+                g1 = int(np.searchsorted(starts, b))          # one past its last block
+                Zc = Xb[:, a:].T @ X0[:, a:b]                  # rows a..d, columns a..b
                 Zc *= Zc
-                rows = np.add.reduceat(Zc, starts, axis=0)         # (G, b-a)
-                local = starts[(starts >= a) & (starts < b)] - a
-                T2[:, bidx[k]:bidx[k] + len(local)] = np.add.reduceat(rows, local, axis=1)
+                rows = np.add.reduceat(Zc, starts[g0:] - a, axis=0)   # (G - g0, b - a)
+                T2[g0:, g0:g1] = np.add.reduceat(rows, starts[g0:g1] - a, axis=1)
+            iu = np.triu_indices(G, 1)
+            T2[iu] = T2.T[iu]
         return T2, T1
 
     # -- generic: per distinct pattern ---------------------------------------

@@ -265,8 +265,8 @@ class GeometricMarginSVC(_MaskedSVCBase):
             beta = dual / s[sv]
             norms = PatternNorms(X0[sv], M[sv], beta, self.kernel, self.degree,
                                  self.gamma_, self.coef0, groups)
-            wn2 = norms.full_norm()
-            s_new, ok = _scales(norms, M, wn2)
+            nrm, wn2 = norms.norms_and_full(M)
+            s_new, ok = _scales(norms, M, wn2, nrm)
             if not ok:
                 warnings.warn(
                     f"GeometricMarginSVC: ||w||^2 = {wn2:.3g} <= 0 at iteration {t + 1} "
@@ -274,7 +274,9 @@ class GeometricMarginSVC(_MaskedSVCBase):
                     "vectors); scales are reset to 1 and the iteration stops, i.e. the "
                     "model is a plain SVM on the masked kernel. Consider kernel='linear' "
                     "or 'poly' with coef0 >= 0.", UserWarning, stacklevel=2)
-            raw = K[:, sv] @ beta
+            beta_full = np.zeros(n)
+            beta_full[sv] = beta
+            raw = K @ beta_full
             f = raw / s_new + b
             f[empty] = b
             obj = 0.5 * max(wn2, 0.0) + C * float(np.maximum(0.0, 1.0 - ys * f).sum())
@@ -347,7 +349,8 @@ class GeometricMarginSVC(_MaskedSVCBase):
         return f
 
 
-def _scales(norms: PatternNorms, M: np.ndarray, wn2: float) -> tuple[np.ndarray, bool]:
+def _scales(norms: PatternNorms, M: np.ndarray, wn2: float,
+            num: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
     """Per-row ``s = ||w^(i)|| / ||w||`` (1 for empty rows, floored at S_MIN).
 
     Returns ``(s, ok)``; ``ok`` is False when ``||w|| = 0`` (then ``s = 1``).
@@ -355,7 +358,7 @@ def _scales(norms: PatternNorms, M: np.ndarray, wn2: float) -> tuple[np.ndarray,
     n = M.shape[0]
     if not np.isfinite(wn2) or wn2 <= 0.0:
         return np.ones(n), False
-    num = np.maximum(norms.norms(M), 0.0)
+    num = np.maximum(norms.norms(M) if num is None else num, 0.0)
     s = np.sqrt(num / wn2)
     np.maximum(s, S_MIN, out=s)
     s[~M.any(axis=1)] = 1.0
