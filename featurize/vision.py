@@ -342,20 +342,25 @@ def _search_regions(positions: np.ndarray, radius: int, patch_size: int,
 def _block_candidates(blocks: np.ndarray, threshold: float, max_candidates: int):
     """Local maxima of each block (n, bh, bw) scoring above ``threshold``.
 
-    A pixel is a local maximum when it is >= each of its (up to 8) neighbours
-    inside the block. Returns ``(flat index (n, K) or -1, score (n, K) or NaN)``
+    A pixel is a local maximum when it is > each of its (up to 8) neighbours
+    inside the block that come before it in raster order and >= those after
+    it (so a flat plateau gives a single candidate). Returns ``(flat index (n, K) or -1, score (n, K) or NaN)``
     ordered by decreasing score (ties: lower flat index first).
     """
     n, bh, bw = blocks.shape
     b = np.where(np.isfinite(blocks), blocks, -np.inf)
     pad = np.full((n, bh + 2, bw + 2), -np.inf, dtype=b.dtype)
     pad[:, 1:-1, 1:-1] = b
-    nb = np.full_like(b, -np.inf)
+    # Neighbours earlier in raster order must be strictly lower, later ones
+    # lower or equal: a plateau yields one candidate (its first pixel).
+    before = np.full_like(b, -np.inf)
+    after = np.full_like(b, -np.inf)
     for dr in (-1, 0, 1):
         for dc in (-1, 0, 1):
             if dr or dc:
-                np.maximum(nb, pad[:, 1 + dr:1 + dr + bh, 1 + dc:1 + dc + bw], out=nb)
-    ok = (b >= nb) & (b > threshold)
+                tgt = before if (dr < 0 or (dr == 0 and dc < 0)) else after
+                np.maximum(tgt, pad[:, 1 + dr:1 + dr + bh, 1 + dc:1 + dc + bw], out=tgt)
+    ok = (b > before) & (b >= after) & (b > threshold)
     score = np.where(ok, b, -np.inf).reshape(n, -1)
     K = min(max_candidates, bh * bw)
     order = np.argsort(-score, axis=1, kind="stable")[:, :K]
