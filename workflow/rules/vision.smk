@@ -1,0 +1,111 @@
+# Part-based car detection (Chechik et al. 2008, Sec. 4.1) on the UIUC cars:
+# fetch -> per-fold landmark-candidate features (featurizer fitted on the
+# fold's training crops only) -> per-method CV -> accuracy table + chart;
+# and sliding-window detection on the 170 single-scale test scenes.
+
+VIS = config["vision"]
+VIS_DIR = "results/vision"
+VIS_FEAT = {k: VIS[k] for k in ("n_landmarks", "patch_size", "max_candidates", "threshold",
+                                "search_radius", "n_pca", "min_distance")}
+
+
+rule vision_fold_features:
+    input:
+        data=rules.fetch_uiuc_cars.output[0],
+    output:
+        f"{VIS_DIR}/features/fold{{fold}}.npz",
+    wildcard_constraints:
+        fold=r"\d+",
+    params:
+        featurizer=VIS_FEAT,
+        n_splits=VIS["n_splits"],
+        seed=config["seed"],
+    log:
+        "logs/vision/features_fold{fold}.log",
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=20,
+    script:
+        "../scripts/vision_features.py"
+
+
+rule vision_cv:
+    input:
+        expand(f"{VIS_DIR}/features/fold{{fold}}.npz", fold=range(VIS["n_splits"])),
+    output:
+        folds=f"{VIS_DIR}/cv/{{method}}.tsv",
+        scores=f"{VIS_DIR}/cv/{{method}}_scores.tsv",
+    params:
+        val_fraction=VIS["val_fraction"],
+        grid=lambda wc: VIS["param_grids"].get(wc.method),
+        seed=config["seed"],
+    log:
+        "logs/vision/cv_{method}.log",
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    script:
+        "../scripts/vision_cv.py"
+
+
+rule vision_detection_accuracy:
+    input:
+        expand(f"{VIS_DIR}/cv/{{method}}.tsv", method=VIS["methods"]),
+    output:
+        table="results/detection_accuracy.tsv",
+        plot=f"{VIS_DIR}/detection_accuracy.png",
+    params:
+        methods=VIS["methods"],
+        n_features=VIS["n_landmarks"] * VIS["max_candidates"] * VIS["n_pca"],
+    log:
+        "logs/vision/detection_accuracy.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/vision_accuracy.py"
+
+
+rule vision_scene_method:
+    input:
+        data=rules.fetch_uiuc_cars.output[0],
+    output:
+        f"{VIS_DIR}/scenes/{{method}}_detections.tsv",
+    params:
+        featurizer=VIS_FEAT,
+        stride=VIS["stride"],
+        nms_radius=VIS["nms_radius"],
+        val_fraction=VIS["val_fraction"],
+        grid=lambda wc: VIS["param_grids"].get(wc.method),
+        seed=config["seed"],
+    log:
+        "logs/vision/scenes_{method}.log",
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    script:
+        "../scripts/vision_scenes.py"
+
+
+rule vision_scene_detection:
+    input:
+        data=rules.fetch_uiuc_cars.output[0],
+        detections=expand(f"{VIS_DIR}/scenes/{{method}}_detections.tsv", method=VIS["scene_methods"]),
+    output:
+        table=f"{VIS_DIR}/scene_detection.tsv",
+        plot=f"{VIS_DIR}/scene_detection.png",
+    params:
+        methods=VIS["scene_methods"],
+        tolerance=VIS["tolerance"],
+    log:
+        "logs/vision/scene_detection.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/vision_scene_report.py"

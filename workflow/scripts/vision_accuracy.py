@@ -1,0 +1,42 @@
+"""Accuracy table and bar chart of every method (mean +- SEM over folds),
+beside the figures of Chechik et al. (their own image set, test error)."""
+
+from _bootstrap import setup
+
+log = setup(snakemake)  # noqa: F821 - injected by Snakemake
+smk = snakemake  # noqa: F821
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from featurize.io import atomic_path, write_tsv_atomic  # noqa: E402
+from models.registry import get_method  # noqa: E402
+
+PAPER_ERROR = {"geometric": 0.276, "zero": 0.392, "mean": 0.386, "flags": 0.405, "knn": 0.483, "em": 0.383}
+rows = []
+for method, path in zip(smk.params.methods, smk.input):
+    f = pd.read_csv(path, sep="\t")
+    sem = lambda c: f[c].std(ddof=1) / np.sqrt(len(f))
+    rows.append(dict(method=method, label=get_method(method).label,
+                     accuracy=f["accuracy"].mean(), accuracy_sem=sem("accuracy"),
+                     roc_auc=f["roc_auc"].mean(), roc_auc_sem=sem("roc_auc"),
+                     fit_seconds=f["fit_seconds"].mean(), n_features=smk.params.n_features,
+                     n_folds=len(f), paper_accuracy=1 - PAPER_ERROR[method] if method in PAPER_ERROR else np.nan))
+table = pd.DataFrame(rows)
+write_tsv_atomic(table, smk.output.table)
+fig, ax = plt.subplots(figsize=(1 + 0.8 * len(table), 3.5))
+x = np.arange(len(table))
+ax.bar(x - 0.2, table["accuracy"], 0.4, yerr=table["accuracy_sem"], label="ours (UIUC cars)")
+ax.bar(x + 0.2, table["paper_accuracy"], 0.4, label="Chechik et al. (own images)", alpha=0.6)
+ax.set_xticks(x, table["label"], rotation=45, ha="right")
+ax.set_ylabel("accuracy (5-fold CV)")
+ax.set_ylim(0.4, 1.0)
+ax.legend(fontsize=8)
+fig.tight_layout()
+with atomic_path(smk.output.plot, ".png") as tmp:
+    fig.savefig(tmp, dpi=120)
+log.info("\n%s", table.to_string(index=False))

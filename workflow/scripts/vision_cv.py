@@ -1,0 +1,43 @@
+"""Outer 5-fold CV of one method on the per-fold vision features: inner
+validation (select_params) on the fold's training features, refit, score."""
+
+from _bootstrap import setup
+
+log = setup(snakemake)  # noqa: F821 - injected by Snakemake
+smk = snakemake  # noqa: F821
+
+import json  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from sklearn.metrics import roc_auc_score  # noqa: E402
+
+from featurize.io import write_tsv_atomic  # noqa: E402
+from models.registry import get_method  # noqa: E402
+from models.selection import select_params  # noqa: E402
+
+method = smk.wildcards.method
+spec = get_method(method)
+rows, scores = [], []
+for fold, path in enumerate(smk.input):
+    d = np.load(path)
+    groups = d["groups"]
+    params = select_params(method, d["X_train"], d["y_train"], feature_groups=groups,
+                           val_fraction=smk.params.val_fraction, param_grid=smk.params.grid,
+                           seed=smk.params.seed + fold)
+    est = spec.make(groups=groups, random_state=smk.params.seed).set_params(**params)
+    t = time.perf_counter()
+    est.fit(d["X_train"], d["y_train"])
+    fit_s = time.perf_counter() - t
+    dv = est.decision_function(d["X_test"])
+    yt = d["y_test"]
+    acc = float(np.mean(est.predict(d["X_test"]) == yt))
+    auc = float(roc_auc_score(yt == est.classes_[1], dv))
+    log.info("fold %d: %s acc %.3f auc %.3f (%.1fs) params %s", fold, method, acc, auc, fit_s, params)
+    rows.append(dict(fold=fold, accuracy=acc, roc_auc=auc, fit_seconds=fit_s, n_train=len(d["y_train"]),
+                     n_test=len(yt), best_params=json.dumps(params, sort_keys=True, default=str)))
+    scores.append(pd.DataFrame({"index": d["test_index"], "fold": fold, "label": yt, "score": dv,
+                                "correct": est.predict(d["X_test"]) == yt}))
+write_tsv_atomic(pd.DataFrame(rows), smk.output.folds)
+write_tsv_atomic(pd.concat(scores).sort_values("index"), smk.output.scores)
