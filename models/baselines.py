@@ -43,7 +43,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
-from sklearn.utils.validation import check_consistent_length, check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
+
 
 from models._validation import (
     check_choice,
@@ -228,7 +230,7 @@ class ImputedSVC(ClassifierMixin, BaseEstimator):
         self._check_params()
         X = validate_X_fit(self, X)
         check_consistent_length(X, y)
-        self.classes_, y_signed = validate_binary_y(self, y)
+        self.classes_, y_signed = _binary_y(self, y)
         self.imputer_ = self._make_imputer(X.shape[1])
         Z = self.imputer_.fit_transform(X)
         return self._fit_imputed(Z, y_signed)
@@ -249,7 +251,8 @@ class ImputedSVC(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Class labels."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        d = self.decision_function(X)
+        return self.classes_[(d > 0).astype(int)]
 
     # ------------------------------------------------------------ grid
     def grid_decision_function(self, param_list: Sequence[dict], X_train, y_train,
@@ -281,7 +284,7 @@ class ImputedSVC(ClassifierMixin, BaseEstimator):
             by_key.setdefault(est._imputer_key(), []).append(i)
         out: list[np.ndarray | None] = [None] * len(ests)
         X_train = validate_X_fit(ests[0], X_train)
-        classes, y_signed = validate_binary_y(self, y_train)
+        classes, y_signed = _binary_y(self, y_train)
         knn_cache: dict = {}
         for key, idx in by_key.items():
             first = ests[idx[0]]
@@ -326,6 +329,24 @@ def _knn_shared(first: ImputedSVC, X_train, X_val, by_key, ests, cache):
     return cache["train"].pop(k), cache["val"].pop(k)
 
 
+def _binary_y(estimator, y) -> tuple[np.ndarray, np.ndarray]:
+    """``validate_binary_y`` plus scikit-learn's messages for odd targets.
+
+    Continuous y -> "Unknown label type" (as scikit-learn); one class or
+    more than two -> a ValueError naming the classes (``validate_binary_y``
+    would index past a single class).
+    """
+    y = column_or_1d(y, warn=True)
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if classes.size != 2:
+        raise ValueError(
+            f"{type(estimator).__name__} is a binary classifier: y must have exactly two "
+            f"classes. Got {classes.size} class(es) {classes.tolist()[:10]} instead. "
+            "Only binary classification is supported.")
+    return validate_binary_y(estimator, y)
+
+
 def make_hgb(*, learning_rate: float = 0.1, max_leaf_nodes: int = 31, max_iter: int = 100,
              random_state=None) -> HistGradientBoostingClassifier:
     """HistGradientBoostingClassifier on the raw NaN matrix (no imputation).
@@ -362,6 +383,8 @@ class LogRegIndicator(ClassifierMixin, BaseEstimator):
     ----------
     pipeline_ : sklearn.pipeline.Pipeline
     classes_ : ndarray of shape (2,)
+    n_iter_ : ndarray of shape (1,)
+        lbfgs iterations used.
     n_features_in_ : int
 
     Examples
@@ -382,12 +405,13 @@ class LogRegIndicator(ClassifierMixin, BaseEstimator):
         check_positive_int(self, "max_iter", self.max_iter)
         X = validate_X_fit(self, X)
         check_consistent_length(X, y)
-        self.classes_, y_signed = validate_binary_y(self, y)
+        self.classes_, y_signed = _binary_y(self, y)
         self.pipeline_ = make_pipeline(
             SimpleImputer(strategy="mean", add_indicator=True, keep_empty_features=True),
             StandardScaler(),
             LogisticRegression(C=float(self.C), max_iter=self.max_iter),
         ).fit(X, y_signed)
+        self.n_iter_ = self.pipeline_[-1].n_iter_
         return self
 
     def decision_function(self, X) -> np.ndarray:
@@ -404,7 +428,8 @@ class LogRegIndicator(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Class labels."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        d = self.decision_function(X)
+        return self.classes_[(d > 0).astype(int)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
