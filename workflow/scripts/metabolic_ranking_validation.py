@@ -31,7 +31,8 @@ for fold, (test_idx, model) in enumerate(zip(cv.test_index, cv.models), start=1)
     for i, reaction in enumerate(reactions, start=1):
         true = list(net.reactions.at[reaction, "genes"])
         ranks = true_gene_ranks(
-            lambda genes: model.decision_function(featurizer.candidate_matrix(reaction, genes)),
+            lambda r, genes: model.decision_function(featurizer.candidate_matrix(r, genes)),
+            reaction,
             candidates,
             true,
             batch_size=smk.params.batch_size,
