@@ -78,8 +78,12 @@ echo "$node_states" | grep -qE '^(idle|mix|alloc)' \
 export PATH="$(dirname "$SNAKEMAKE"):$PATH"
 
 # --- the SLURM run ---------------------------------------------------------------
+# --max-threads: a rule asking for more CPUs than the node has would stay
+# PENDING (Reason=PartitionConfig) for ever; cap threads at the node's CPUs.
+NODE_CPUS="$(sinfo -h -o '%c' | sort -n | tail -n 1)"
 SLURM_ARGS=(--profile "$PROFILE" --slurm-status-command squeue
-            --slurm-init-seconds-before-status-checks 5 --slurm-keep-successful-logs)
+            --slurm-init-seconds-before-status-checks 5 --slurm-keep-successful-logs
+            --max-threads "$NODE_CPUS")
 note "SLURM run: $SNAKEMAKE ${SLURM_ARGS[*]} $*"
 t0=$(date +%s)
 # --slurm-status-command squeue: no accounting storage here, so the plugin's
@@ -87,8 +91,38 @@ t0=$(date +%s)
 # the profile too; repeating it keeps this harness honest if the profile changes.
 # --slurm-init-seconds-before-status-checks 5: first status check after 5 s
 # instead of 40 s (jobs here take seconds); MinJobAge (up.sh) stays far above.
-timeout -k 30 "$TIMEOUT" "$SNAKEMAKE" "${SLURM_ARGS[@]}" "$@" 2>&1 | tee "$LOG"
+: >"$LOG"
+submitted_ids() {
+    grep -oE 'has been submitted with SLURM jobid [0-9]+' "$LOG" 2>/dev/null | awk '{print $NF}'
+}
+# Watchdog: a job SLURM can never start (more memory/CPUs than the node has, bad
+# partition/account) would keep Snakemake waiting until the timeout. Cancel such
+# jobs: the plugin then reports them CANCELLED and Snakemake fails at once.
+watchdog() {
+    while sleep 5; do
+        ids="$(submitted_ids | paste -sd, -)"
+        [ -n "$ids" ] || continue
+        squeue -h -t PD -j "$ids" -o '%i %r' 2>/dev/null \
+            | grep -E 'PartitionConfig|PartitionNodeLimit|PartitionTimeLimit|BadConstraints|ReqNodeNotAvail|InvalidAccount|InvalidQOS' \
+            | while read -r id reason; do
+                echo "[run_workflow] ERROR: SLURM job $id can never start (Reason=$reason); cancelling it" >&2
+                scancel "$id" || true
+            done
+    done
+}
+watchdog &
+WATCHDOG=$!
+timeout -k 30 "$TIMEOUT" "$SNAKEMAKE" "${SLURM_ARGS[@]}" "$@" 2>&1 | tee -a "$LOG"
 rc=${PIPESTATUS[0]}
+kill "$WATCHDOG" 2>/dev/null; wait "$WATCHDOG" 2>/dev/null
+# A killed Snakemake leaves its jobs queued: cancel what is still pending/running.
+left="$(submitted_ids | paste -sd, -)"
+if [ -n "$left" ]; then
+    squeue -h -t PD,R,CG -j "$left" -o '%i' 2>/dev/null | while read -r id; do
+        note "cancelling leftover SLURM job $id"
+        scancel "$id" || true
+    done
+fi
 t1=$(date +%s)
 note "SLURM run finished with exit code $rc in $((t1 - t0)) s (log: $LOG)"
 
