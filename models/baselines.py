@@ -84,9 +84,14 @@ def kernel_from_gram(G: np.ndarray, sq_a: np.ndarray, sq_b: np.ndarray, *,
     if kernel == "linear":
         return G.copy()
     if kernel == "poly":
-        K = G * gamma
-        K += coef0
-        return K ** degree
+        B = G * gamma
+        B += coef0
+        if degree == 1:
+            return B
+        K = B * B                      # repeated products: much faster than float **
+        for _ in range(degree - 2):
+            K *= B
+        return K
     K = G * (2.0 * gamma)
     K -= gamma * sq_a[:, None]
     K -= gamma * sq_b[None, :]
