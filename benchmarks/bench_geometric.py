@@ -1,0 +1,98 @@
+"""Fit time and peak memory of GeometricMarginSVC versus one SVC on zero-filled data.
+
+Synthetic block-missing data (blocks of 50 features, each block absent in an
+instance with probability 1/2, seeded). For every case a fresh subprocess
+fits one ``sklearn.svm.SVC`` on the zero-filled matrix and one
+``GeometricMarginSVC`` (same kernel, 5 iterations) and reports the fit
+seconds, their ratio and the subprocess's peak resident memory
+(``resource.getrusage(RUSAGE_SELF).ru_maxrss``, which includes the data).
+
+Usage::
+
+    python benchmarks/bench_geometric.py            # n in {500, 2000, 8000}, d in {500, 4000}
+    python benchmarks/bench_geometric.py --quick    # n in {500, 2000}, d = 500
+
+Prints a markdown table: n, d, kernel, svc_s, geom_s, ratio, peak_MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BLOCK = 50
+
+
+def make_data(n: int, d: int, seed: int = 0):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    w = rng.normal(size=d)
+    y = (X @ w + 0.5 * np.sqrt(d) * rng.normal(size=n) > 0).astype(int)
+    groups = np.arange(d) // BLOCK
+    absent = rng.random((n, int(groups.max()) + 1)) < 0.5
+    X[absent[:, groups]] = np.nan
+    return X, y, groups
+
+
+def run_case(n: int, d: int, kernel: str, seed: int) -> dict:
+    import resource
+    import time
+
+    import numpy as np
+    from sklearn.svm import SVC
+
+    sys.path.insert(0, str(REPO))
+    from models.geometric import GeometricMarginSVC
+
+    X, y, groups = make_data(n, d, seed)
+    kw = {"kernel": "poly", "degree": 2} if kernel == "poly2" else {"kernel": "linear"}
+    X0 = np.nan_to_num(X)
+    t = time.perf_counter()
+    SVC(cache_size=500, **kw).fit(X0, y)
+    svc_s = time.perf_counter() - t
+    del X0
+    t = time.perf_counter()
+    GeometricMarginSVC(n_iter=5, groups=groups, cache_size=500, **kw).fit(X, y)
+    geom_s = time.perf_counter() - t
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+    return {"n": n, "d": d, "kernel": kernel, "svc_s": svc_s, "geom_s": geom_s,
+            "ratio": geom_s / svc_s, "peak_MB": peak_mb}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small cases only (seconds)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--case", help=argparse.SUPPRESS)  # internal: run one case in this process
+    args = ap.parse_args(argv)
+    if args.case:
+        n, d, kernel = args.case.split(",")
+        print(json.dumps(run_case(int(n), int(d), kernel, args.seed)))
+        return 0
+    ns = [500, 2000] if args.quick else [500, 2000, 8000]
+    ds = [500] if args.quick else [500, 4000]
+    print("| n | d | kernel | svc_s | geom_s | ratio | peak_MB |")
+    print("|---|---|---|---|---|---|---|")
+    for d in ds:
+        for n in ns:
+            for kernel in ("linear", "poly2"):
+                out = subprocess.run(
+                    [sys.executable, __file__, "--case", f"{n},{d},{kernel}", "--seed", str(args.seed)],
+                    capture_output=True, text=True)
+                if out.returncode != 0:
+                    print(f"| {n} | {d} | {kernel} | failed: {out.stderr.strip().splitlines()[-1]} | | | |")
+                    continue
+                r = json.loads(out.stdout.strip().splitlines()[-1])
+                print(f"| {n} | {d} | {kernel} | {r['svc_s']:.2f} | {r['geom_s']:.2f} | "
+                      f"{r['ratio']:.2f} | {r['peak_MB']:.0f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
