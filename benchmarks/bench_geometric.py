@@ -69,14 +69,16 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small cases only (seconds)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--d", type=int, nargs="+", help="feature counts (default 4000 500)")
+    ap.add_argument("--n", type=int, nargs="+", help="instance counts (default 500 2000 8000)")
     ap.add_argument("--case", help=argparse.SUPPRESS)  # internal: run one case in this process
     args = ap.parse_args(argv)
     if args.case:
         n, d, kernel = args.case.split(",")
         print(json.dumps(run_case(int(n), int(d), kernel, args.seed)))
         return 0
-    ns = [500, 2000] if args.quick else [500, 2000, 8000]
-    ds = [500] if args.quick else [500, 4000]
+    ns = args.n or ([500, 2000] if args.quick else [500, 2000, 8000])
+    ds = args.d or ([500] if args.quick else [4000, 500])
     print("| n | d | kernel | svc_s | geom_s | ratio | peak_MB |")
     print("|---|---|---|---|---|---|---|")
     for d in ds:
