@@ -191,6 +191,9 @@ class PairFeaturizer:
             for g, i in s.row.items():
                 rows[self._gid[g]] = i
             self._src_row[kind] = rows
+        self._gather_key: bytes | None = None
+        self._gid_cache: tuple = (None, None)
+        self._gather_val: dict = {}
         self.genes_with_data_ = sorted(set().union(*[s.row for s in self._src.values()]))
 
         names, groups, blocks = [], [], []
@@ -223,7 +226,7 @@ class PairFeaturizer:
         k = x.shape[1]
         Z = np.vstack([z, np.full((1, k), np.nan)])
         return _Source("expr", [str(c) for c in df.columns], genes, {
-            "Z": Z, "Z0": np.nan_to_num(Z, nan=0.0),
+            "Z": Z, "Zn": Z, "Z0": np.nan_to_num(Z, nan=0.0),
             "P": np.vstack([present[keep], np.zeros((1, k), bool)]).astype(np.float64)})
 
     def _prepare_domain(self, df: pd.DataFrame, network_genes) -> _Source:
@@ -238,14 +241,29 @@ class PairFeaturizer:
         a = x[has_any][:, cols]
         genes = list(df.index[has_any])
         eps = self.domain_eps
-        p = (a + eps) / (a.sum(axis=1, keepdims=True) + eps * a.shape[1])
-        lp = np.log(p) if p.size else p
         d = a.shape[1]
+        n_g = a.sum(axis=1)
+        denom = n_g + eps * d
+        p = (a + eps) / denom[:, None]
+        lp = np.log(p) if p.size else p
         zero = np.zeros((1, d))
-        return _Source("domain", [str(c) for c in df.columns[cols]], genes, {
+        # Fast path: a gene's distribution is the constant c = eps / denom on
+        # the domains it lacks, so rows are one of a few "background" rows
+        # (one per distinct domain total) plus sparse corrections.
+        totals, grp = np.unique(n_g, return_inverse=True)
+        gc = eps / (totals + eps * d)
+        gl = np.log(gc)
+        ri, ki = np.nonzero(a > 0)
+        c, lc = eps / denom, np.log(eps / denom)
+        pv = p[ri, ki]
+        indptr = np.r_[np.searchsorted(ri, np.arange(len(genes) + 1)), len(ri)]
+        return _Source("domain", [str(c_) for c_ in df.columns[cols]], genes, {
             "P": np.vstack([p, zero]), "L": np.vstack([lp, zero]),
             "PL": np.vstack([p * lp, zero]),
-            "has": np.r_[np.ones(len(genes)), 0.0]})
+            "has": np.r_[np.ones(len(genes)), 0.0],
+            "grp": np.r_[grp.reshape(-1), len(totals)].astype(np.intp),
+            "gc": gc, "gl": gl, "indptr": indptr.astype(np.intp), "cols": ki.astype(np.intp),
+            "dP": pv - c[ri], "dL": np.log(pv) - lc[ri], "dPL": pv * np.log(pv) - c[ri] * lc[ri]})
 
     @staticmethod
     def _prepare_loc(df: pd.DataFrame, network_genes) -> _Source:
@@ -256,6 +274,7 @@ class PairFeaturizer:
         genes = list(df.index)
         return _Source("loc", [str(c) for c in df.columns], genes, {
             "A": np.vstack([x, np.zeros((1, x.shape[1]))]),
+            "An": np.vstack([x, np.full((1, x.shape[1]), np.nan)]),
             "has": np.r_[np.ones(len(genes)), 0.0]})
 
     # -------------------------------------------------------------- neighbours
@@ -330,14 +349,76 @@ class PairFeaturizer:
         out[~ok] = np.nan
         return out
 
+    def _gathered(self, g_gids: np.ndarray) -> dict[str, dict[str, np.ndarray]]:
+        """Per-source data of the candidate genes (NaN rows for genes without
+        data). The last gathering is cached: scoring many reactions against
+        the same candidate batch gathers once."""
+        key = g_gids.tobytes()
+        if self._gather_key == key:
+            return self._gather_val
+        out = {}
+        for kind, src in self._src.items():
+            rows = self._src_row[kind][g_gids]
+            a = src.arrays
+            if kind == "expr":
+                out[kind] = {"Z": a["Zn"][rows]}
+            elif kind == "domain":
+                starts = a["indptr"][rows]
+                counts = a["indptr"][rows + 1] - starts
+                total = int(counts.sum())
+                offs = np.cumsum(counts) - counts
+                idx = np.arange(total) - np.repeat(offs - starts, counts)
+                out[kind] = {"grp": a["grp"][rows], "ii": np.repeat(np.arange(len(rows)), counts),
+                             "kk": a["cols"][idx], "dP": a["dP"][idx], "dL": a["dL"][idx],
+                             "dPL": a["dPL"][idx]}
+            else:
+                out[kind] = {"A": a["An"][rows]}
+        self._gather_key, self._gather_val = key, out
+        return out
+
+    def _fast_block(self, kind: str, B_rows: np.ndarray, gd: dict, out: np.ndarray) -> None:
+        """Block for candidates that are not among the neighbours: the
+        neighbour means are shared by every row. Writes into ``out``."""
+        a = self._src[kind].arrays
+        if kind == "expr":
+            S = a["Z0"][B_rows].sum(axis=0)
+            C = a["P"][B_rows].sum(axis=0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = np.where(C > 0.5, S / np.where(C > 0.5, C, 1.0), np.nan)
+            np.multiply(gd["Z"], mean, out=out)
+            return
+        cn = a["has"][B_rows].sum()
+        if cn < 0.5:
+            out[...] = np.nan
+            return
+        if kind == "loc":
+            m = a["A"][B_rows].sum(axis=0) / cn
+            np.multiply(gd["A"], 1.0 - 2.0 * m, out=out)
+            out += m
+            return
+        mP = a["P"][B_rows].sum(axis=0) / cn
+        mL = a["L"][B_rows].sum(axis=0) / cn
+        mPL = a["PL"][B_rows].sum(axis=0) / cn
+        # p_g lp_g - p_g mean(lp_h) - lp_g mean(p_h) + mean(p_h lp_h):
+        # background rows, then the sparse corrections of each gene's domains
+        gc, gl = a["gc"][:, None], a["gl"][:, None]
+        R = np.vstack([gc * gl - gc * mL - gl * mP + mPL, np.full((1, len(mP)), np.nan)])
+        out[...] = R[gd["grp"]]
+        kk = gd["kk"]
+        out[gd["ii"], kk] += gd["dPL"] - gd["dP"] * mL[kk] - gd["dL"] * mP[kk]
+
     def _matrix(self, reaction: str, g_gids: np.ndarray, h_gids: np.ndarray | None = None) -> np.ndarray:
         """Rows: candidate gene ``g_gids[i]`` with neighbour ``h_gids[i]``
         (if given, -1 for none) additionally removed."""
         n = len(g_gids)
-        X = np.full((n, self.n_features_), np.nan)
+        X = np.empty((n, self.n_features_))
+        gd = self._gathered(g_gids) if h_gids is None else None
         for t in self.motif_types_:
+            blocks = [(kind, sl) for t2, kind, sl in self.blocks_ if t2 == t]
             B = self._gids(self._base_neighbours(reaction, t))
             if B.size == 0:
+                for _, sl in blocks:
+                    X[:, sl] = np.nan
                 continue
             ex_g = np.isin(g_gids, B)
             removed = ex_g.astype(np.intp)
@@ -345,20 +426,26 @@ class PairFeaturizer:
             if h_gids is not None:
                 ex_h = np.isin(h_gids, B) & (h_gids != g_gids)
                 removed = removed + ex_h
-            nonempty = (B.size - removed) > 0
-            special = ex_g if ex_h is None else (ex_g | ex_h)
-            for t2, kind, sl in self.blocks_:
-                if t2 != t or sl.stop == sl.start:
+                special = np.ones(n, dtype=bool)
+            else:
+                special = ex_g
+            sp = np.flatnonzero(special)
+            nonempty = (B.size - removed[sp]) > 0
+            for kind, sl in blocks:
+                if sl.stop == sl.start:
                     continue
                 rows = self._src_row[kind]
-                null = self._src[kind].n
-                g_rows = rows[g_gids]
-                subs = [np.where(ex_g, g_rows, null)]
-                if ex_h is not None:
-                    subs.append(np.where(ex_h, rows[h_gids], null))
-                block = self._block(kind, rows[B], g_rows, subs, special)
-                block[~nonempty] = np.nan
-                X[:, sl] = block
+                if gd is not None:
+                    self._fast_block(kind, rows[B], gd[kind], X[:, sl])
+                if sp.size:
+                    null = self._src[kind].n
+                    g_rows = rows[g_gids[sp]]
+                    subs = [np.where(ex_g[sp], g_rows, null)]
+                    if ex_h is not None:
+                        subs.append(np.where(ex_h[sp], rows[h_gids[sp]], null))
+                    block = self._block(kind, rows[B], g_rows, subs, np.ones(sp.size, bool))
+                    block[~nonempty] = np.nan
+                    X[sp, sl] = block
         return X
 
     def candidate_matrix(self, reaction: str, genes: Sequence[str]) -> np.ndarray:
@@ -366,7 +453,10 @@ class PairFeaturizer:
         (n_genes, n_features), NaN = absent. One vectorised pass per block:
         memory is O(len(genes) x n_features)."""
         self._check_reaction(reaction)
-        return self._matrix(reaction, self._gids(list(genes)))
+        key = tuple(genes)
+        if self._gid_cache[0] != key:
+            self._gid_cache = (key, self._gids(list(key)))
+        return self._matrix(reaction, self._gid_cache[1])
 
     def transform(self, reactions: Sequence[str], genes: Sequence[str]) -> np.ndarray:
         """Features of the pairs ``(reactions[i], genes[i])``."""

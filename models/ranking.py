@@ -84,14 +84,26 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
         raise ValueError(f"The 'top_n' parameter must be an int >= 1 or None. Got {top_n!r} instead.")
     cands = list(dict.fromkeys(candidates))
     gene_rank = np.argsort(np.argsort(np.asarray(cands, dtype=str), kind="stable"), kind="stable")
+    reactions = list(reactions)
     frames = []
-    for r in reactions:
-        s = _scores(score_fn, r, cands, batch_size)
-        order = _order(s, gene_rank)
-        if top_n is not None:
-            order = order[:top_n]
-        frames.append(pd.DataFrame({"reaction": r, "rank": np.arange(1, len(order) + 1),
-                                    "gene": [cands[i] for i in order], "score": s[order]}))
+    # Batches of genes outside, reactions inside: a featurizer can reuse its
+    # per-batch gathering across reactions. Scores are held for a chunk of
+    # reactions at a time (at most ~4 million floats).
+    chunk = max(1, min(len(reactions), 4_000_000 // max(1, len(cands))))
+    for c0 in range(0, len(reactions), chunk):
+        rs = reactions[c0:c0 + chunk]
+        S = np.empty((len(rs), len(cands)))
+        for start in range(0, len(cands), batch_size):
+            batch = cands[start:start + batch_size]
+            for i, r in enumerate(rs):
+                S[i, start:start + len(batch)] = _scores(score_fn, r, batch, batch_size)
+        for i, r in enumerate(rs):
+            s = S[i]
+            order = _order(s, gene_rank)
+            if top_n is not None:
+                order = order[:top_n]
+            frames.append(pd.DataFrame({"reaction": r, "rank": np.arange(1, len(order) + 1),
+                                        "gene": [cands[j] for j in order], "score": s[order]}))
     if not frames:
         return pd.DataFrame({"reaction": pd.Series(dtype=object), "rank": pd.Series(dtype=int),
                              "gene": pd.Series(dtype=object), "score": pd.Series(dtype=float)})
