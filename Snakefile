@@ -20,6 +20,7 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/fetch.smk"
 include: "workflow/rules/metabolic.smk"
+include: "workflow/rules/vision.smk"
 
 
 rule all:
@@ -27,4 +28,6 @@ rule all:
         "results/enzyme_ranking.tsv",
         "results/metabolic/accuracy.tsv",
         "results/metabolic/ranking_validation.tsv",
+        "results/detection_accuracy.tsv",
+        "results/vision/scene_detection.tsv",
     default_target: True

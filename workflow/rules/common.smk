@@ -7,8 +7,6 @@ import yaml
 
 REPO = Path(workflow.basedir)
 DOWNLOAD_DIR = config["download_dir"]
-# An empty data_mirror means: $GEOMARGIN_DATA_MIRROR if set, else no mirror.
-DATA_MIRROR = config["data_mirror"] or os.environ.get("GEOMARGIN_DATA_MIRROR", "")
 
 with open(REPO / "data" / "registry.yaml") as fh:
     REGISTRY = yaml.safe_load(fh)["files"]

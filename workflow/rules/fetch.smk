@@ -1,5 +1,8 @@
 # Stage 1: fetch every registered input (mirror first, else public source;
-# sha256 verified either way).
+# sha256 verified either way). Where a file came from does not change it, so
+# the mirror is not a param (a param change would rerun everything
+# downstream): the script reads it from config["data_mirror"], then
+# $GEOMARGIN_DATA_MIRROR.
 
 
 rule fetch_file:
@@ -11,7 +14,7 @@ rule fetch_file:
         ),
     params:
         name=lambda wc: next(n for n, e in REGISTRY.items() if e["path"] == wc.target),
-        mirror=DATA_MIRROR,
+        sha256=lambda wc: next(e["sha256"] for e in REGISTRY.values() if e["path"] == wc.target),
         dest=DOWNLOAD_DIR,
     log:
         "logs/fetch/{target}.log",
@@ -28,7 +31,6 @@ rule fetch_uiuc_cars:
         directory(f"{DOWNLOAD_DIR}/{REGISTRY['uiuc_cars']['path']}"),
     params:
         name="uiuc_cars",
-        mirror=DATA_MIRROR,
         dest=DOWNLOAD_DIR,
     log:
         "logs/fetch/uiuc_cars.log",
