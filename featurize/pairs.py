@@ -407,11 +407,20 @@ class PairFeaturizer:
         kk = gd["kk"]
         out[gd["ii"], kk] += gd["dPL"] - gd["dP"] * mL[kk] - gd["dL"] * mP[kk]
 
-    def _matrix(self, reaction: str, g_gids: np.ndarray, h_gids: np.ndarray | None = None) -> np.ndarray:
+    def _matrix(self, reaction: str, g_gids: np.ndarray, h_gids: np.ndarray | None = None,
+                out: np.ndarray | None = None) -> np.ndarray:
         """Rows: candidate gene ``g_gids[i]`` with neighbour ``h_gids[i]``
         (if given, -1 for none) additionally removed."""
         n = len(g_gids)
-        X = np.empty((n, self.n_features_))
+        if out is None:
+            X = np.empty((n, self.n_features_))
+        else:
+            if not (isinstance(out, np.ndarray) and out.dtype == np.float64
+                    and out.shape == (n, self.n_features_) and out.flags.c_contiguous):
+                raise ValueError("out must be a C-contiguous float64 array of shape "
+                                 f"{(n, self.n_features_)}; got "
+                                 f"{getattr(out, 'shape', None)} {getattr(out, 'dtype', None)}")
+            X = out
         gd = self._gathered(g_gids) if h_gids is None else None
         for t in self.motif_types_:
             blocks = [(kind, sl) for t2, kind, sl in self.blocks_ if t2 == t]
@@ -448,15 +457,21 @@ class PairFeaturizer:
                     X[sp, sl] = block
         return X
 
-    def candidate_matrix(self, reaction: str, genes: Sequence[str]) -> np.ndarray:
+    def candidate_matrix(self, reaction: str, genes: Sequence[str],
+                         out: np.ndarray | None = None) -> np.ndarray:
         """Features of ``reaction`` paired with every gene in ``genes``
         (n_genes, n_features), NaN = absent. One vectorised pass per block:
-        memory is O(len(genes) x n_features)."""
+        memory is O(len(genes) x n_features).
+
+        ``out``: optional C-contiguous float64 buffer of that shape to write
+        into (reusing one buffer across reactions saves page faults).
+        Scoring many reactions against the same gene list reuses the gathered
+        per-gene data (a one-entry cache)."""
         self._check_reaction(reaction)
         key = tuple(genes)
         if self._gid_cache[0] != key:
             self._gid_cache = (key, self._gids(list(key)))
-        return self._matrix(reaction, self._gid_cache[1])
+        return self._matrix(reaction, self._gid_cache[1], out=out)
 
     def transform(self, reactions: Sequence[str], genes: Sequence[str]) -> np.ndarray:
         """Features of the pairs ``(reactions[i], genes[i])``."""

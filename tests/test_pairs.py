@@ -328,3 +328,17 @@ def test_real_network_integration(mirror):
     assert X.shape == (200, len(f.feature_names_))
     assert np.isfinite(X[~np.isnan(X)]).all()
     assert (~np.isnan(X)).any(axis=0).sum() > 0.2 * X.shape[1]
+
+
+def test_candidate_matrix_out_buffer(feat):
+    genes = ["G1", "G2", "G3", "G4", "G5", "NOPE"]
+    buf = np.full((len(genes), len(feat.feature_names_)), 7.0)
+    res = feat.candidate_matrix("R1", genes, out=buf)
+    assert res is buf
+    np.testing.assert_array_equal(np.isnan(buf), np.isnan(feat.transform(["R1"] * 6, genes)))
+    # a reused buffer gives the same values for another reaction
+    np.testing.assert_array_equal(
+        np.nan_to_num(feat.candidate_matrix("R2", genes, out=buf), nan=-9),
+        np.nan_to_num(feat.transform(["R2"] * 6, genes), nan=-9))
+    with pytest.raises(ValueError, match="C-contiguous float64"):
+        feat.candidate_matrix("R1", genes, out=np.zeros((2, 2)))
