@@ -238,6 +238,79 @@ def normalise_patches(patches: np.ndarray, dtype=np.float64) -> np.ndarray:
     return a / np.maximum(sd, _EPS)
 
 
+_FLAT_SD = 1e-5  # patch std below which a patch is flat (8-bit crops: any non-flat 21x21 patch has sd > 1.9e-4)
+
+
+def _box_mean(a: np.ndarray, p: int) -> np.ndarray:
+    """Mean of every p x p window of each image in ``a`` (n, H, W), float64."""
+    c = np.zeros((a.shape[0], a.shape[1] + 1, a.shape[2] + 1))
+    c[:, 1:, 1:] = a.cumsum(1).cumsum(2)
+    return (c[:, p:, p:] - c[:, :-p, p:] - c[:, p:, :-p] + c[:, :-p, :-p]) / (p * p)
+
+
+def _landmark_statistics(images: np.ndarray, y: np.ndarray, p: int):
+    """Fisher score and mean z-normalised car patch at every patch place.
+
+    Vectorised over all places at once: patch means and standard deviations
+    come from integral images, and the two place-dependent correlations (the
+    mean car patch ``t[r, c]`` and each crop's NCC with it) are accumulated
+    over the p*p offsets of the patch, each offset one array operation on
+    all crops and places. Same quantities as
+    :func:`_landmark_statistics_reference` (the per-row definition), up to
+    floating-point rounding.
+
+    Returns ``fisher`` (nr, nc) and ``templates`` (nr, nc, p, p).
+    """
+    x = images.astype(np.float64)
+    n, H, W = x.shape
+    nr, nc = H - p + 1, W - p + 1
+    mu = _box_mean(x, p)
+    sd = np.sqrt(np.maximum(_box_mean(x * x, p) - mu * mu, 0.0))
+    flat = sd < _FLAT_SD
+    sd = np.where(flat, 0.0, sd)
+    # t[r, c] = mean over cars of (patch - mu) / max(sd, eps)
+    w = 1.0 / np.maximum(sd[y], _EPS) / y.sum()                    # (ncar, nr, nc)
+    xc = np.ascontiguousarray(x[y])
+    wm = (w * mu[y]).sum(axis=0)
+    t = np.empty((nr, nc, p, p))
+    for a in range(p):
+        for b in range(p):
+            t[:, :, a, b] = np.einsum("irc,irc->rc", w, xc[:, a:a + nr, b:b + nc]) - wm
+    tz = t - t.mean(axis=(2, 3), keepdims=True)
+    tz /= np.maximum(np.sqrt((tz * tz).sum(axis=(2, 3), keepdims=True)), 1e-12)
+    # NCC of each crop's patch with tz at the same place: <x - mu, tz> / ||x - mu||
+    num = np.zeros((n, nr, nc))
+    for a in range(p):
+        for b in range(p):
+            num += x[:, a:a + nr, b:b + nc] * tz[:, :, a, b]
+    s = np.where(flat, 0.0, num / np.where(flat, 1.0, sd * p))     # ||x - mu|| = p * sd
+    m1, m0 = s[y].mean(0), s[~y].mean(0)
+    v1, v0 = s[y].var(0), s[~y].var(0)
+    fisher = (m1 - m0) ** 2 / np.maximum(v1 + v0, 1e-12)
+    return fisher, t
+
+
+def _landmark_statistics_reference(images: np.ndarray, y: np.ndarray, p: int):
+    """Per-row definition of :func:`_landmark_statistics` (slow; for tests)."""
+    images = np.asarray(images, dtype=np.float32)
+    n, H, W = images.shape
+    nr, nc = H - p + 1, W - p + 1
+    fisher = np.empty((nr, nc))
+    tmpl = np.empty((nr, nc, p * p))
+    for r in range(nr):
+        win = sliding_window_view(images[:, r:r + p, :], (p, p), axis=(1, 2))[:, 0]
+        z = normalise_patches(win.reshape(n * nc, p, p), np.float64).reshape(n, nc, p * p)
+        t = z[y].mean(axis=0)
+        tz = _zrows(t)
+        zz = z / np.maximum(np.linalg.norm(z, axis=2, keepdims=True), 1e-12)
+        s = np.einsum("ncd,cd->nc", zz, tz)
+        m1, m0 = s[y].mean(0), s[~y].mean(0)
+        v1, v0 = s[y].var(0), s[~y].var(0)
+        fisher[r] = (m1 - m0) ** 2 / np.maximum(v1 + v0, 1e-12)
+        tmpl[r] = t
+    return fisher, tmpl.reshape(nr, nc, p, p)
+
+
 class LandmarkModel(BaseEstimator):
     """Choose distinctive car landmarks and their NCC templates.
 
@@ -289,20 +362,8 @@ class LandmarkModel(BaseEstimator):
         if H < p or W < p:
             raise ValueError(f"patch_size {p} does not fit in images of shape {H}x{W}")
         h = p // 2
-        nr, nc = H - p + 1, W - p + 1
-        fisher = np.empty((nr, nc))
-        tmpl = np.empty((nr, nc, p * p))
-        for r in range(nr):  # one row of patch centres at a time (bounded memory)
-            win = sliding_window_view(images[:, r:r + p, :], (p, p), axis=(1, 2))[:, 0]
-            z = normalise_patches(win.reshape(n * nc, p, p), np.float32).reshape(n, nc, p * p)
-            t = z[y].mean(axis=0)                                   # (nc, d)
-            tz = _zrows(t)
-            zz = z / np.maximum(np.linalg.norm(z, axis=2, keepdims=True), 1e-12)
-            s = np.einsum("ncd,cd->nc", zz, tz)                     # NCC at the same place
-            m1, m0 = s[y].mean(0), s[~y].mean(0)
-            v1, v0 = s[y].var(0), s[~y].var(0)
-            fisher[r] = (m1 - m0) ** 2 / np.maximum(v1 + v0, 1e-12)
-            tmpl[r] = t
+        nc = W - p + 1
+        fisher, tmpl = _landmark_statistics(images, y, p)
         order = np.argsort(-fisher.ravel(), kind="stable")
         chosen: list[tuple[int, int]] = []
         md2 = float(self.min_distance) ** 2
@@ -317,7 +378,7 @@ class LandmarkModel(BaseEstimator):
                              f"min_distance={self.min_distance}; lower min_distance or n_landmarks")
         ch = np.array(chosen)
         self.positions_ = ch + h
-        self.templates_ = tmpl[ch[:, 0], ch[:, 1]].reshape(L, p, p).astype(np.float32)
+        self.templates_ = tmpl[ch[:, 0], ch[:, 1]].astype(np.float32)
         self.fisher_ = fisher
         self.image_shape_ = (H, W)
         return self
@@ -570,7 +631,7 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
             img_i = np.broadcast_to(np.arange(len(images))[:, None], valid.shape)[valid]
             c = centres[:, k][valid]
             pt = normalise_patches(win[img_i, c[:, 0] - h, c[:, 1] - h])
-            self.pcas_.append(PCA(self.n_pca, random_state=self.seed).fit(pt))
+            self.pcas_.append(PCA(self.n_pca, svd_solver="covariance_eigh", random_state=self.seed).fit(pt))
         L, K, P = self.n_landmarks, self.max_candidates, self.n_pca
         self.n_features_out_ = L * K * P
         self.groups_ = np.arange(L * K).repeat(P)

@@ -292,3 +292,21 @@ def test_real_crops_smoke(mirror):
     yt = y[test] == 1
     # absence carries structure: non-cars lack more candidates than cars
     assert absent[~yt].mean() > absent[yt].mean()
+
+
+def test_vectorised_landmark_statistics_match_per_row_definition():
+    """The integral-image/offset-loop statistics equal the per-row definition
+    (z-normalise every patch, average car patches, NCC, Fisher), including a
+    flat (constant) region where the NCC is defined as 0."""
+    from featurize.vision import _landmark_statistics, _landmark_statistics_reference
+
+    rng = np.random.default_rng(3)
+    imgs = (rng.integers(0, 256, (12, 30, 40)) / 255.0).astype(np.float32)
+    imgs[:6, 5:15, 10:20] += 0.5                       # cars carry a bright block
+    imgs[2, :, :20] = 0.25                             # flat region in one car
+    y = np.r_[[True] * 6, [False] * 6]
+    f1, t1 = _landmark_statistics(imgs, y, 11)
+    f0, t0 = _landmark_statistics_reference(imgs, y, 11)
+    assert f1.shape == f0.shape == (20, 30) and t1.shape == t0.shape == (20, 30, 11, 11)
+    np.testing.assert_allclose(t1, t0, atol=1e-9)
+    np.testing.assert_allclose(f1, f0, rtol=1e-7, atol=1e-10)
