@@ -131,6 +131,9 @@ class PairFeaturizer:
     blocks_ : list of (motif, source, slice)
     genes_with_data_ : list of str
         Normalized ids of genes with data of at least one source.
+    feature_scale_ : ndarray or None
+        Per-feature multiplier applied to every matrix this featurizer returns
+        once :meth:`fit_feature_scale` has been called (None before).
     """
 
     def __init__(self, net, motifs: Mapping[str, Mapping[str, frozenset]],
@@ -209,6 +212,38 @@ class PairFeaturizer:
         self.groups_ = np.asarray(groups, dtype=np.intp)
         self.blocks_ = blocks
         self.n_features_ = start
+        self.feature_scale_: np.ndarray | None = None
+
+    def fit_feature_scale(self, X: np.ndarray) -> np.ndarray:
+        """Scale every feature to unit standard deviation over its present values.
+
+        The blocks have very different natural scales (point-wise Pearson
+        terms are ~1/n_conditions, symmetric-KL terms can be large, Hamming
+        terms are 0/1), which would let one source dominate any kernel. The
+        scale is label-free and is *not* a centring: 0 keeps its meaning, so
+        zero imputation stays zero imputation. Features with fewer than two
+        present values or no spread keep scale 1. ``X`` must be unscaled
+        output of this featurizer (e.g. the training pairs); afterwards every
+        matrix this featurizer returns is multiplied by the scale.
+
+        Returns
+        -------
+        scale : ndarray of shape (n_features,)
+        """
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features_:
+            raise ValueError(f"fit_feature_scale: X must have shape (n, {self.n_features_}); "
+                             f"got {X.shape}")
+        present = (~np.isnan(X)).sum(axis=0)
+        sd = np.zeros(self.n_features_)
+        cols = present >= 2
+        if cols.any():
+            sd[cols] = np.nanstd(X[:, cols], axis=0)
+        ok = (present >= 2) & np.isfinite(sd) & (sd > 1e-12)
+        scale = np.ones(self.n_features_)
+        scale[ok] = 1.0 / sd[ok]
+        self.feature_scale_ = scale
+        return scale
 
     # ---------------------------------------------------------------- sources
     @staticmethod
@@ -455,6 +490,8 @@ class PairFeaturizer:
                     block = self._block(kind, rows[B], g_rows, subs, np.ones(sp.size, bool))
                     block[~nonempty] = np.nan
                     X[sp, sl] = block
+        if self.feature_scale_ is not None:
+            X *= self.feature_scale_
         return X
 
     def candidate_matrix(self, reaction: str, genes: Sequence[str],

@@ -133,6 +133,11 @@ def validate_binary_y(estimator: Any, y) -> tuple[np.ndarray, np.ndarray]:
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
     kind = type_of_target(y, input_name="y")
+    if kind == "binary" and np.unique(y).size < 2:
+        raise ValueError(
+            f"Only binary classification is supported. {_name(estimator)} needs y with exactly "
+            f"two classes; got one class {np.unique(y).tolist()} instead."
+        )
     if kind not in ("binary",):
         classes = np.unique(y) if y.ndim == 1 and kind != "continuous" else None
         raise ValueError(

@@ -27,7 +27,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["rank_candidates", "true_gene_ranks", "ranking_metrics", "supporting_neighbours"]
+__all__ = ["rank_candidates", "true_gene_ranks", "ranking_metrics", "supporting_neighbours",
+           "pair_score_fn", "consensus_params"]
 
 
 def _check_batch(batch_size) -> int:
@@ -112,10 +113,24 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
 
 def true_gene_ranks(score_fn: Callable[[str, list[str]], np.ndarray], reaction: str,
                     candidates: Sequence[str], true_genes: Sequence[str],
-                    batch_size: int = 2000) -> dict[str, int]:
+                    batch_size: int = 2000, filtered: bool = True) -> dict[str, int]:
     """1-based rank of each true gene among ``candidates`` for ``reaction``
-    (same ordering as :func:`rank_candidates`). True genes missing from the
-    candidates are not ranked (left out of the result)."""
+    (same ordering as :func:`rank_candidates`).
+
+    With ``filtered=True`` (the default, the usual protocol for link
+    prediction) the *other* true genes of the reaction are removed from the
+    ranking of each true gene, so a reaction with several known genes is not
+    penalised for ranking them all highly. True genes missing from the
+    candidates are not ranked (left out of the result).
+
+    Examples
+    --------
+    >>> score = lambda r, genes: np.array([{"A": 3.0, "B": 2.0, "C": 1.0}[g] for g in genes])
+    >>> true_gene_ranks(score, "R", ["A", "B", "C"], ["A", "B"])
+    {'A': 1, 'B': 1}
+    >>> true_gene_ranks(score, "R", ["A", "B", "C"], ["A", "B"], filtered=False)
+    {'A': 1, 'B': 2}
+    """
     batch_size = _check_batch(batch_size)
     cands = list(dict.fromkeys(candidates))
     gene_rank = np.argsort(np.argsort(np.asarray(cands, dtype=str), kind="stable"), kind="stable")
@@ -123,7 +138,50 @@ def true_gene_ranks(score_fn: Callable[[str, list[str]], np.ndarray], reaction: 
     pos = np.empty(len(cands), dtype=np.intp)
     pos[_order(s, gene_rank)] = np.arange(1, len(cands) + 1)
     where = {g: i for i, g in enumerate(cands)}
-    return {g: int(pos[where[g]]) for g in dict.fromkeys(true_genes) if g in where}
+    present = [g for g in dict.fromkeys(true_genes) if g in where]
+    true_pos = np.array([pos[where[g]] for g in present], dtype=np.intp)
+    out = {}
+    for g, p in zip(present, true_pos):
+        out[g] = int(p - np.sum(true_pos < p)) if filtered else int(p)
+    return out
+
+
+def pair_score_fn(featurizer, decision_function: Callable[[np.ndarray], np.ndarray]
+                  ) -> Callable[[str, list[str]], np.ndarray]:
+    """``score_fn(reaction, genes)`` for :func:`rank_candidates`: features from
+    ``featurizer.candidate_matrix`` scored by ``decision_function``.
+
+    A candidate whose features are *all* absent for this reaction (no data of
+    any source the reaction's neighbours have) gets NaN and so ranks last:
+    there is no evidence to rank it on, and an estimator's constant score for
+    an empty instance must not place it above genes with evidence.
+    """
+    def score(reaction: str, genes: list[str]) -> np.ndarray:
+        X = featurizer.candidate_matrix(reaction, genes)
+        s = np.asarray(decision_function(X), dtype=np.float64).reshape(-1)
+        s[np.isnan(X).all(axis=1)] = np.nan
+        return s
+    return score
+
+
+def consensus_params(best_params: Sequence[dict]) -> dict:
+    """The hyperparameters chosen by the most outer folds (ties: the earliest
+    fold's choice), used to refit a final model on all known data.
+
+    Examples
+    --------
+    >>> consensus_params([{"C": 1.0}, {"C": 10.0}, {"C": 10.0}])
+    {'C': 10.0}
+    >>> consensus_params([{"C": 1.0}, {"C": 10.0}])
+    {'C': 1.0}
+    """
+    if not best_params:
+        raise ValueError("consensus_params needs the parameters chosen in at least one fold")
+    keys = [tuple(sorted((k, repr(v)) for k, v in p.items())) for p in best_params]
+    counts = {k: keys.count(k) for k in keys}
+    best = max(counts.values())
+    first = next(i for i, k in enumerate(keys) if counts[k] == best)
+    return dict(best_params[first])
 
 
 def ranking_metrics(ranks_of_true_genes, n_candidates) -> dict[str, float]:

@@ -130,7 +130,7 @@ def get_method(name: str) -> MethodSpec:
     >>> get_method("nope")
     Traceback (most recent call last):
     ...
-    KeyError: "Unknown method 'nope'. Valid names: geometric, avg_w, zero, mean, flags, knn, em, hgb, logreg_indicator."
+    KeyError: "Unknown method 'nope'. Valid names: geometric, avg_w, zero, mean, flags, knn, em, hgb, logreg_indicator, robust_socp, infinite_imputation, integrated_logreg."
     """
     try:
         return METHODS[name]
@@ -153,5 +153,39 @@ for _spec in (
                [{"learning_rate": [0.05, 0.1], "max_leaf_nodes": [15, 31]}]),
     MethodSpec("logreg_indicator", "Logistic regression + mean + indicators", _make_logreg,
                [{"C": [0.01, 0.1, 1.0]}]),
+):
+    register_method(_spec)
+
+
+# --- the other methods of our literature (Shivaswamy et al.; Dick et al.;
+# Williams et al.). None takes feature groups. Their size limits (full
+# covariances: d <= 100 for the SOCP, d <= 300 for the integrated logistic
+# regression) are enforced by the estimators with a clear error; pass a grid
+# with covariance "diag"/"lowrank" for larger d.
+def _make_robust_socp(groups=None, random_state=None):
+    from models.robust_socp import RobustSOCPClassifier  # lazy: cvxpy import
+
+    return RobustSOCPClassifier()
+
+
+def _make_infinite_imputation(groups=None, random_state=None):
+    from models.infinite_imputation import InfiniteImputationSVC
+
+    return InfiniteImputationSVC(max_iter=20)
+
+
+def _make_integrated_logreg(groups=None, random_state=None):
+    from models.integrated_logreg import IntegratedLogisticRegression
+
+    return IntegratedLogisticRegression(random_state=random_state)
+
+
+for _spec in (
+    MethodSpec("robust_socp", "Chance-constrained SOCP (Shivaswamy et al.)", _make_robust_socp,
+               [{"C": C_GRID, "eta": [0.6, 0.8, 0.95]}]),
+    MethodSpec("infinite_imputation", "Infinite imputation SVM (Dick et al.)",
+               _make_infinite_imputation, [{"C": C_GRID, "imputation_reg": [0.1, 1.0]}]),
+    MethodSpec("integrated_logreg", "Integrated logistic regression (Williams et al.)",
+               _make_integrated_logreg, [{"C": [0.01, 0.1, 1.0], "n_components": [1, 3]}]),
 ):
     register_method(_spec)

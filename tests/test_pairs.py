@@ -342,3 +342,31 @@ def test_candidate_matrix_out_buffer(feat):
         np.nan_to_num(feat.transform(["R2"] * 6, genes), nan=-9))
     with pytest.raises(ValueError, match="C-contiguous float64"):
         feat.candidate_matrix("R1", genes, out=np.zeros((2, 2)))
+
+
+def test_fit_feature_scale_is_unit_std_over_present_values_without_centring():
+    """Independent check against a hand computation on a small matrix."""
+    import numpy as np
+    import pandas as pd
+    from types import SimpleNamespace
+
+    from featurize.pairs import PairFeaturizer
+
+    net = SimpleNamespace(reactions=pd.DataFrame({"genes": [("YAL001C",), ("YAL002W",)]},
+                                                 index=["R1", "R2"]))
+    motifs = {"fork": {"R1": frozenset({"R2"}), "R2": frozenset({"R1"})}}
+    expr = pd.DataFrame({"c0": [1.0, 2.0, 0.5], "c1": [0.0, 1.0, 3.0]},
+                        index=["YAL001C", "YAL002W", "YAL003W"])
+    f = PairFeaturizer(net, motifs, {"expr": expr})
+    raw = f.transform(["R1", "R1", "R2"], ["YAL003W", "YAL001C", "YAL003W"])
+    X = np.array([[2.0, np.nan], [4.0, 5.0], [np.nan, np.nan]])[:, : f.n_features_]
+    scale = f.fit_feature_scale(X)
+    # column 0: present 2, 4 -> std 1 -> scale 1; column 1: one value -> 1
+    assert scale.tolist() == [1.0, 1.0][: f.n_features_]
+    X2 = np.array([[1.0, 0.0], [3.0, 4.0], [np.nan, 8.0]])[:, : f.n_features_]
+    scale = f.fit_feature_scale(X2)
+    np.testing.assert_allclose(scale, [1.0, 1.0 / np.std([0.0, 4.0, 8.0])][: f.n_features_])
+    scaled = f.transform(["R1", "R1", "R2"], ["YAL003W", "YAL001C", "YAL003W"])
+    np.testing.assert_allclose(scaled, raw * scale, equal_nan=True)
+    # zero stays zero (no centring)
+    assert np.all((scaled == 0) == (raw == 0))

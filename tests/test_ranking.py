@@ -43,10 +43,14 @@ def test_rank_candidates_order_ties_and_batches():
 
 def test_true_gene_ranks_consistent_with_ranking():
     cands = ["G5", "G4", "G3", "G2", "G1"]
-    ranks = true_gene_ranks(score_fn_factory([]), "R1", cands, ["G3", "G4", "G9"], batch_size=3)
+    ranks = true_gene_ranks(score_fn_factory([]), "R1", cands, ["G3", "G4", "G9"], batch_size=3,
+                            filtered=False)
     assert ranks == {"G3": 3, "G4": 4}
+    # filtered: the other true gene (G3, ranked above G4) is removed for G4
+    ranks = true_gene_ranks(score_fn_factory([]), "R1", cands, ["G3", "G4", "G9"], batch_size=3)
+    assert ranks == {"G3": 3, "G4": 3}
     full = rank_candidates(score_fn_factory([]), ["R2"], cands, top_n=None, batch_size=3)
-    r = true_gene_ranks(score_fn_factory([]), "R2", cands, cands, batch_size=2)
+    r = true_gene_ranks(score_fn_factory([]), "R2", cands, cands, batch_size=2, filtered=False)
     assert {g: int(k) for g, k in zip(full.gene, full["rank"])} == r
 
 

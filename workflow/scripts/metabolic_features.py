@@ -38,6 +38,9 @@ featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_
 model_genes = sorted(g.id for g in model.genes)
 instances = build_instances(net, model_genes, p.negatives_per_positive, p.seed)
 X = featurizer.transform(instances["reaction"].tolist(), instances["gene"].tolist())
+# Unit spread per feature over the instance pairs (label-free, no centring);
+# the featurizer applies the same scale to every candidate it builds later.
+X *= featurizer.fit_feature_scale(X)
 y = instances["label"].to_numpy()
 log.info("instances: %d (%d positive), features: %d, absent: %.1f%%",
          len(y), int(y.sum()), X.shape[1], 100 * np.isnan(X).mean())

@@ -12,7 +12,7 @@ import time  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from featurize.io import write_tsv_atomic  # noqa: E402
-from models.ranking import true_gene_ranks  # noqa: E402
+from models.ranking import pair_score_fn, true_gene_ranks  # noqa: E402
 
 with open(smk.input.featurizer, "rb") as fh:
     bundle = pickle.load(fh)
@@ -31,7 +31,7 @@ for fold, (test_idx, model) in enumerate(zip(cv.test_index, cv.models), start=1)
     for i, reaction in enumerate(reactions, start=1):
         true = list(net.reactions.at[reaction, "genes"])
         ranks = true_gene_ranks(
-            lambda r, genes: model.decision_function(featurizer.candidate_matrix(r, genes)),
+            pair_score_fn(featurizer, model.decision_function),
             reaction,
             candidates,
             true,

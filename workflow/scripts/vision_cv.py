@@ -22,22 +22,28 @@ spec = get_method(method)
 rows, scores = [], []
 for fold, path in enumerate(smk.input):
     d = np.load(path)
-    groups = d["groups"]
-    params = select_params(method, d["X_train"], d["y_train"], feature_groups=groups,
+    # Features absent in every training crop (slots no training crop fills)
+    # carry no information and break some baselines (mean imputation, HGB
+    # binning): drop them, for every method alike.
+    keep = ~np.isnan(d["X_train"]).all(axis=0)
+    Xtr, Xte, groups = d["X_train"][:, keep], d["X_test"][:, keep], d["groups"][keep]
+    log.info("fold %d: %d of %d features present in some training crop", fold, keep.sum(), keep.size)
+    params = select_params(method, Xtr, d["y_train"], feature_groups=groups,
                            val_fraction=smk.params.val_fraction, param_grid=smk.params.grid,
                            seed=smk.params.seed + fold)
     est = spec.make(groups=groups, random_state=smk.params.seed).set_params(**params)
     t = time.perf_counter()
-    est.fit(d["X_train"], d["y_train"])
+    est.fit(Xtr, d["y_train"])
     fit_s = time.perf_counter() - t
-    dv = est.decision_function(d["X_test"])
+    dv = est.decision_function(Xte)
     yt = d["y_test"]
-    acc = float(np.mean(est.predict(d["X_test"]) == yt))
+    pred = est.predict(Xte)
+    acc = float(np.mean(pred == yt))
     auc = float(roc_auc_score(yt == est.classes_[1], dv))
     log.info("fold %d: %s acc %.3f auc %.3f (%.1fs) params %s", fold, method, acc, auc, fit_s, params)
     rows.append(dict(fold=fold, accuracy=acc, roc_auc=auc, fit_seconds=fit_s, n_train=len(d["y_train"]),
-                     n_test=len(yt), best_params=json.dumps(params, sort_keys=True, default=str)))
+                     n_test=len(yt), n_features_used=int(keep.sum()), best_params=json.dumps(params, sort_keys=True, default=str)))
     scores.append(pd.DataFrame({"index": d["test_index"], "fold": fold, "label": yt, "score": dv,
-                                "correct": est.predict(d["X_test"]) == yt}))
+                                "correct": pred == yt}))
 write_tsv_atomic(pd.DataFrame(rows), smk.output.folds)
 write_tsv_atomic(pd.concat(scores).sort_values("index"), smk.output.scores)

@@ -7,6 +7,8 @@ from _bootstrap import setup
 log = setup(snakemake)  # noqa: F821 - injected by Snakemake
 smk = snakemake  # noqa: F821
 
+import numpy as np  # noqa: E402
+
 from featurize.io import write_tsv_atomic  # noqa: E402
 from featurize.scenes import detect_scenes, load_test_scenes  # noqa: E402
 from featurize.vision import CarPartFeaturizer, load_crops  # noqa: E402
@@ -17,12 +19,15 @@ method = smk.wildcards.method
 X, y = load_crops(smk.input.data)
 f = CarPartFeaturizer(**smk.params.featurizer, seed=smk.params.seed).fit(X, y)
 F = f.transform(X)
-params = select_params(method, F, y, feature_groups=f.groups_, val_fraction=smk.params.val_fraction,
+keep = ~np.isnan(F).all(axis=0)  # drop slots no training crop fills (as in vision_cv)
+F = F[:, keep]
+log.info("%d of %d features present in some training crop", keep.sum(), keep.size)
+params = select_params(method, F, y, feature_groups=f.groups_[keep], val_fraction=smk.params.val_fraction,
                        param_grid=smk.params.grid, seed=smk.params.seed)
-est = get_method(method).make(groups=f.groups_, random_state=smk.params.seed).set_params(**params).fit(F, y)
+est = get_method(method).make(groups=f.groups_[keep], random_state=smk.params.seed).set_params(**params).fit(F, y)
 log.info("%s trained on %d crops, params %s", method, len(y), params)
 scenes, truths, names = load_test_scenes(smk.input.data)
-det = detect_scenes(scenes, f, est.decision_function, stride=smk.params.stride,
+det = detect_scenes(scenes, f, lambda A: est.decision_function(A[:, keep]), stride=smk.params.stride,
                     nms_radius=tuple(smk.params.nms_radius), progress=log.info)
 det.insert(1, "name", [names[k] for k in det["scene"]])
 write_tsv_atomic(det, smk.output[0])
