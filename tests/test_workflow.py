@@ -20,6 +20,7 @@ pytestmark = pytest.mark.slow
 
 
 def toy_config(inputs: dict, tmp: Path, **overrides) -> dict:
+    defaults = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     config = {
         "data_mirror": "",
         "download_dir": str(tmp / "downloads"),
@@ -57,6 +58,7 @@ def toy_config(inputs: dict, tmp: Path, **overrides) -> dict:
         },
     }
     config["metabolic"].update(overrides)
+    config["vision"] = defaults["vision"]
     return config
 
 

@@ -60,7 +60,7 @@ save_npz_atomic(
     y=y,
     groups=np.asarray(featurizer.groups_),
     feature_names=np.asarray(featurizer.feature_names_),
-    instance_group=instances["instance_group"].astype(str).to_numpy(),
+    instance_group=np.asarray(instances["instance_group"].astype(str).tolist(), dtype=str),
 )
 write_tsv_atomic(instances, smk.output.instances)
 save_pickle_atomic(
