@@ -68,8 +68,23 @@ class _MaskedSVCBase(ClassifierMixin, BaseEstimator):
                    cache_size=float(self.cache_size))
 
     def _kernel(self, X0, M, Z0, Mz):
-        return _kernel_from_filled(X0, M, Z0, Mz, self.kernel, self.degree,
-                                   self.gamma_, self.coef0)
+        """Masked kernel with the estimators' convention for rows with no
+        valid feature: ``phi(x) = 0``, i.e. their kernel rows/columns are 0.
+
+        (The raw masked formula would give ``coef0 ** degree`` for ``poly``
+        and 1 for ``rbf``.) Training, the pattern norms and prediction must
+        all use this same kernel: mixing the two conventions puts the empty
+        support vectors' ``beta_j`` into ``w`` at prediction time only.
+        """
+        K = _kernel_from_filled(X0, M, Z0, Mz, self.kernel, self.degree,
+                                self.gamma_, self.coef0)
+        if self.kernel != "linear":
+            ex, ez = ~M.any(axis=1), ~Mz.any(axis=1)
+            if ex.any():
+                K[ex, :] = 0.0
+            if ez.any():
+                K[:, ez] = 0.0
+        return K
 
     def predict(self, X):
         """Predicted class labels (``classes_[1]`` where the score is > 0).
@@ -239,9 +254,6 @@ class GeometricMarginSVC(_MaskedSVCBase):
         X0 = np.where(M, X, 0.0)
         empty = ~M.any(axis=1)
         K = self._kernel(X0, M, X0, M)
-        if self.kernel != "linear" and empty.any():
-            K[empty, :] = 0.0
-            K[:, empty] = 0.0
         n = X.shape[0]
         C = float(self.C)
         s = np.ones(n)
@@ -263,7 +275,11 @@ class GeometricMarginSVC(_MaskedSVCBase):
             dual = svc.dual_coef_[0].copy()
             b = float(svc.intercept_[0])
             beta = dual / s[sv]
-            norms = PatternNorms(X0[sv], M[sv], beta, self.kernel, self.degree,
+            # phi(x_j) = 0 for an empty support vector: it is not part of w
+            # (its kernel row is 0 in the QP). PatternNorms would otherwise
+            # give it the raw masked value coef0**degree (poly) / 1 (rbf).
+            beta_w = np.where(empty[sv], 0.0, beta)
+            norms = PatternNorms(X0[sv], M[sv], beta_w, self.kernel, self.degree,
                                  self.gamma_, self.coef0, groups)
             nrm, wn2 = norms.norms_and_full(M)
             s_new, ok = _scales(norms, M, wn2, nrm)
@@ -454,11 +470,7 @@ class AverageNormSVC(_MaskedSVCBase):
         self.gamma_ = resolve_gamma(self, self.gamma, Xs)
         Ms = ~np.isnan(Xs)
         X0 = np.where(Ms, Xs, 0.0)
-        empty = ~Ms.any(axis=1)
         K = self._kernel(X0, Ms, X0, Ms)
-        if self.kernel != "linear" and empty.any():
-            K[empty, :] = 0.0
-            K[:, empty] = 0.0
         svc = self._svc().fit(K, ys)
         sv = svc.support_
         self.support_ = sv

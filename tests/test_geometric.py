@@ -231,3 +231,72 @@ def test_bad_n_iter():
 def test_check_estimator(est):
     # every check must pass: no expected failures for these two estimators
     check_estimator(est)
+
+
+def _independent_kernel(X, kernel, degree, gamma, coef0):
+    """Masked kernel by brute force with the documented convention for a row
+    with no valid feature (phi = 0: its kernel row and column are 0)."""
+    M = ~np.isnan(X)
+    n = len(X)
+    K = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            v = M[i] & M[j]
+            if not (M[i].any() and M[j].any()):
+                continue
+            if kernel == "linear":
+                K[i, j] = X[i, v] @ X[j, v]
+            elif kernel == "poly":
+                K[i, j] = (gamma * X[i, v] @ X[j, v] + coef0) ** degree
+            else:
+                K[i, j] = np.exp(-gamma * ((X[i, v] - X[j, v]) ** 2).sum())
+    return K
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly"])
+def test_iterations_stay_consistent_with_sparse_and_empty_rows(kernel):
+    """Regression: with rows that have no valid feature (and rows with very
+    few valid ones, hence small s_i) poly n_iter >= 2 collapsed to constant
+    predictions: training zeroed the kernel rows of empty instances while the
+    pattern norms and decision_function used the raw masked value coef0**2,
+    so prediction added c^2 * (sum of the empty support vectors' beta) to
+    every score. Every iteration must solve the QP it claims and score the
+    training set with the function that QP fitted."""
+    rng = np.random.default_rng(11)
+    n, d, block = 160, 12, 2
+    X, y, groups = block_missing(n, d, block, seed=11, frac=0.55)
+    # a few rows with a single valid block, several with none
+    few = rng.choice(n, 25, replace=False)
+    keep = rng.integers(0, d // block, size=25)
+    for r, g in zip(few, keep):
+        X[r, groups != g] = NAN
+    X[few[:8]] = NAN
+    empty = np.isnan(X).all(1)
+    assert empty.sum() >= 8
+    gamma, coef0, C = 0.2, 1.0, 1.0
+    K = _independent_kernel(X, kernel, 2, gamma, coef0)
+    ys = np.where(y == 1, 1.0, -1.0)
+    accs = []
+    for n_iter in range(1, 6):
+        clf = GeometricMarginSVC(kernel=kernel, degree=2, gamma=gamma, coef0=coef0, C=C,
+                                 n_iter=n_iter, groups=groups, tol=1e-8).fit(X, y)
+        s_qp = clf.s_history_[clf.n_iter_ - 1]  # the scales the last QP used
+        # the last QP, solved independently on the brute-force scaled kernel
+        ref = SVC(kernel="precomputed", C=C, tol=1e-8).fit(K / np.outer(s_qp, s_qp), ys)
+        assert ref.intercept_[0] == pytest.approx(clf.intercept_[0], abs=1e-5)
+        beta = np.zeros(n)
+        beta[ref.support_] = ref.dual_coef_[0] / s_qp[ref.support_]
+        beta_clf = np.zeros(n)
+        beta_clf[clf.support_] = clf.beta_
+        np.testing.assert_allclose(beta_clf, beta, atol=1e-5)
+        # ||w||^2 from the pattern norms = beta' K beta (what the QP minimised)
+        assert clf.w_norm_ ** 2 == pytest.approx(beta @ K @ beta, rel=1e-6)
+        # decision values on the training set = sum_j beta_j K_ij / s_i + b
+        # with s_i the updated scales; empty rows score exactly b
+        f = clf.decision_function(X)
+        expected = K @ beta / clf.s_ + ref.intercept_[0]
+        expected[empty] = ref.intercept_[0]
+        np.testing.assert_allclose(f, expected, atol=1e-4)
+        accs.append(float(np.mean((f > 0) == (y == 1))))
+    assert min(accs[1:]) >= accs[0] - 0.05, accs
+    assert min(accs) >= 0.65, accs  # chance is about 0.5
