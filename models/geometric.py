@@ -252,9 +252,20 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self.gamma_ = resolve_gamma(self, self.gamma, X)
         M = ~np.isnan(X)
         X0 = np.where(M, X, 0.0)
-        empty = ~M.any(axis=1)
         K = self._kernel(X0, M, X0, M)
-        n = X.shape[0]
+        state = None
+        for state in self._iterate(K, X0, M, ys, groups, n_iter):
+            pass
+        self._set_state(state, X, X0, M)
+        return self
+
+    def _iterate(self, K, X0, M, ys, groups, n_iter):
+        """Generator over the QPs: after QP ``t`` yields its solution
+        ``(s_new, sv, dual, beta, b, norms, wn2)`` and appends to
+        ``self.objective_`` / ``self.s_history_`` (reset here). ``K`` is the
+        unscaled training kernel (not modified)."""
+        n = K.shape[0]
+        empty = ~M.any(axis=1)
         C = float(self.C)
         s = np.ones(n)
         self.s_history_ = [s]
@@ -289,10 +300,8 @@ class GeometricMarginSVC(_MaskedSVCBase):
                     f"(the masked {self.kernel!r} kernel is indefinite on these support "
                     "vectors); scales are reset to 1 and the iteration stops, i.e. the "
                     "model is a plain SVM on the masked kernel. Consider kernel='linear' "
-                    "or 'poly' with coef0 >= 0.", UserWarning, stacklevel=2)
-            beta_full = np.zeros(n)
-            beta_full[sv] = beta
-            raw = K @ beta_full
+                    "or 'poly' with coef0 >= 0.", UserWarning, stacklevel=3)
+            raw = K[:, sv] @ beta
             f = raw / s_new + b
             f[empty] = b
             obj = 0.5 * max(wn2, 0.0) + C * float(np.maximum(0.0, 1.0 - ys * f).sum())
@@ -300,10 +309,14 @@ class GeometricMarginSVC(_MaskedSVCBase):
             self.s_history_.append(s_new)
             converged = (not ok) or float(np.max(np.abs(s_new - s))) <= 1e-9
             s = s_new
+            yield s_new, sv, dual, beta, b, norms, wn2
             if converged:
                 break
-        del Ks
+
+    def _set_state(self, state, X, X0, M):
+        s, sv, dual, beta, b, norms, wn2 = state
         self.n_iter_ = len(self.objective_)
+        self.n_features_in_ = X.shape[1]
         self.s_ = s
         self.support_ = sv
         self.support_vectors_ = X[sv]
@@ -316,7 +329,114 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self._X0_sv, self._M_sv = X0[sv], M[sv]
         if self.kernel == "linear":
             self.coef_ = norms.w.copy()
-        return self
+
+    def grid_decision_function(self, param_list, X_train, y_train, X_val):
+        """Validation decision values for many parameter settings at once.
+
+        Equivalent to ``[clone(self).set_params(**p).fit(X_train,
+        y_train).decision_function(X_val) for p in param_list]`` (used by
+        :func:`models.selection.select_params`), but points that differ only
+        in ``n_iter`` share one run of the iteration (the validation scores
+        are taken after every QP up to the largest ``n_iter``), and points
+        with the same kernel share its Gram matrix (linear and polynomial
+        kernels share one ``X0 @ X0.T``).
+
+        Parameters
+        ----------
+        param_list : sequence of dict
+            Parameter settings (any of this estimator's parameters).
+        X_train, y_train : training data (NaN = absent).
+        X_val : array-like of shape (n_val, n_features)
+
+        Returns
+        -------
+        list of ndarray of shape (n_val,), one per setting, in order.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 4)); y = (X[:, 0] > 0).astype(int)
+        >>> X[::3, 1] = np.nan
+        >>> grid = [{"n_iter": 1}, {"n_iter": 3}, {"kernel": "poly", "n_iter": 2}]
+        >>> out = GeometricMarginSVC().grid_decision_function(grid, X[:30], y[:30], X[30:])
+        >>> [o.shape for o in out]
+        [(10,), (10,), (10,)]
+        """
+        from collections import OrderedDict
+
+        from sklearn.base import clone
+
+        ests = []
+        runs: "OrderedDict[tuple, list[int]]" = OrderedDict()
+        proto = clone(self)  # validation sets n_features_in_: not on self
+        X_train = validate_X_fit(proto, X_train)
+        M = ~np.isnan(X_train)
+        X0 = np.where(M, X_train, 0.0)
+        for i, p in enumerate(param_list):
+            est = clone(self).set_params(**p)
+            _check_common(est)
+            check_positive_int(est, "n_iter", est.n_iter)
+            est.gamma_ = resolve_gamma(est, est.gamma, X_train)
+            ests.append(est)
+            g = est.groups
+            key = (est.kernel, int(est.degree) if est.kernel == "poly" else None,
+                   est.gamma_ if est.kernel != "linear" else None,
+                   float(est.coef0) if est.kernel == "poly" else None,
+                   float(est.C), float(est.tol), float(est.cache_size),
+                   None if g is None else tuple(np.asarray(g).ravel().tolist()))
+            runs.setdefault(key, []).append(i)
+        _, ys = _validate_y(proto, X_train, y_train)
+        Xv = validate_X_predict(proto, X_val)
+        Mv = ~np.isnan(Xv)
+        X0v = np.where(Mv, Xv, 0.0)
+        empty_v = ~Mv.any(axis=1)
+        gram = {}  # linear Gram matrices, shared by linear and poly kernels
+
+        def kernels(est):
+            if est.kernel == "rbf":
+                return est._kernel(X0, M, X0, M), est._kernel(X0v, Mv, X0, M)
+            if "G" not in gram:
+                gram["G"] = X0 @ X0.T
+                gram["Gv"] = X0v @ X0.T
+            K, Kv = gram["G"].copy(), gram["Gv"].copy()
+            if est.kernel == "poly":
+                for A, Ma in ((K, M), (Kv, Mv)):
+                    A *= est.gamma_
+                    A += est.coef0
+                    if est.degree != 1:
+                        A **= est.degree
+                    A[~Ma.any(axis=1), :] = 0.0
+                    A[:, ~M.any(axis=1)] = 0.0
+            return K, Kv
+
+        out: list = [None] * len(ests)
+        kcache: dict = {}
+        for key, idx in runs.items():
+            run = ests[idx[0]]
+            kkey = key[:4]
+            if kkey not in kcache:
+                kcache.clear()  # keep at most one kernel pair in memory
+                kcache[kkey] = kernels(run)
+            K, Kv = kcache[kkey]
+            groups = validate_feature_groups(run, run.groups, X_train.shape[1])
+            wanted = {}
+            for i in idx:
+                wanted.setdefault(int(ests[i].n_iter), []).append(i)
+            t_max = max(wanted)
+            f = None
+            for t, (s, sv, dual, beta, b, norms, wn2) in enumerate(
+                    run._iterate(K, X0, M, ys, groups, t_max), start=1):
+                sv_, _ = _scales(norms, Mv, wn2)
+                f = Kv[:, sv] @ beta / sv_ + b
+                f[empty_v] = b
+                for i in wanted.get(t, ()):
+                    out[i] = f
+            for i in idx:  # converged before n_iter: the last solution
+                if out[i] is None:
+                    out[i] = f
+        return out
+
 
     def scales(self, X):
         """``s(x) = ||w^(x)|| / ||w||`` for each row (1 for rows with no

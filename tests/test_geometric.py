@@ -300,3 +300,24 @@ def test_iterations_stay_consistent_with_sparse_and_empty_rows(kernel):
         accs.append(float(np.mean((f > 0) == (y == 1))))
     assert min(accs[1:]) >= accs[0] - 0.05, accs
     assert min(accs) >= 0.65, accs  # chance is about 0.5
+
+
+def test_grid_decision_function_equals_separate_fits():
+    X, y, groups = block_missing(120, 10, 2, seed=12, frac=0.5)
+    X[:4] = NAN  # rows with no valid feature, in training
+    Xv, _, _ = block_missing(40, 10, 2, seed=13, frac=0.5)
+    Xv[0] = NAN
+    grid = [{"kernel": k, "C": C, "n_iter": t, **kw}
+            for k, kw in [("linear", {}), ("poly", {"degree": 2}), ("poly", {"degree": 3, "coef0": 0.5}),
+                          ("rbf", {"gamma": 0.1})]
+            for C in (0.5, 4.0) for t in (1, 2, 3, 5)]
+    base = GeometricMarginSVC(groups=groups, tol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # indefinite masked rbf
+        got = base.grid_decision_function(grid, X, y, Xv)
+        for p, g in zip(grid, got):
+            ref = GeometricMarginSVC(groups=groups, tol=1e-6, **p).fit(X, y).decision_function(Xv)
+            np.testing.assert_allclose(g, ref, rtol=1e-8, atol=1e-8, err_msg=str(p))
+    assert not hasattr(base, "n_features_in_")
+    # the iterations do change the scores (else sharing would be trivial)
+    assert np.abs(got[0] - got[2]).max() > 1e-3
