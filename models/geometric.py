@@ -391,24 +391,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         Mv = ~np.isnan(Xv)
         X0v = np.where(Mv, Xv, 0.0)
         empty_v = ~Mv.any(axis=1)
-        gram = {}  # linear Gram matrices, shared by linear and poly kernels
-
-        def kernels(est):
-            if est.kernel == "rbf":
-                return est._kernel(X0, M, X0, M), est._kernel(X0v, Mv, X0, M)
-            if "G" not in gram:
-                gram["G"] = X0 @ X0.T
-                gram["Gv"] = X0v @ X0.T
-            K, Kv = gram["G"].copy(), gram["Gv"].copy()
-            if est.kernel == "poly":
-                for A, Ma in ((K, M), (Kv, Mv)):
-                    A *= est.gamma_
-                    A += est.coef0
-                    if est.degree != 1:
-                        A **= est.degree
-                    A[~Ma.any(axis=1), :] = 0.0
-                    A[:, ~M.any(axis=1)] = 0.0
-            return K, Kv
+        gram: dict = {}  # linear Gram matrices, shared by linear and poly kernels
 
         out: list = [None] * len(ests)
         kcache: dict = {}
@@ -417,7 +400,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
             kkey = key[:4]
             if kkey not in kcache:
                 kcache.clear()  # keep at most one kernel pair in memory
-                kcache[kkey] = kernels(run)
+                kcache[kkey] = _train_val_kernels(run, X0, M, X0v, Mv, gram)
             K, Kv = kcache[kkey]
             groups = validate_feature_groups(run, run.groups, X_train.shape[1])
             wanted = {}
@@ -483,6 +466,27 @@ class GeometricMarginSVC(_MaskedSVCBase):
         f = raw / s + b
         f[empty] = b
         return f
+
+
+def _train_val_kernels(est, X0, M, X0v, Mv, gram: dict):
+    """``(K_train, K_val_train)`` of ``est``'s kernel, equal to
+    ``est._kernel``; linear and poly reuse the linear Gram matrices cached in
+    ``gram`` (computed on first use)."""
+    if est.kernel == "rbf":
+        return est._kernel(X0, M, X0, M), est._kernel(X0v, Mv, X0, M)
+    if "G" not in gram:
+        gram["G"] = X0 @ X0.T
+        gram["Gv"] = X0v @ X0.T
+    K, Kv = gram["G"].copy(), gram["Gv"].copy()
+    if est.kernel == "poly":
+        for A, Ma in ((K, M), (Kv, Mv)):
+            A *= est.gamma_
+            A += est.coef0
+            if est.degree != 1:
+                A **= est.degree
+            A[~Ma.any(axis=1), :] = 0.0
+            A[:, ~M.any(axis=1)] = 0.0
+    return K, Kv
 
 
 def _scales(norms: PatternNorms, M: np.ndarray, wn2: float,
@@ -601,6 +605,58 @@ class AverageNormSVC(_MaskedSVCBase):
         if self.kernel == "linear":
             self.coef_ = (X0[sv].T @ self.dual_coef_[0]) * scale
         return self
+
+    def grid_decision_function(self, param_list, X_train, y_train, X_val):
+        """Validation decision values for many parameter settings at once.
+
+        Equivalent to ``[clone(self).set_params(**p).fit(X_train,
+        y_train).decision_function(X_val) for p in param_list]``, but the
+        rescaling is done once and linear/poly kernels share one Gram matrix.
+
+        Returns
+        -------
+        list of ndarray of shape (n_val,), one per setting, in order.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 4)); y = (X[:, 0] > 0).astype(int)
+        >>> X[::3, 1] = np.nan
+        >>> out = AverageNormSVC().grid_decision_function([{"C": 1.0}, {"kernel": "poly"}],
+        ...                                               X[:30], y[:30], X[30:])
+        >>> [o.shape for o in out]
+        [(10,), (10,)]
+        """
+        from sklearn.base import clone
+
+        proto = clone(self)
+        X_train = validate_X_fit(proto, X_train)
+        _, ys = _validate_y(proto, X_train, y_train)
+        Xv = validate_X_predict(proto, X_val)
+        M = ~np.isnan(X_train)
+        p = M.mean(axis=0)
+        scale = np.zeros(X_train.shape[1])
+        scale[p > 0] = 1.0 / np.sqrt(p[p > 0])
+        proto.feature_scale_ = scale
+        Xs, Xvs = proto._rescale(X_train), proto._rescale(Xv)
+        Ms, Mvs = ~np.isnan(Xs), ~np.isnan(Xvs)
+        X0, X0v = np.where(Ms, Xs, 0.0), np.where(Mvs, Xvs, 0.0)
+        empty_v = ~Mvs.any(axis=1)
+        gram: dict = {}
+        out = []
+        for params in param_list:
+            est = clone(self).set_params(**params)
+            _check_common(est)
+            validate_feature_groups(est, est.groups, X_train.shape[1])
+            est.gamma_ = resolve_gamma(est, est.gamma, Xs)
+            K, Kv = _train_val_kernels(est, X0, Ms, X0v, Mvs, gram)
+            svc = est._svc().fit(K, ys)
+            b = float(svc.intercept_[0])
+            f = Kv[:, svc.support_] @ svc.dual_coef_[0] + b
+            f[empty_v] = b
+            out.append(f)
+        return out
 
     def decision_function(self, X):
         """``<w, phi(x_scaled)> + b``; ``intercept_`` for a row with no valid

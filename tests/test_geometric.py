@@ -321,3 +321,16 @@ def test_grid_decision_function_equals_separate_fits():
     assert not hasattr(base, "n_features_in_")
     # the iterations do change the scores (else sharing would be trivial)
     assert np.abs(got[0] - got[2]).max() > 1e-3
+
+
+def test_average_norm_grid_equals_separate_fits():
+    X, y, groups = block_missing(100, 8, 2, seed=14, frac=0.5)
+    X[:3] = NAN
+    Xv, _, _ = block_missing(30, 8, 2, seed=15, frac=0.5)
+    Xv[0] = NAN
+    grid = [{"kernel": k, "C": C, **kw}
+            for k, kw in [("linear", {}), ("poly", {"degree": 2}), ("rbf", {})] for C in (0.5, 4.0)]
+    got = AverageNormSVC(tol=1e-6).grid_decision_function(grid, X, y, Xv)
+    for p, g in zip(grid, got):
+        ref = AverageNormSVC(tol=1e-6, **p).fit(X, y).decision_function(Xv)
+        np.testing.assert_allclose(g, ref, rtol=1e-8, atol=1e-8, err_msg=str(p))
