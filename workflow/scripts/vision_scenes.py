@@ -19,9 +19,11 @@ method = smk.wildcards.method
 X, y = load_crops(smk.input.data)
 f = CarPartFeaturizer(**smk.params.featurizer, seed=smk.params.seed).fit(X, y)
 F = f.transform(X)
-keep = ~np.isnan(F).all(axis=0)  # drop slots no training crop fills (as in vision_cv)
+# drop slots (almost) no training crop fills, as in vision_cv
+min_count = max(1, int(np.ceil(smk.params.min_present_fraction * len(y))))
+keep = (~np.isnan(F)).sum(axis=0) >= min_count
 F = F[:, keep]
-log.info("%d of %d features present in some training crop", keep.sum(), keep.size)
+log.info("%d of %d features present in >= %d training crops", keep.sum(), keep.size, min_count)
 params = select_params(method, F, y, feature_groups=f.groups_[keep], val_fraction=smk.params.val_fraction,
                        param_grid=smk.params.grid, seed=smk.params.seed)
 est = get_method(method).make(groups=f.groups_[keep], random_state=smk.params.seed).set_params(**params).fit(F, y)
