@@ -38,6 +38,7 @@ rule vision_cv:
         scores=f"{VIS_DIR}/cv/{{method}}_scores.tsv",
     params:
         val_fraction=VIS["val_fraction"],
+        min_present_fraction=0.01,  # drop features present in < 1% of training crops
         grid=lambda wc: VIS["param_grids"].get(wc.method),
         seed=config["seed"],
     log:
@@ -79,6 +80,7 @@ rule vision_scene_method:
         stride=VIS["stride"],
         nms_radius=VIS["nms_radius"],
         val_fraction=VIS["val_fraction"],
+        min_present_fraction=0.01,  # drop features present in < 1% of training crops
         grid=lambda wc: VIS["param_grids"].get(wc.method),
         seed=config["seed"],
     log:
@@ -109,3 +111,28 @@ rule vision_scene_detection:
         runtime=10,
     script:
         "../scripts/vision_scene_report.py"
+
+
+rule vision_candidates_figure:
+    input:
+        data=rules.fetch_uiuc_cars.output[0],
+        scores=expand(f"{VIS_DIR}/cv/{{method}}_scores.tsv", method=VIS["methods"]),
+        features=expand(f"{VIS_DIR}/features/fold{{fold}}.npz", fold=range(VIS["n_splits"])),
+    output:
+        easy=f"{VIS_DIR}/candidates_easy.png",
+        hard=f"{VIS_DIR}/candidates_hard.png",
+    params:
+        methods=VIS["methods"],
+        reference="geometric",
+        landmark=0,  # the most distinctive landmark (highest Fisher score)
+        featurizer=VIS_FEAT,
+        n_splits=VIS["n_splits"],
+        seed=config["seed"],
+    log:
+        "logs/vision/candidates_figure.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/vision_candidates_figure.py"

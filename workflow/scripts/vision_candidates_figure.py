@@ -33,23 +33,34 @@ log.info("out-of-fold crops: %d; all methods right: %d; %s right and > half of t
          len(base), int(correct.all(axis=1).sum()), ref, len(others),
          int((correct[ref] & (n_wrong_others > len(others) / 2)).sum()))
 
-# easy: a car every method gets right, the one the reference scores highest
-easy_pool = base[cars & correct.all(axis=1)]
-easy = int(easy_pool["score"].idxmax())
-# hard: a car the reference gets right while the most others are wrong (ties:
-# the reference's most confident); "most others wrong" = more than half
-hard_pool = base[cars & correct[ref]].assign(n_wrong=n_wrong_others)
-hard_pool = hard_pool.sort_values(["n_wrong", "score"], ascending=[False, False])
-hard = int(hard_pool.index[0])
-hard_wrong = int(hard_pool["n_wrong"].iloc[0])
+k = int(smk.params.landmark)
+# candidates of landmark k in each out-of-fold crop (as counted by vision_fold_features)
+n_cand = pd.Series(0, index=base.index)
+for path in smk.input.features:
+    d = np.load(path)
+    n_cand.loc[d["test_index"]] = d["counts_test"][:, k]
+# easy: a car every method gets right; among those, the one with the most
+# candidates of landmark k (a richer picture), then the reference's highest score
+easy_pool = base[cars & correct.all(axis=1)].assign(n_cand=n_cand)
+easy = int(easy_pool.sort_values(["n_cand", "score"], ascending=[False, False]).index[0])
+# hard: the reference right while more than half of the other methods are
+# wrong; cars first (as in the paper), else any crop, else the closest car
+n_wrong = n_wrong_others[correct[ref]]
+hard_kind = "car"
+pool = n_wrong[cars[correct[ref]]]
+if pool.max() <= len(others) / 2 and n_wrong.max() > len(others) / 2:
+    pool, hard_kind = n_wrong, "crop"
+pool = base.loc[pool.index].assign(n_wrong=pool, margin=(base["score"] * (2 * cars - 1)).loc[pool.index])
+pool = pool.sort_values(["n_wrong", "margin"], ascending=[False, False])
+hard = int(pool.index[0])
+hard_wrong = int(pool["n_wrong"].iloc[0])
 hard_exists = hard_wrong > len(others) / 2
 if not hard_exists:
-    log.warning("no car that %s gets right and most of the others wrong; showing the one with the "
+    log.warning("no crop that %s gets right and most of the others wrong; showing the car with the "
                 "most others wrong (%d of %d)", ref, hard_wrong, len(others))
 
 X, y = load_crops(smk.input.data)
 folds = list(StratifiedKFold(smk.params.n_splits, shuffle=True, random_state=smk.params.seed).split(X, y))
-k = int(smk.params.landmark)
 p = smk.params.featurizer["patch_size"]
 radius = smk.params.featurizer["search_radius"]
 
@@ -91,8 +102,8 @@ def draw(idx: int, title: str, out: str) -> None:
     log.info("%s: crop %d fold %d, %d candidates of landmark %d; %s", out, idx, fold, len(cand), k, verdict)
 
 
-draw(easy, f"easy: every method right ({len(easy_pool)} such cars)", smk.output.easy)
-hard_title = (f"hard: {ref} right, {hard_wrong} of {len(others)} other methods wrong" if hard_exists else
-              f"NO hard example exists (no car with {ref} right and most others wrong); "
+draw(easy, f"easy: every method right ({len(easy_pool)} such cars of {int(cars.sum())})", smk.output.easy)
+hard_title = (f"hard ({hard_kind}): {ref} right, {hard_wrong} of {len(others)} other methods wrong" if hard_exists
+              else f"NO hard example exists (no crop with {ref} right and most others wrong); "
               f"closest: {hard_wrong} of {len(others)} others wrong")
 draw(hard, hard_title, smk.output.hard)
