@@ -54,6 +54,7 @@ def toy_config(inputs: dict, tmp: Path, **overrides) -> dict:
                 "candidates": "all",
                 "validation_methods": ["geometric", "zero"],
                 "batch_size": 16,
+                "validation_reactions_per_fold": 0,
             },
         },
     }

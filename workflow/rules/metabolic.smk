@@ -89,43 +89,29 @@ rule metabolic_accuracy:
 
 rule metabolic_ranking_validation:
     input:
-        cv=f"{MET_DIR}/cv/{{method}}.pkl",
-        features=rules.metabolic_features.output.features,
+        cv=expand(f"{MET_DIR}/cv/{{method}}.pkl", method=MET["ranking"]["validation_methods"]),
         instances=rules.metabolic_features.output.instances,
         featurizer=rules.metabolic_features.output.featurizer,
     output:
-        f"{MET_DIR}/ranking/{{method}}.tsv",
-    params:
-        batch_size=MET["ranking"]["batch_size"],
-    log:
-        "logs/metabolic/ranking_validation_{method}.log",
-    threads: 1
-    resources:
-        mem_mb=6000,
-        runtime=120,
-    script:
-        "../scripts/metabolic_ranking_validation.py"
-
-
-rule metabolic_ranking_summary:
-    input:
-        expand(f"{MET_DIR}/ranking/{{method}}.tsv", method=MET["ranking"]["validation_methods"]),
-    output:
-        report(
+        ranks=f"{MET_DIR}/ranking/true_gene_ranks.tsv",
+        table=report(
             f"{MET_DIR}/ranking_validation.tsv",
             caption="../report/ranking_validation.rst",
             category="Enzyme ranking",
         ),
     params:
         methods=MET["ranking"]["validation_methods"],
+        batch_size=MET["ranking"]["batch_size"],
+        per_fold=MET["ranking"]["validation_reactions_per_fold"],
+        seed=config["seed"],
     log:
-        "logs/metabolic/ranking_summary.log",
-    threads: 1
+        "logs/metabolic/ranking_validation.log",
+    threads: 2
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=6000,
+        runtime=240,
     script:
-        "../scripts/metabolic_ranking_summary.py"
+        "../scripts/metabolic_ranking_validation.py"
 
 
 rule enzyme_ranking:
@@ -135,7 +121,7 @@ rule enzyme_ranking:
         featurizer=rules.metabolic_features.output.featurizer,
         # The final ranking is only worth reading beside its validation and the
         # method comparison; building them here keeps the three outputs together.
-        validation=rules.metabolic_ranking_summary.output[0],
+        validation=rules.metabolic_ranking_validation.output.table,
         accuracy=rules.metabolic_accuracy.output.table,
     output:
         report(

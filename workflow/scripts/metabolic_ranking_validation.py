@@ -1,5 +1,9 @@
-"""Rank every candidate gene for each held-out reaction with known genes,
-using the model of the fold that held the reaction out."""
+"""Rank every candidate gene for held-out reactions with known genes, using,
+for each method, the model of the outer fold that held the reaction out.
+
+All methods share the outer folds (they depend only on labels, reaction
+groups and the seed), so each candidate matrix is built once and scored by
+every method's fold model."""
 
 from _bootstrap import setup
 
@@ -9,38 +13,66 @@ smk = snakemake  # noqa: F821
 import pickle  # noqa: E402
 import time  # noqa: E402
 
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from featurize.io import write_tsv_atomic  # noqa: E402
-from models.ranking import pair_score_fn, true_gene_ranks  # noqa: E402
+from models.ranking import ranking_metrics, true_gene_ranks  # noqa: E402
 
+p = smk.params
 with open(smk.input.featurizer, "rb") as fh:
     bundle = pickle.load(fh)
-with open(smk.input.cv, "rb") as fh:
-    cv = pickle.load(fh)
 featurizer, net, candidates = bundle["featurizer"], bundle["network"], bundle["candidates"]
 instances = pd.read_csv(smk.input.instances, sep="\t")
-method = smk.wildcards.method
+cvs = {}
+for method, path in zip(p.methods, smk.input.cv):
+    with open(path, "rb") as fh:
+        cvs[method] = pickle.load(fh)
+reference = cvs[p.methods[0]].test_index
+for method, cv in cvs.items():
+    if len(cv.test_index) != len(reference) or any(
+            not np.array_equal(a, b) for a, b in zip(cv.test_index, reference)):
+        raise ValueError(f"the outer folds of {method!r} differ from those of {p.methods[0]!r}; "
+                         "rerun their cross-validation with the same seed and data")
 
 rows = []
-n_folds = len(cv.models)
+n_folds = len(reference)
 start = time.perf_counter()
-for fold, (test_idx, model) in enumerate(zip(cv.test_index, cv.models), start=1):
+for fold, test_idx in enumerate(reference, start=1):
     held = instances.iloc[test_idx]
     reactions = sorted(held.loc[held["label"] == 1, "reaction"].unique())
+    n_held = len(reactions)
+    if 0 < p.per_fold < n_held:
+        rng = np.random.default_rng([p.seed, fold])
+        reactions = sorted(rng.choice(reactions, size=p.per_fold, replace=False))
+    log.info("fold %d/%d: ranking %d of %d held-out reactions against %d candidates",
+             fold, n_folds, len(reactions), n_held, len(candidates))
+    models = {m: cv.models[fold - 1] for m, cv in cvs.items()}
     for i, reaction in enumerate(reactions, start=1):
         true = list(net.reactions.at[reaction, "genes"])
-        ranks = true_gene_ranks(
-            pair_score_fn(featurizer, model.decision_function),
-            reaction,
-            candidates,
-            true,
-            batch_size=smk.params.batch_size,
-        )
-        for gene, rank in ranks.items():
-            rows.append((method, fold, reaction, gene, rank, len(candidates)))
-        if i % 50 == 0 or i == len(reactions):
-            log.info("%s fold %d/%d: reactions scored %d/%d (%.0f s)", method, fold, n_folds,
-                     i, len(reactions), time.perf_counter() - start)
-table = pd.DataFrame(rows, columns=["method", "fold", "reaction", "gene", "rank", "n_candidates"])
-write_tsv_atomic(table, smk.output[0])
+        scores = {m: np.empty(len(candidates)) for m in models}
+        for b in range(0, len(candidates), p.batch_size):  # bounded memory
+            X = featurizer.candidate_matrix(reaction, candidates[b:b + p.batch_size])
+            empty = np.isnan(X).all(axis=1)  # no evidence: ranks last
+            for method, model in models.items():
+                s = np.asarray(model.decision_function(X), dtype=np.float64)
+                s[empty] = np.nan
+                scores[method][b:b + len(s)] = s
+        for method in models:
+            ranks = true_gene_ranks(lambda r, genes, s=scores[method]: s, reaction, candidates,
+                                    true, batch_size=len(candidates))
+            rows += [(method, fold, reaction, g, r, len(candidates)) for g, r in ranks.items()]
+        if i % 20 == 0 or i == len(reactions):
+            log.info("fold %d/%d: reactions scored %d/%d (%.0f s)", fold, n_folds, i,
+                     len(reactions), time.perf_counter() - start)
+
+ranks = pd.DataFrame(rows, columns=["method", "fold", "reaction", "gene", "rank", "n_candidates"])
+summary = []
+for method in p.methods:
+    r = ranks[ranks["method"] == method]
+    summary.append({"method": method, "n_reactions": r["reaction"].nunique(),
+                    "n_true_pairs": len(r), **ranking_metrics(r["rank"].to_numpy(), len(candidates))})
+table = pd.DataFrame(summary)
+log.info("\n%s", table.to_string(index=False))
+write_tsv_atomic(ranks, smk.output.ranks)
+write_tsv_atomic(table.round(4), smk.output.table)
