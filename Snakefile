@@ -24,10 +24,12 @@ include: "workflow/rules/vision.smk"
 
 
 rule all:
+    default_target: True
     input:
         "results/enzyme_ranking.tsv",
         "results/metabolic/accuracy.tsv",
         "results/metabolic/ranking_validation.tsv",
         "results/detection_accuracy.tsv",
         "results/vision/scene_detection.tsv",
-    default_target: True
+        "results/vision/candidates_easy.png",
+        "results/vision/candidates_hard.png",

@@ -1,4 +1,4 @@
-# Helpers shared by every rule file: resolving input references, resources.
+# Helpers shared by all .smk files: resolving input references and config checks.
 import os
 import re
 from pathlib import Path
@@ -21,7 +21,7 @@ DATASET = MET["datasets"][MET["dataset"]]
 
 
 def registry_path(name):
-    """Where the fetch rule puts registered file `name`."""
+    """Where the fetch step puts registered file `name`."""
     if name not in REGISTRY:
         raise ValueError(
             f"config: {name!r} is neither a name in data/registry.yaml "
@@ -32,7 +32,8 @@ def registry_path(name):
 
 def input_ref(ref):
     """A config input reference: a registry name or 'file:PATH'."""
-    return ref[len("file:"):] if ref.startswith("file:") else registry_path(ref)
+    return ref[len("file:") :] if ref.startswith("file:") else registry_path(ref)
+
 
 _missing = [
     m
@@ -44,3 +45,14 @@ if _missing:
         f"config: metabolic.ranking names methods {_missing} that are not in "
         f"metabolic.methods {MET['methods']}; ranking needs their cross-validation."
     )
+
+
+def metabolic_inputs():
+    inputs = {
+        "network": input_ref(DATASET["network"]),
+        "expression": [input_ref(r) for r in DATASET["expression"]],
+        "annotation": input_ref(DATASET["annotation"]),
+    }
+    if DATASET["localization"] != "gaf":
+        inputs["localization"] = input_ref(DATASET["localization"])
+    return inputs

@@ -8,20 +8,26 @@
 rule fetch_file:
     output:
         f"{DOWNLOAD_DIR}/{{target}}",
-    wildcard_constraints:
-        target="|".join(
-            re.escape(e["path"]) for e in REGISTRY.values() if e.get("kind", "file") == "file"
-        ),
-    params:
-        name=lambda wc: next(n for n, e in REGISTRY.items() if e["path"] == wc.target),
-        sha256=lambda wc: next(e["sha256"] for e in REGISTRY.values() if e["path"] == wc.target),
-        dest=DOWNLOAD_DIR,
     log:
         "logs/fetch/{target}.log",
+    wildcard_constraints:
+        target="|".join(
+            re.escape(e["path"])
+            for e in REGISTRY.values()
+            if e.get("kind", "file") == "file"
+        ),
+    conda:
+        "../envs/geomargin.yaml"
     threads: 1
     resources:
         mem_mb=1000,
         runtime=30,
+    params:
+        name=lambda wc: next(n for n, e in REGISTRY.items() if e["path"] == wc.target),
+        sha256=lambda wc: next(
+            e["sha256"] for e in REGISTRY.values() if e["path"] == wc.target
+        ),
+        dest=lambda wc, output: output[0][: -len(wc.target) - 1],
     script:
         "../scripts/fetch.py"
 
@@ -29,14 +35,16 @@ rule fetch_file:
 rule fetch_uiuc_cars:
     output:
         directory(f"{DOWNLOAD_DIR}/{REGISTRY['uiuc_cars']['path']}"),
-    params:
-        name="uiuc_cars",
-        dest=DOWNLOAD_DIR,
     log:
         "logs/fetch/uiuc_cars.log",
+    conda:
+        "../envs/geomargin.yaml"
     threads: 1
     resources:
         mem_mb=1000,
         runtime=30,
+    params:
+        name="uiuc_cars",
+        dest=lambda wc, output: output[0][: -len(REGISTRY["uiuc_cars"]["path"]) - 1],
     script:
         "../scripts/fetch.py"

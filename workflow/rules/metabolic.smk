@@ -5,17 +5,6 @@
 MET_DIR = "results/metabolic"
 
 
-def metabolic_inputs():
-    inputs = {
-        "network": input_ref(DATASET["network"]),
-        "expression": [input_ref(r) for r in DATASET["expression"]],
-        "annotation": input_ref(DATASET["annotation"]),
-    }
-    if DATASET["localization"] != "gaf":
-        inputs["localization"] = input_ref(DATASET["localization"])
-    return inputs
-
-
 rule metabolic_features:
     input:
         **metabolic_inputs(),
@@ -24,6 +13,14 @@ rule metabolic_features:
         instances=f"{MET_DIR}/features/instances.tsv",
         featurizer=f"{MET_DIR}/features/featurizer.pkl",
         summary=f"{MET_DIR}/features/summary.tsv",
+    log:
+        "logs/metabolic/features.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
     params:
         dataset=MET["dataset"],
         localization=DATASET["localization"],
@@ -33,12 +30,6 @@ rule metabolic_features:
         negatives_per_positive=MET["negatives_per_positive"],
         candidates=MET["ranking"]["candidates"],
         seed=config["seed"],
-    log:
-        "logs/metabolic/features.log",
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=30,
     script:
         "../scripts/metabolic_features.py"
 
@@ -49,17 +40,19 @@ rule metabolic_cv:
     output:
         cv=f"{MET_DIR}/cv/{{method}}.pkl",
         folds=f"{MET_DIR}/cv/{{method}}_folds.tsv",
+    log:
+        "logs/metabolic/cv_{method}.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=120,
     params:
         grid=lambda wc: MET["param_grids"].get(wc.method),
         n_splits=MET["n_splits"],
         val_fraction=MET["val_fraction"],
         seed=config["seed"],
-    log:
-        "logs/metabolic/cv_{method}.log",
-    threads: 1
-    resources:
-        mem_mb=6000,
-        runtime=120,
     script:
         "../scripts/metabolic_cv.py"
 
@@ -75,21 +68,25 @@ rule metabolic_accuracy:
             caption="../report/metabolic_accuracy.rst",
             category="Enzyme ranking",
         ),
-    params:
-        methods=MET["methods"],
     log:
         "logs/metabolic/accuracy.log",
+    conda:
+        "../envs/geomargin.yaml"
     threads: 1
     resources:
         mem_mb=2000,
         runtime=10,
+    params:
+        methods=MET["methods"],
     script:
         "../scripts/metabolic_accuracy.py"
 
 
 rule metabolic_ranking_validation:
     input:
-        cv=expand(f"{MET_DIR}/cv/{{method}}.pkl", method=MET["ranking"]["validation_methods"]),
+        cv=expand(
+            f"{MET_DIR}/cv/{{method}}.pkl", method=MET["ranking"]["validation_methods"]
+        ),
         instances=rules.metabolic_features.output.instances,
         featurizer=rules.metabolic_features.output.featurizer,
     output:
@@ -99,17 +96,19 @@ rule metabolic_ranking_validation:
             caption="../report/ranking_validation.rst",
             category="Enzyme ranking",
         ),
+    log:
+        "logs/metabolic/ranking_validation.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 2
+    resources:
+        mem_mb=6000,
+        runtime=240,
     params:
         methods=MET["ranking"]["validation_methods"],
         batch_size=MET["ranking"]["batch_size"],
         per_fold=MET["ranking"]["validation_reactions_per_fold"],
         seed=config["seed"],
-    log:
-        "logs/metabolic/ranking_validation.log",
-    threads: 2
-    resources:
-        mem_mb=6000,
-        runtime=240,
     script:
         "../scripts/metabolic_ranking_validation.py"
 
@@ -129,16 +128,18 @@ rule enzyme_ranking:
             caption="../report/enzyme_ranking.rst",
             category="Enzyme ranking",
         ),
+    log:
+        "logs/metabolic/enzyme_ranking.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 2
+    resources:
+        mem_mb=6000,
+        runtime=60,
     params:
         method=MET["ranking"]["method"],
         top_n=MET["ranking"]["top_n"],
         batch_size=MET["ranking"]["batch_size"],
         seed=config["seed"],
-    log:
-        "logs/metabolic/enzyme_ranking.log",
-    threads: 2
-    resources:
-        mem_mb=6000,
-        runtime=60,
     script:
         "../scripts/enzyme_ranking.py"

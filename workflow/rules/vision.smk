@@ -5,8 +5,18 @@
 
 VIS = config["vision"]
 VIS_DIR = "results/vision"
-VIS_FEAT = {k: VIS[k] for k in ("n_landmarks", "patch_size", "max_candidates", "threshold",
-                                "search_radius", "n_pca", "min_distance")}
+VIS_FEAT = {
+    k: VIS[k]
+    for k in (
+        "n_landmarks",
+        "patch_size",
+        "max_candidates",
+        "threshold",
+        "search_radius",
+        "n_pca",
+        "min_distance",
+    )
+}
 
 
 rule vision_fold_features:
@@ -14,18 +24,20 @@ rule vision_fold_features:
         data=rules.fetch_uiuc_cars.output[0],
     output:
         f"{VIS_DIR}/features/fold{{fold}}.npz",
-    wildcard_constraints:
-        fold=r"\d+",
-    params:
-        featurizer=VIS_FEAT,
-        n_splits=VIS["n_splits"],
-        seed=config["seed"],
     log:
         "logs/vision/features_fold{fold}.log",
+    wildcard_constraints:
+        fold=r"\d+",
+    conda:
+        "../envs/geomargin.yaml"
     threads: 1
     resources:
         mem_mb=3000,
         runtime=20,
+    params:
+        featurizer=VIS_FEAT,
+        n_splits=VIS["n_splits"],
+        seed=config["seed"],
     script:
         "../scripts/vision_features.py"
 
@@ -36,17 +48,19 @@ rule vision_cv:
     output:
         folds=f"{VIS_DIR}/cv/{{method}}.tsv",
         scores=f"{VIS_DIR}/cv/{{method}}_scores.tsv",
+    log:
+        "logs/vision/cv_{method}.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=120,
     params:
         val_fraction=VIS["val_fraction"],
         min_present_fraction=0.01,  # drop features present in < 1% of training crops
         grid=lambda wc: VIS["param_grids"].get(wc.method),
         seed=config["seed"],
-    log:
-        "logs/vision/cv_{method}.log",
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=120,
     script:
         "../scripts/vision_cv.py"
 
@@ -57,15 +71,17 @@ rule vision_detection_accuracy:
     output:
         table="results/detection_accuracy.tsv",
         plot=f"{VIS_DIR}/detection_accuracy.png",
-    params:
-        methods=VIS["methods"],
-        n_features=VIS["n_landmarks"] * VIS["max_candidates"] * VIS["n_pca"],
     log:
         "logs/vision/detection_accuracy.log",
+    conda:
+        "../envs/geomargin.yaml"
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        methods=VIS["methods"],
+        n_features=VIS["n_landmarks"] * VIS["max_candidates"] * VIS["n_pca"],
     script:
         "../scripts/vision_accuracy.py"
 
@@ -75,6 +91,14 @@ rule vision_scene_method:
         data=rules.fetch_uiuc_cars.output[0],
     output:
         f"{VIS_DIR}/scenes/{{method}}_detections.tsv",
+    log:
+        "logs/vision/scenes_{method}.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
     params:
         featurizer=VIS_FEAT,
         stride=VIS["stride"],
@@ -83,12 +107,6 @@ rule vision_scene_method:
         min_present_fraction=0.01,  # drop features present in < 1% of training crops
         grid=lambda wc: VIS["param_grids"].get(wc.method),
         seed=config["seed"],
-    log:
-        "logs/vision/scenes_{method}.log",
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=60,
     script:
         "../scripts/vision_scenes.py"
 
@@ -96,19 +114,23 @@ rule vision_scene_method:
 rule vision_scene_detection:
     input:
         data=rules.fetch_uiuc_cars.output[0],
-        detections=expand(f"{VIS_DIR}/scenes/{{method}}_detections.tsv", method=VIS["scene_methods"]),
+        detections=expand(
+            f"{VIS_DIR}/scenes/{{method}}_detections.tsv", method=VIS["scene_methods"]
+        ),
     output:
         table=f"{VIS_DIR}/scene_detection.tsv",
         plot=f"{VIS_DIR}/scene_detection.png",
-    params:
-        methods=VIS["scene_methods"],
-        tolerance=VIS["tolerance"],
     log:
         "logs/vision/scene_detection.log",
+    conda:
+        "../envs/geomargin.yaml"
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        methods=VIS["scene_methods"],
+        tolerance=VIS["tolerance"],
     script:
         "../scripts/vision_scene_report.py"
 
@@ -117,10 +139,20 @@ rule vision_candidates_figure:
     input:
         data=rules.fetch_uiuc_cars.output[0],
         scores=expand(f"{VIS_DIR}/cv/{{method}}_scores.tsv", method=VIS["methods"]),
-        features=expand(f"{VIS_DIR}/features/fold{{fold}}.npz", fold=range(VIS["n_splits"])),
+        features=expand(
+            f"{VIS_DIR}/features/fold{{fold}}.npz", fold=range(VIS["n_splits"])
+        ),
     output:
         easy=f"{VIS_DIR}/candidates_easy.png",
         hard=f"{VIS_DIR}/candidates_hard.png",
+    log:
+        "logs/vision/candidates_figure.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
     params:
         methods=VIS["methods"],
         reference="geometric",
@@ -128,11 +160,5 @@ rule vision_candidates_figure:
         featurizer=VIS_FEAT,
         n_splits=VIS["n_splits"],
         seed=config["seed"],
-    log:
-        "logs/vision/candidates_figure.log",
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
     script:
         "../scripts/vision_candidates_figure.py"
