@@ -34,6 +34,29 @@ rule metabolic_features:
         "../scripts/metabolic_features.py"
 
 
+rule metabolic_provenance:
+    input:
+        **metabolic_inputs(),
+    output:
+        report(
+            f"{MET_DIR}/provenance.tsv",
+            caption="../report/provenance.rst",
+            category="Enzyme ranking",
+        ),
+    params:
+        config={"seed": config["seed"], **MET},
+    conda:
+        "../envs/geomargin.yaml"
+    log:
+        "logs/metabolic/provenance.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/provenance.py"
+
+
 rule metabolic_cv:
     input:
         features=rules.metabolic_features.output.features,
@@ -122,6 +145,8 @@ rule enzyme_ranking:
         # method comparison; building them here keeps the three outputs together.
         validation=rules.metabolic_ranking_validation.output.table,
         accuracy=rules.metabolic_accuracy.output.table,
+        # what the ranking was made from, for the report
+        provenance=rules.metabolic_provenance.output[0],
     output:
         report(
             "results/enzyme_ranking.tsv",

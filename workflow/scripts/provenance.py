@@ -1,0 +1,29 @@
+"""Record the inputs (with sha256), package versions and configuration of a run."""
+
+from _bootstrap import setup
+
+log = setup(snakemake)  # noqa: F821 - injected by Snakemake
+smk = snakemake  # noqa: F821
+
+import json  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+from data.provenance import input_table, package_table  # noqa: E402
+from featurize.io import write_tsv_atomic  # noqa: E402
+
+inputs = {}
+for role, paths in smk.input.items():
+    paths = [paths] if isinstance(paths, str) else list(paths)
+    for i, path in enumerate(paths):
+        inputs[role if len(paths) == 1 else f"{role}[{i}]"] = path
+table = input_table(inputs)
+packages = package_table()
+rows = [("input", r.role, f"{r.path} sha256={r.sha256} bytes={r.bytes} "
+         f"registry={r.registry_name or '-'} matches={r.sha256_matches_registry} "
+         f"licence={r.licence or '-'}") for r in table.itertuples()]
+rows += [("package", r.package, r.version) for r in packages.itertuples()]
+rows += [("config", "metabolic", json.dumps(smk.params.config, sort_keys=True))]
+out = pd.DataFrame(rows, columns=["kind", "name", "value"])
+log.info("\n%s", out.to_string(index=False))
+write_tsv_atomic(out, smk.output[0])
