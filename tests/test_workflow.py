@@ -3,72 +3,12 @@ a temporary directory (real Snakemake, real estimators, toy data)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pandas as pd
 import pytest
-import yaml
 
-from toy_data import write_toy_inputs
-
-REPO = Path(__file__).resolve().parents[1]
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+from workflow_helpers import run_snakemake, toy_config, write_toy_inputs
 
 pytestmark = pytest.mark.slow
-
-
-def toy_config(inputs: dict, tmp: Path, **overrides) -> dict:
-    defaults = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    config = {
-        "data_mirror": "",
-        "download_dir": str(tmp / "downloads"),
-        "seed": 0,
-        "metabolic": {
-            "dataset": "toy",
-            "datasets": {
-                "toy": {
-                    "network": f"file:{inputs['model']}",
-                    "expression": [f"file:{inputs['expression']}"],
-                    "annotation": f"file:{inputs['annotation']}",
-                    "localization": "gaf",
-                }
-            },
-            "n_currency": 0,
-            "extra_currency": [],
-            "min_domain_genes": 2,
-            "negatives_per_positive": 1,
-            "methods": ["geometric", "zero", "mean"],
-            "n_splits": 3,
-            "val_fraction": 0.25,
-            "param_grids": {
-                "geometric": [{"kernel": "linear", "C": 1.0, "n_iter": 2},
-                              {"kernel": "linear", "C": 0.1, "n_iter": 2}],
-                "zero": [{"kernel": "linear", "C": 1.0}],
-                "mean": [{"kernel": "linear", "C": 1.0}],
-            },
-            "ranking": {
-                "method": "geometric",
-                "top_n": 3,
-                "candidates": "all",
-                "validation_methods": ["geometric", "zero"],
-                "batch_size": 16,
-                "validation_reactions_per_fold": 0,
-            },
-        },
-    }
-    config["metabolic"].update(overrides)
-    config["vision"] = defaults["vision"]
-    return config
-
-
-def run_snakemake(workdir: Path, config: dict, *targets: str, extra=()) -> subprocess.CompletedProcess:
-    cfg = workdir / "config.yaml"
-    cfg.write_text(yaml.safe_dump(config))
-    cmd = [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(cfg), "--cores", "2", *extra, *targets]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=900)
 
 
 @pytest.fixture(scope="module")

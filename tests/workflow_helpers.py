@@ -1,0 +1,106 @@
+"""Helpers shared by the tests that run the real Snakemake workflow on the
+small synthetic input set of :mod:`toy_data` in a temporary directory."""
+
+from __future__ import annotations
+
+import copy
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from toy_data import write_toy_inputs  # noqa: F401 - re-exported for the workflow tests
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+MAIN_TARGET = "results/enzyme_ranking.tsv"
+# The three user-facing outputs of the enzyme-ranking job.
+MAIN_OUTPUTS = (
+    "results/enzyme_ranking.tsv",
+    "results/metabolic/accuracy.tsv",
+    "results/metabolic/ranking_validation.tsv",
+)
+# Wall-clock columns (accuracy.tsv has fit_seconds_mean; the per-fold tables
+# fit_seconds and select_seconds): the only columns allowed to differ between
+# two runs of the same config.
+TIMING_COLUMNS = ("fit_seconds_mean", "fit_seconds", "select_seconds")
+
+
+def toy_config(inputs: dict, tmp: Path, **overrides) -> dict:
+    """A complete workflow config for the toy inputs; ``overrides`` replace
+    keys of its ``metabolic`` section."""
+    defaults = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config = {
+        "data_mirror": "",
+        "download_dir": str(tmp / "downloads"),
+        "seed": 0,
+        "metabolic": {
+            "dataset": "toy",
+            "datasets": {
+                "toy": {
+                    "network": f"file:{inputs['model']}",
+                    "expression": [f"file:{inputs['expression']}"],
+                    "annotation": f"file:{inputs['annotation']}",
+                    "localization": "gaf",
+                }
+            },
+            "n_currency": 0,
+            "extra_currency": [],
+            "min_domain_genes": 2,
+            "negatives_per_positive": 1,
+            "methods": ["geometric", "zero", "mean"],
+            "n_splits": 3,
+            "val_fraction": 0.25,
+            "param_grids": {
+                "geometric": [{"kernel": "linear", "C": 1.0, "n_iter": 2},
+                              {"kernel": "linear", "C": 0.1, "n_iter": 2}],
+                "zero": [{"kernel": "linear", "C": 1.0}],
+                "mean": [{"kernel": "linear", "C": 1.0}],
+            },
+            "ranking": {
+                "method": "geometric",
+                "top_n": 3,
+                "candidates": "all",
+                "validation_methods": ["geometric", "zero"],
+                "batch_size": 16,
+                "validation_reactions_per_fold": 0,
+            },
+        },
+    }
+    config["metabolic"].update(overrides)
+    config["vision"] = copy.deepcopy(defaults["vision"])
+    return config
+
+
+def snakemake_cmd(workdir: Path, config: dict, *targets: str, extra=()) -> list[str]:
+    """Write ``config`` to ``workdir/config.yaml``; return the snakemake command line."""
+    cfg = Path(workdir) / "config.yaml"
+    cfg.write_text(yaml.safe_dump(config))
+    return [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
+            "--configfile", str(cfg), "--cores", "2", *extra, *targets]
+
+
+def run_snakemake(workdir: Path, config: dict, *targets: str, extra=(), env=None,
+                  timeout: float = 900) -> subprocess.CompletedProcess:
+    """Run the workflow in ``workdir`` with ``config``; ``env`` entries are
+    added to the current environment."""
+    full_env = None if env is None else {**os.environ, **env}
+    cmd = snakemake_cmd(workdir, config, *targets, extra=extra)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
+
+
+def output_bytes(workdir: Path, rel: str) -> bytes:
+    """The bytes of output ``rel``, with the :data:`TIMING_COLUMNS` of a TSV
+    removed (they hold wall-clock times, which no two runs share)."""
+    data = (Path(workdir) / rel).read_bytes()
+    if not rel.endswith(".tsv"):
+        return data
+    lines = data.split(b"\n")
+    header = lines[0].split(b"\t")
+    drop = {i for i, name in enumerate(header) if name.decode() in TIMING_COLUMNS}
+    if not drop:
+        return data
+    return b"\n".join(b"\t".join(c for i, c in enumerate(line.split(b"\t")) if i not in drop)
+                      if line else line for line in lines)
