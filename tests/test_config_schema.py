@@ -1,0 +1,136 @@
+"""The config is checked before any job runs: `snakemake -n` with a bad
+--configfile exits non-zero with a message naming the offending key, and a dry
+run of the default target works from a fresh copy of the repository.
+
+Every case is a real `snakemake -n` on a copy of the toy config with one
+change; the dry runs are started together (they are mostly interpreter
+start-up) and each test reads its own result."""
+
+from __future__ import annotations
+
+import copy
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from workflow_helpers import MAIN_TARGET, REPO, SNAKEMAKE, run_snakemake, toy_config, write_toy_inputs
+
+pytestmark = pytest.mark.slow
+
+
+def _set(path: str, value):
+    """A config mutator: set the dotted key ``path`` to ``value``."""
+    def mutate(config: dict) -> None:
+        *parents, last = path.split(".")
+        node = config
+        for key in parents:
+            node = node[key]
+        node[last] = value
+    return mutate
+
+
+# case id -> (mutation, strings that must all appear in stderr)
+BAD_CONFIGS = {
+    "unknown_top_level_key": (_set("bogus_top_key", 1), ["bogus_top_key", "was unexpected"]),
+    "unknown_nested_key": (_set("metabolic.ranking.bogus_nested_key", 1),
+                           ["bogus_nested_key", "['metabolic']['ranking']"]),
+    "unknown_dataset_key": (_set("metabolic.datasets.toy.bogus_dataset_key", "x"),
+                            ["bogus_dataset_key", "['toy']"]),
+    "negative_seed": (_set("seed", -1), ["['seed']", "-1"]),
+    "one_split": (_set("metabolic.n_splits", 1), ["['metabolic']['n_splits']"]),
+    "val_fraction_above_one": (_set("metabolic.val_fraction", 1.5), ["['metabolic']['val_fraction']", "1.5"]),
+    "seed_not_integer": (_set("seed", "zero"), ["['seed']", "'zero'"]),
+    "unknown_method": (_set("metabolic.methods", ["geometric", "zero", "svm_magic"]),
+                       ["svm_magic", "['metabolic']['methods']"]),
+    "unknown_candidates_choice": (_set("metabolic.ranking.candidates", "everything"),
+                                  ["everything", "['candidates']"]),
+    "vision_one_split": (_set("vision.n_splits", 1), ["['vision']['n_splits']"]),
+    # cross-key checks done in workflow/rules/common.smk
+    "ranking_method_not_cross_validated": (_set("metabolic.ranking.method", "mean_not_run"),
+                                           ["metabolic.ranking", "mean_not_run"]),
+    "dataset_not_defined": (_set("metabolic.dataset", "no_such_set"), ["metabolic.dataset", "no_such_set"]),
+    # A typo in a method name must not be accepted silently where the name is
+    # a key or a list item the schema does not restrict.
+    "param_grid_for_unknown_method": (_set("metabolic.param_grids.geometrc", [{"C": 1.0}]), ["geometrc"]),
+    "unknown_vision_method": (_set("vision.methods", ["geometric", "svm_magic"]), ["svm_magic", "vision"]),
+}
+
+
+@pytest.fixture(scope="module")
+def dry_runs(tmp_path_factory):
+    """{case: CompletedProcess} of `snakemake -n` for the good toy config
+    ("valid") and every entry of BAD_CONFIGS, each in its own directory."""
+    root = tmp_path_factory.mktemp("config_schema")
+    inputs = write_toy_inputs(root / "inputs")
+    base = toy_config(inputs, root)
+    cases = {"valid": base}
+    for name, (mutate, _) in BAD_CONFIGS.items():
+        config = copy.deepcopy(base)
+        mutate(config)
+        cases[name] = config
+
+    def run(item):
+        name, config = item
+        workdir = root / name
+        workdir.mkdir()
+        return name, run_snakemake(workdir, config, MAIN_TARGET, extra=["-n"], timeout=300)
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        return dict(pool.map(run, cases.items()))
+
+
+def test_valid_toy_config_dry_run_passes(dry_runs):
+    """The control: without the change, the same dry run succeeds and plans
+    the whole enzyme-ranking job."""
+    proc = dry_runs["valid"]
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    for rule in ["metabolic_features", "metabolic_cv", "metabolic_accuracy",
+                 "metabolic_ranking_validation", "enzyme_ranking"]:
+        assert rule in out
+
+
+@pytest.mark.parametrize("case", list(BAD_CONFIGS))
+def test_bad_config_is_rejected_naming_the_key(dry_runs, case):
+    proc = dry_runs[case]
+    out = proc.stdout + proc.stderr  # Snakemake 9 prints its errors on stdout
+    assert proc.returncode != 0, f"{case}: config accepted\n{out[-2000:]}"
+    for text in BAD_CONFIGS[case][1]:
+        assert text in out, f"{case}: {text!r} not in the output:\n{out[-3000:]}"
+    # the run stopped while reading the config: no job was planned or started
+    assert "Job stats" not in out
+    assert not (Path(proc.args[4]) / "results").exists()
+
+
+def _fresh_copy(dest: Path) -> Path:
+    """The repository's files as a fresh clone would have them: tracked and
+    untracked-but-not-ignored files of the working tree (no downloads,
+    results, logs or .snakemake)."""
+    listing = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others",
+                              "--exclude-standard"], capture_output=True, text=True)
+    if listing.returncode != 0:
+        pytest.skip(f"not a git checkout: {listing.stderr.strip()}")
+    for rel in filter(None, listing.stdout.split("\0")):
+        src = REPO / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    return dest
+
+
+def test_default_target_dry_run_from_fresh_clone(tmp_path):
+    """`snakemake -n` with the repository's own config/config.yaml, in a copy
+    without downloads: plans the fetches and every final output."""
+    clone = _fresh_copy(tmp_path / "clone")
+    assert not (clone / "data" / "downloads").exists()
+    proc = subprocess.run([str(SNAKEMAKE), "-n", "--cores", "2"], cwd=clone, capture_output=True,
+                          text=True, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-4000:]
+    for rule in ["fetch_file", "fetch_uiuc_cars", "metabolic_features", "enzyme_ranking",
+                 "vision_cv", "all"]:
+        assert rule in out, f"rule {rule} not planned:\n{out[-3000:]}"
+    assert not (clone / "results").exists()
