@@ -38,7 +38,8 @@ pytestmark = pytest.mark.slow
 
 INSTANCES = "results/metabolic/features/instances.tsv"
 FEATURES = "results/metabolic/features/features.npz"
-COMPARED = (*MAIN_OUTPUTS, INSTANCES)
+PROVENANCE = "results/metabolic/provenance.tsv"  # inputs, sha256, versions of the run
+COMPARED = (*MAIN_OUTPUTS, INSTANCES, PROVENANCE)
 TRACEBACK = "Traceback (most recent call last)"
 # No network for the fetch tests, deterministically and without touching it:
 # pip may not use an index (and reads no config file that could add one), and
@@ -242,7 +243,7 @@ def bad_input_runs(tmp_path_factory, toy_inputs, reference_run):
         toy = config["metabolic"]["datasets"]["toy"]
         toy[key] = [f"file:{bad}"] if key == "expression" else f"file:{bad}"
         before = {rel: ((workdir / rel).read_bytes(), (workdir / rel).stat().st_mtime_ns)
-                  for rel in MAIN_OUTPUTS}
+                  for rel in (*MAIN_OUTPUTS, PROVENANCE)}
         proc = run_snakemake(workdir, config, MAIN_TARGET, timeout=600)
         return case, (workdir, bad, proc, before)
 
@@ -265,9 +266,21 @@ def test_bad_input_stops_run_names_file_keeps_results(bad_input_runs, case):
     # nothing downstream ran; the earlier run's results are untouched
     for rule in ["metabolic_cv", "metabolic_accuracy", "enzyme_ranking"]:
         assert f"rule {rule}:" not in out
-    for rel, (data, mtime) in before.items():
+    for rel in MAIN_OUTPUTS:
+        data, mtime = before[rel]
         assert (workdir / rel).read_bytes() == data, rel
         assert (workdir / rel).stat().st_mtime_ns == mtime, rel
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_bad_input_leaves_provenance_of_earlier_run(bad_input_runs, case):
+    """provenance.tsv records the inputs of the results beside it: a run that
+    fails on a bad input must not replace it with a record of the bad file."""
+    workdir, bad, _, before = bad_input_runs[case]
+    data, mtime = before[PROVENANCE]
+    assert str(bad) not in (workdir / PROVENANCE).read_text()
+    assert (workdir / PROVENANCE).read_bytes() == data
+    assert (workdir / PROVENANCE).stat().st_mtime_ns == mtime
 
 
 @pytest.mark.parametrize("case", list(BAD_INPUTS))
