@@ -1,0 +1,442 @@
+"""Small tabular benchmarks for the missing-completely-at-random (MCAR)
+sanity check, and the seeded removal protocols.
+
+Datasets (all binary):
+
+* ``wdbc`` — scikit-learn's :func:`~sklearn.datasets.load_breast_cancer`
+  (Wisconsin diagnostic breast cancer, 569 x 30), shipped inside scikit-learn.
+* ``digits56`` — scikit-learn's :func:`~sklearn.datasets.load_digits`
+  restricted to the digits 5 and 6 (8 x 8 = 64 pixels, values 0..16).
+* ``ionosphere`` and ``wisconsin`` — Orange ``.tab`` tables from the
+  ``orange3`` wheel (registered in ``data/registry.yaml``), read with
+  :func:`read_orange_tab`.
+
+Protocols (every random choice takes a seed):
+
+* :func:`remove_mcar` — per instance, ``round(fraction * d)`` of the ``d``
+  features chosen uniformly at random become NaN.
+* :func:`remove_square_patch` — per image, one square patch of
+  ``fraction * H * W`` pixels (a perfect square) at a uniformly random
+  position becomes NaN; the analogue of the paper's MNIST protocol, where
+  the patch pixels are structurally absent.
+* :func:`standardize_observed` — label-free z-scoring of each column over
+  its observed (non-NaN) entries.
+
+Scenario names used by the workflow: ``"mcar50"`` (remove 50% at random),
+``"patch25"`` (a square patch of 25% of the pixels); see :func:`parse_scenario`.
+
+Example
+-------
+>>> import numpy as np
+>>> X = np.arange(20.0).reshape(2, 10)
+>>> np.isnan(remove_mcar(X, 0.5, seed=0)).sum(axis=1).tolist()
+[5, 5]
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from featurize.exceptions import GeomarginInputError, InputFileError
+
+__all__ = [
+    "TabularDataset",
+    "read_orange_tab",
+    "load_wdbc",
+    "load_digits_pair",
+    "load_dataset",
+    "DATASETS",
+    "remove_mcar",
+    "remove_square_patch",
+    "standardize_observed",
+    "parse_scenario",
+    "apply_scenario",
+]
+
+#: Dataset names understood by :func:`load_dataset`; the value says whether it
+#: needs a registered file (registry name) or ships with scikit-learn (None).
+DATASETS: dict[str, str | None] = {
+    "wdbc": None,
+    "digits56": None,
+    "ionosphere": "ionosphere",
+    "wisconsin": "wisconsin",
+}
+
+_CONTINUOUS = {"c", "continuous"}
+_DISCRETE = {"d", "discrete"}
+_STRING = {"s", "string", "text"}
+_TIME = {"t", "time"}
+
+
+@dataclass
+class TabularDataset:
+    """A binary classification table.
+
+    Attributes
+    ----------
+    name : str
+    X : ndarray of shape (n_samples, n_features)
+        float64; NaN = missing.
+    y : ndarray of shape (n_samples,)
+        int labels in {0, 1}; ``class_names[y]`` is the original label.
+    feature_names : list of str
+    class_names : list of str
+        Two original labels, index = encoded label.
+    image_shape : tuple of int, optional
+        ``(H, W)`` when each row is a flattened image (row-major).
+    """
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: list[str]
+    class_names: list[str]
+    image_shape: tuple[int, int] | None = None
+    info: dict = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------ .tab
+def read_orange_tab(path: str | Path, name: str | None = None) -> TabularDataset:
+    """Read an Orange ``.tab`` file with a binary class.
+
+    Format: tab-separated; line 1 variable names; line 2 types
+    (``c``/``continuous``, ``d``/``discrete``, a space-separated list of
+    discrete values, ``s``/``string``); line 3 flags (``class`` marks the
+    target, ``i`` = ignore, ``m``/``meta`` = meta attribute such as an id);
+    then one instance per line, ``?`` (or an empty cell) = missing.
+
+    Continuous and numeric discrete attributes become features; ignored,
+    meta and string columns (ids, names) are dropped. Discrete attributes
+    with non-numeric values are refused (encode them first). The class must
+    have exactly two values; they are encoded 0/1 in the order of the
+    declared value list when the type line gives one, else sorted.
+
+    Parameters
+    ----------
+    path : path
+        The ``.tab`` file.
+    name : str, optional
+        Dataset name (default: file stem).
+
+    Returns
+    -------
+    TabularDataset
+
+    Raises
+    ------
+    InputFileError
+        Missing header lines, no or several class columns, a non-numeric
+        feature value, a class with other than two values or a missing label.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "toy.tab"
+    >>> _ = p.write_text("id\\tx\\ty\\n"
+    ...                  "s\\tc\\tno yes\\n"
+    ...                  "meta\\t\\tclass\\n"
+    ...                  "a\\t1.5\\tyes\\n"
+    ...                  "b\\t?\\tno\\n")
+    >>> ds = read_orange_tab(p)
+    >>> ds.feature_names, ds.X.ravel().tolist(), ds.y.tolist(), ds.class_names
+    (['x'], [1.5, nan], [1, 0], ['no', 'yes'])
+    """
+    path = Path(path)
+    try:
+        lines = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputFileError(path, f"cannot be read: {exc}",
+                             "give an Orange .tab file (fetch it with python -m data.fetch)") from exc
+    if len(lines) < 4:
+        raise InputFileError(path, f"has {len(lines)} line(s); an Orange .tab file needs 3 header "
+                             "lines (names, types, flags) and at least one data line")
+    names = lines[0].split("\t")
+    d = len(names)
+
+    def header(i: int) -> list[str]:
+        cells = lines[i].split("\t")
+        if len(cells) > d:
+            raise InputFileError(path, f"header line {i + 1} has {len(cells)} cells but line 1 names "
+                                 f"{d} variables")
+        return [c.strip() for c in cells] + [""] * (d - len(cells))
+
+    types, flags = header(1), header(2)
+    data = pd.read_csv(path, sep="\t", header=None, skiprows=3, names=names, dtype=str,
+                       keep_default_na=False, na_filter=False)
+    flag_sets = [set(f.split()) for f in flags]
+    class_cols = [n for n, f in zip(names, flag_sets) if "class" in f]
+    if len(class_cols) != 1:
+        raise InputFileError(path, f"line 3 (flags) marks {len(class_cols)} columns as 'class' "
+                             f"({class_cols}); expected exactly one target column")
+    target = class_cols[0]
+    features, dropped = [], []
+    for n, t, f in zip(names, types, flag_sets):
+        if n == target:
+            continue
+        if f & {"i", "ignore", "m", "meta"} or t.lower() in _STRING | _TIME:
+            dropped.append(n)
+            continue
+        features.append(n)
+
+    def clean(col: pd.Series) -> pd.Series:
+        col = col.str.strip()
+        return col.mask(col.isin(["?", "", "~", "NA", "nan"]))
+
+    X = np.empty((len(data), len(features)))
+    for j, n in enumerate(features):
+        col = clean(data[n])
+        num = pd.to_numeric(col, errors="coerce")
+        bad = col.notna() & num.isna()
+        if bad.any():
+            r = int(np.flatnonzero(bad.to_numpy())[0])
+            raise InputFileError(path, f"column {n!r} (type {types[names.index(n)]!r}) has the "
+                                 f"non-numeric value {col.iloc[r]!r} on data line {r + 1}",
+                                 "only numeric attributes become features; mark others 'i' (ignore)")
+        X[:, j] = num.to_numpy(dtype=float)
+    lab = clean(data[target])
+    if lab.isna().any():
+        r = int(np.flatnonzero(lab.isna().to_numpy())[0])
+        raise InputFileError(path, f"class column {target!r} is missing on data line {r + 1}",
+                             "drop unlabelled rows")
+    declared = types[names.index(target)].split()
+    values = sorted(lab.unique())
+    if len(declared) >= 2 and declared[0].lower() not in _DISCRETE | _CONTINUOUS:
+        order = [v for v in declared if v in set(values)]
+    else:
+        order = values
+    if len(values) != 2 or len(order) != 2:
+        raise InputFileError(path, f"class column {target!r} has {len(values)} distinct values "
+                             f"{values[:10]}; expected exactly two (binary labels)")
+    y = (lab.to_numpy() == order[1]).astype(int)
+    return TabularDataset(name=name or path.stem, X=X, y=y, feature_names=features,
+                          class_names=list(order),
+                          info={"source": str(path), "dropped_columns": dropped, "target": target})
+
+
+# -------------------------------------------------------------- sklearn
+def load_wdbc() -> TabularDataset:
+    """scikit-learn's breast cancer (WDBC) table: 569 x 30, y 1 = benign.
+
+    Examples
+    --------
+    >>> ds = load_wdbc(); ds.X.shape, ds.class_names
+    ((569, 30), ['malignant', 'benign'])
+    """
+    from sklearn.datasets import load_breast_cancer
+
+    b = load_breast_cancer()
+    return TabularDataset(name="wdbc", X=np.asarray(b.data, dtype=float), y=b.target.astype(int),
+                          feature_names=list(b.feature_names), class_names=[str(c) for c in b.target_names],
+                          info={"source": "sklearn.datasets.load_breast_cancer"})
+
+
+def load_digits_pair(negative: int = 5, positive: int = 6) -> TabularDataset:
+    """scikit-learn's 8x8 digits, two classes (default 5 vs 6), y 1 = ``positive``.
+
+    Examples
+    --------
+    >>> ds = load_digits_pair(); ds.X.shape, ds.image_shape, int(ds.y.sum())
+    ((363, 64), (8, 8), 181)
+    """
+    from sklearn.datasets import load_digits
+
+    for arg, v in (("negative", negative), ("positive", positive)):
+        if not isinstance(v, (int, np.integer)) or not 0 <= v <= 9:
+            raise GeomarginInputError(f"The {arg!r} parameter of load_digits_pair must be a digit "
+                                      f"0..9. Got {v!r} instead.")
+    if negative == positive:
+        raise GeomarginInputError(f"load_digits_pair needs two different digits. Got {negative} twice.")
+    dg = load_digits()
+    keep = np.isin(dg.target, [negative, positive])
+    return TabularDataset(name=f"digits{negative}{positive}", X=dg.data[keep].astype(float),
+                          y=(dg.target[keep] == positive).astype(int),
+                          feature_names=[f"pixel_{r}_{c}" for r in range(8) for c in range(8)],
+                          class_names=[str(negative), str(positive)], image_shape=(8, 8),
+                          info={"source": "sklearn.datasets.load_digits"})
+
+
+def load_dataset(name: str, path: str | Path | None = None) -> TabularDataset:
+    """Load a benchmark by name (see :data:`DATASETS`); ``path`` is the
+    fetched ``.tab`` file for the Orange tables.
+
+    Examples
+    --------
+    >>> load_dataset("wdbc").X.shape
+    (569, 30)
+    """
+    if name not in DATASETS:
+        raise GeomarginInputError(f"Unknown tabular dataset {name!r}. Valid names: "
+                                  f"{', '.join(DATASETS)}.")
+    if name == "wdbc":
+        return load_wdbc()
+    if name == "digits56":
+        return load_digits_pair(5, 6)
+    if path is None:
+        raise GeomarginInputError(f"Dataset {name!r} is read from a file: pass its path (registry "
+                                  f"name {DATASETS[name]!r}; python -m data.fetch {DATASETS[name]}).")
+    return read_orange_tab(path, name=name)
+
+
+# -------------------------------------------------------------- removal
+def _check_fraction(func: str, fraction) -> float:
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float, np.floating)) \
+            or not 0 <= fraction < 1:
+        raise GeomarginInputError(f"The 'fraction' parameter of {func} must be a float in [0, 1). "
+                                  f"Got {fraction!r} instead.")
+    return float(fraction)
+
+
+def remove_mcar(X, fraction: float, seed: int) -> np.ndarray:
+    """Per instance, set ``round(fraction * d)`` randomly chosen features to NaN.
+
+    The removed positions are drawn independently for every row, uniformly
+    among all ``d`` features (so they may include a value that was already
+    missing). Returns a new float array; ``X`` is not modified.
+
+    Examples
+    --------
+    >>> X = np.ones((3, 4))
+    >>> Z = remove_mcar(X, 0.5, seed=1)
+    >>> np.isnan(Z).sum(axis=1).tolist(), bool(np.array_equal(Z, remove_mcar(X, 0.5, seed=1), equal_nan=True))
+    ([2, 2, 2], True)
+    """
+    fraction = _check_fraction("remove_mcar", fraction)
+    X = np.array(X, dtype=float)
+    if X.ndim != 2:
+        raise GeomarginInputError(f"remove_mcar expects a 2-D array. Got shape {X.shape} instead.")
+    n, d = X.shape
+    k = int(round(fraction * d))
+    if k == 0:
+        return X
+    rng = np.random.default_rng(seed)
+    # a random permutation per row: argsort of uniform keys; first k columns go
+    cols = np.argsort(rng.random((n, d)), axis=1)[:, :k]
+    X[np.arange(n)[:, None], cols] = np.nan
+    return X
+
+
+def patch_side(image_shape: tuple[int, int], fraction: float) -> int:
+    """Side of the square patch holding ``fraction`` of the pixels (must be exact).
+
+    Examples
+    --------
+    >>> patch_side((8, 8), 0.25)
+    4
+    """
+    fraction = _check_fraction("patch_side", fraction)
+    h, w = image_shape
+    area = fraction * h * w
+    side = int(round(math.sqrt(area)))
+    if abs(side * side - area) > 1e-9 or side > min(h, w):
+        ok = [f"{s * s / (h * w):g}" for s in range(1, min(h, w) + 1)]
+        raise GeomarginInputError(f"A square patch of fraction {fraction!r} of {h}x{w} pixels "
+                                  f"({area:g} pixels) is not a square that fits; valid fractions: "
+                                  f"{', '.join(ok)}.")
+    return side
+
+
+def remove_square_patch(X, image_shape: tuple[int, int], fraction: float, seed: int,
+                        return_origins: bool = False):
+    """Per image, set a square patch of ``fraction`` of the pixels to NaN.
+
+    Rows of ``X`` are row-major flattened ``image_shape`` images. The patch
+    (side :func:`patch_side`) has its top-left corner drawn uniformly among
+    the ``(H - s + 1) * (W - s + 1)`` positions where it fits.
+
+    Returns
+    -------
+    ndarray, or (ndarray, ndarray of shape (n, 2)) with ``return_origins``
+        The images with NaN patches (and the (row, col) of each top-left corner).
+
+    Examples
+    --------
+    >>> Z, o = remove_square_patch(np.zeros((1, 64)), (8, 8), 0.25, seed=0, return_origins=True)
+    >>> int(np.isnan(Z).sum()), o.shape
+    (16, (1, 2))
+    """
+    X = np.array(X, dtype=float)
+    h, w = (int(v) for v in image_shape)
+    if X.ndim != 2 or X.shape[1] != h * w:
+        raise GeomarginInputError(f"remove_square_patch expects rows of {h}x{w}={h * w} pixels. "
+                                  f"Got an array of shape {X.shape} instead.")
+    s = patch_side((h, w), fraction)
+    n = X.shape[0]
+    rng = np.random.default_rng(seed)
+    origins = np.column_stack([rng.integers(0, h - s + 1, n), rng.integers(0, w - s + 1, n)])
+    if s > 0:
+        imgs = X.reshape(n, h, w)
+        dr, dc = np.meshgrid(np.arange(s), np.arange(s), indexing="ij")
+        rows = origins[:, 0, None, None] + dr
+        cols = origins[:, 1, None, None] + dc
+        imgs[np.arange(n)[:, None, None], rows, cols] = np.nan
+        X = imgs.reshape(n, h * w)
+    return (X, origins) if return_origins else X
+
+
+def standardize_observed(X) -> np.ndarray:
+    """Centre and scale each column over its observed entries (NaN kept).
+
+    Label-free. A column with fewer than two observed values or zero spread
+    is only centred (or left as is if nothing is observed).
+
+    Examples
+    --------
+    >>> standardize_observed(np.array([[1.0, 5.0], [3.0, np.nan], [np.nan, 5.0]])).tolist()
+    [[-1.0, 0.0], [1.0, nan], [nan, 0.0]]
+    """
+    X = np.array(X, dtype=float)
+    obs = ~np.isnan(X)
+    cnt = obs.sum(axis=0)
+    mean = np.where(cnt > 0, np.nansum(X, axis=0) / np.maximum(cnt, 1), 0.0)
+    dev = np.where(obs, X - mean, 0.0)
+    std = np.sqrt((dev ** 2).sum(axis=0) / np.maximum(cnt, 1))
+    std = np.where((cnt > 1) & (std > 1e-12), std, 1.0)
+    return (X - mean) / std
+
+
+# ------------------------------------------------------------- scenarios
+_SCEN = re.compile(r"^(mcar|patch)(\d{1,2})$")
+
+
+def parse_scenario(scenario: str) -> tuple[str, float]:
+    """``"mcar50"`` -> ``("mcar", 0.5)``; ``"patch25"`` -> ``("patch", 0.25)``.
+
+    Examples
+    --------
+    >>> parse_scenario("mcar90")
+    ('mcar', 0.9)
+    """
+    m = _SCEN.match(str(scenario))
+    if not m:
+        raise GeomarginInputError(f"Unknown missingness scenario {scenario!r}: expected 'mcar<percent>' "
+                                  "(e.g. mcar50: remove 50% of each instance's features at random) or "
+                                  "'patch<percent>' (e.g. patch25: a random square patch of 25% of "
+                                  "the pixels, image datasets only).")
+    return m.group(1), int(m.group(2)) / 100.0
+
+
+def apply_scenario(ds: TabularDataset, scenario: str, seed: int, standardize: bool = True) -> np.ndarray:
+    """The features of ``ds`` after the scenario's removal (then
+    :func:`standardize_observed` unless ``standardize=False``).
+
+    Examples
+    --------
+    >>> ds = load_digits_pair()
+    >>> int(np.isnan(apply_scenario(ds, "patch25", seed=0)).sum(axis=1).max())
+    16
+    """
+    kind, fraction = parse_scenario(scenario)
+    if kind == "mcar":
+        X = remove_mcar(ds.X, fraction, seed=seed)
+    else:
+        if ds.image_shape is None:
+            raise GeomarginInputError(f"Scenario {scenario!r} removes an image patch, but dataset "
+                                      f"{ds.name!r} is not an image dataset; use 'mcar<percent>'.")
+        X = remove_square_patch(ds.X, ds.image_shape, fraction, seed=seed)
+    return standardize_observed(X) if standardize else X
