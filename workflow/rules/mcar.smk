@@ -8,7 +8,12 @@
 MCAR = config["mcar"]
 MCAR_DIR = "results/mcar"
 # Datasets of featurize/tabular.py; None = ships with scikit-learn (no fetch).
-MCAR_SOURCES = {"wdbc": None, "digits56": None, "ionosphere": "ionosphere", "wisconsin": "wisconsin"}
+MCAR_SOURCES = {
+    "wdbc": None,
+    "digits56": None,
+    "ionosphere": "ionosphere",
+    "wisconsin": "wisconsin",
+}
 MCAR_JOBS = [(ds, sc) for ds, scens in MCAR["datasets"].items() for sc in scens]
 MCAR_DS = "|".join(MCAR_SOURCES)
 MCAR_SC = r"(mcar|patch)\d{1,2}"
@@ -17,7 +22,9 @@ MCAR_SC = r"(mcar|patch)\d{1,2}"
 rule mcar_data:
     input:
         lambda wc: (
-            [registry_path(MCAR_SOURCES[wc.mcar_ds])] if MCAR_SOURCES[wc.mcar_ds] else []
+            [registry_path(MCAR_SOURCES[wc.mcar_ds])]
+            if MCAR_SOURCES[wc.mcar_ds]
+            else []
         ),
     output:
         f"{MCAR_DIR}/data/{{mcar_ds}}_{{mcar_sc}}.npz",

@@ -37,6 +37,9 @@ rule metabolic_features:
 rule metabolic_provenance:
     input:
         **metabolic_inputs(),
+        # only inputs that featurized cleanly are recorded (a failed run must
+        # not leave a provenance newer than the results it describes)
+        features_ok=rules.metabolic_features.output.summary,
     output:
         report(
             f"{MET_DIR}/provenance.tsv",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import traceback
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,6 +28,20 @@ def setup(snakemake) -> logging.Logger:
         handler.setFormatter(fmt)
         logger.addHandler(handler)
     logger.propagate = False
+
+    def excepthook(exc_type, exc, tb):
+        # Bad input and failed fetches are explained by their message (file,
+        # value, what was expected): show it on the console and in the log.
+        # Anything else is a bug: full traceback in the log, summary on both.
+        from featurize.exceptions import FetchError, GeomarginInputError
+
+        if issubclass(exc_type, (GeomarginInputError, FetchError)):
+            logger.error("%s: %s", exc_type.__name__, exc)
+        else:
+            traceback.print_exception(exc_type, exc, tb, file=log_file)
+            logger.error("%s: %s (traceback in %s)", exc_type.__name__, exc, snakemake.log[0])
+
+    sys.excepthook = excepthook
     try:
         from threadpoolctl import threadpool_limits
 

@@ -14,6 +14,8 @@ from featurize.io import write_tsv_atomic  # noqa: E402
 
 inputs = {}
 for role, paths in smk.input.items():
+    if role == "features_ok":  # ordering dependency, not an input of the data
+        continue
     paths = [paths] if isinstance(paths, str) else list(paths)
     for i, path in enumerate(paths):
         inputs[role if len(paths) == 1 else f"{role}[{i}]"] = path
