@@ -104,3 +104,24 @@ def output_bytes(workdir: Path, rel: str) -> bytes:
         return data
     return b"\n".join(b"\t".join(c for i, c in enumerate(line.split(b"\t")) if i not in drop)
                       if line else line for line in lines)
+
+
+def main(argv=None) -> int:
+    """``python tests/workflow_helpers.py DIR``: write the toy inputs and a
+    complete config (DIR/config.yaml) for running the real workflow on them,
+    e.g. through SLURM in CI."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("workdir", type=Path)
+    args = parser.parse_args(argv)
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    inputs = write_toy_inputs(args.workdir / "inputs")
+    config = toy_config(inputs, args.workdir)
+    (args.workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    print(args.workdir / "config.yaml")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
