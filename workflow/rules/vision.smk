@@ -69,8 +69,16 @@ rule vision_detection_accuracy:
     input:
         expand(f"{VIS_DIR}/cv/{{method}}.tsv", method=VIS["methods"]),
     output:
-        table="results/detection_accuracy.tsv",
-        plot=f"{VIS_DIR}/detection_accuracy.png",
+        table=report(
+            "results/detection_accuracy.tsv",
+            caption="../report/detection_accuracy.rst",
+            category="Car detection",
+        ),
+        plot=report(
+            f"{VIS_DIR}/detection_accuracy.png",
+            caption="../report/detection_accuracy.rst",
+            category="Car detection",
+        ),
     log:
         "logs/vision/detection_accuracy.log",
     conda:
@@ -118,8 +126,16 @@ rule vision_scene_detection:
             f"{VIS_DIR}/scenes/{{method}}_detections.tsv", method=VIS["scene_methods"]
         ),
     output:
-        table=f"{VIS_DIR}/scene_detection.tsv",
-        plot=f"{VIS_DIR}/scene_detection.png",
+        table=report(
+            f"{VIS_DIR}/scene_detection.tsv",
+            caption="../report/scene_detection.rst",
+            category="Car detection",
+        ),
+        plot=report(
+            f"{VIS_DIR}/scene_detection.png",
+            caption="../report/scene_detection.rst",
+            category="Car detection",
+        ),
     log:
         "logs/vision/scene_detection.log",
     conda:
@@ -143,8 +159,16 @@ rule vision_candidates_figure:
             f"{VIS_DIR}/features/fold{{fold}}.npz", fold=range(VIS["n_splits"])
         ),
     output:
-        easy=f"{VIS_DIR}/candidates_easy.png",
-        hard=f"{VIS_DIR}/candidates_hard.png",
+        easy=report(
+            f"{VIS_DIR}/candidates_easy.png",
+            caption="../report/candidates.rst",
+            category="Car detection",
+        ),
+        hard=report(
+            f"{VIS_DIR}/candidates_hard.png",
+            caption="../report/candidates.rst",
+            category="Car detection",
+        ),
     log:
         "logs/vision/candidates_figure.log",
     conda:
