@@ -46,9 +46,13 @@ def test_registry_lists_all_inputs_with_checksums():
     expected = {"yeast_imm904", "yeast_iff708", "gasch2000", "spellman1998", "spellman1998_samples",
                 "pramila2006", "pramila2006_samples", "huh2003_yeastgfp", "sgd_gaf", "uiuc_cars"}
     assert expected <= set(reg)
+    assert all(reg[n].get("mirror_path") for n in expected)  # all are in the shared mirror
     for name, e in reg.items():
-        for key in ("path", "licence", "citation", "mirror_path", "size"):
+        for key in ("path", "licence", "citation", "size"):
             assert e.get(key), (name, key)
+        # a file must be obtainable: from a public source, or (derived files)
+        # from the mirror
+        assert e.get("sources") or e.get("mirror_path"), (name, "sources or mirror_path")
         if e.get("kind") == "directory":
             assert len(F._read_manifest(e)) == e["n_files"]
         else:
