@@ -46,16 +46,16 @@ rule metabolic_provenance:
             caption="../report/provenance.rst",
             category="Enzyme ranking",
         ),
-    params:
-        config={"seed": config["seed"], **MET},
-    conda:
-        "../envs/geomargin.yaml"
     log:
         "logs/metabolic/provenance.log",
+    conda:
+        "../envs/geomargin.yaml"
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        config={"seed": config["seed"], **MET},
     script:
         "../scripts/provenance.py"
 
