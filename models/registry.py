@@ -130,7 +130,7 @@ def get_method(name: str) -> MethodSpec:
     >>> get_method("nope")
     Traceback (most recent call last):
     ...
-    KeyError: "Unknown method 'nope'. Valid names: geometric, avg_w, zero, mean, flags, knn, em, hgb, logreg_indicator, robust_socp, infinite_imputation, integrated_logreg."
+    KeyError: "Unknown method 'nope'. Valid names: geometric, avg_w, zero, mean, flags, knn, em, hgb, logreg_indicator, robust_socp, infinite_imputation, integrated_logreg, robust_socp_pca, infinite_imputation_pca, integrated_logreg_pca."
     """
     try:
         return METHODS[name]
@@ -190,5 +190,34 @@ for _spec in (
                _make_infinite_imputation, [{"C": C_GRID, "imputation_reg": [0.1, 1.0]}]),
     MethodSpec("integrated_logreg", "Integrated logistic regression (Williams et al.)",
                _make_integrated_logreg, [{"C": [0.01, 0.1, 1.0], "n_components": [1, 3]}]),
+):
+    register_method(_spec)
+
+
+# --- the same three on block-PCA features (models/reduce.py): each feature
+# block (motif x source in the enzyme task, landmark slot in the car task) is
+# reduced to a few principal components and stays absent where the block was
+# absent, so their full-covariance Gaussians fit in the size limits above.
+# Parameters of the classifier are "clf__<name>", of the reduction
+# "blockpca__n_components".
+def _reduced(make_inner: Callable[..., Any], n_components: int) -> Callable[..., Any]:
+    def make(groups=None, random_state=None):
+        from models.reduce import reduced_pipeline
+
+        return reduced_pipeline(make_inner(random_state=random_state), groups=groups,
+                                n_components=n_components)
+    make.__name__ = f"{make_inner.__name__}_pca"
+    return make
+
+
+for _spec in (
+    MethodSpec("robust_socp_pca", "Chance-constrained SOCP on block-PCA features",
+               _reduced(_make_robust_socp, 3), [{"clf__C": [0.1, 1.0], "clf__eta": [0.8]}]),
+    MethodSpec("infinite_imputation_pca", "Infinite imputation SVM on block-PCA features",
+               _reduced(_make_infinite_imputation, 3), [{"clf__C": [0.1, 1.0],
+                                                         "clf__imputation_reg": [1.0]}]),
+    MethodSpec("integrated_logreg_pca", "Integrated logistic regression on block-PCA features",
+               _reduced(_make_integrated_logreg, 3), [{"clf__C": [0.1, 1.0],
+                                                       "clf__n_components": [1]}]),
 ):
     register_method(_spec)
