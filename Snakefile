@@ -1,6 +1,7 @@
 # geomargin: learning from structurally absent features.
 #   snakemake --cores 8 results/enzyme_ranking.tsv       rank candidate enzymes (main job)
 #   snakemake --cores 8 results/detection_accuracy.tsv   car detection from landmark candidates
+#   snakemake --cores 2 results/mcar/accuracy.tsv        missing-completely-at-random sanity check
 # All parameters live in config/config.yaml (validated by workflow/schemas/config.schema.yaml).
 
 from snakemake.utils import min_version, validate
@@ -21,6 +22,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/fetch.smk"
 include: "workflow/rules/metabolic.smk"
 include: "workflow/rules/vision.smk"
+include: "workflow/rules/mcar.smk"
 
 
 rule all:
@@ -33,3 +35,4 @@ rule all:
         "results/vision/scene_detection.tsv",
         "results/vision/candidates_easy.png",
         "results/vision/candidates_hard.png",
+        "results/mcar/accuracy.tsv",

@@ -59,11 +59,11 @@ __all__ = [
     "apply_scenario",
 ]
 
-#: Dataset names understood by :func:`load_dataset`; the value says whether it
-#: needs a registered file (registry name) or ships with scikit-learn (None).
-DATASETS: dict[str, str | None] = {
-    "wdbc": None,
-    "digits56": None,
+#: Dataset names understood by :func:`load_dataset` and the registry name of
+#: the file each is read from.
+DATASETS: dict[str, str] = {
+    "wdbc": "wdbc",
+    "digits56": "digits",
     "ionosphere": "ionosphere",
     "wisconsin": "wisconsin",
 }
@@ -220,66 +220,91 @@ def read_orange_tab(path: str | Path, name: str | None = None) -> TabularDataset
 
 
 # -------------------------------------------------------------- sklearn
-def load_wdbc() -> TabularDataset:
-    """scikit-learn's breast cancer (WDBC) table: 569 x 30, y 1 = benign.
+_WDBC_MEASURES = ["radius", "texture", "perimeter", "area", "smoothness", "compactness",
+                  "concavity", "concave points", "symmetry", "fractal dimension"]
 
-    Examples
-    --------
-    >>> ds = load_wdbc(); ds.X.shape, ds.class_names
-    ((569, 30), ['malignant', 'benign'])
+
+def _read_csv_numbers(path: str | Path, what: str, skip_header: bool) -> np.ndarray:
+    """A comma-separated numeric table (``.gz`` transparently)."""
+    path = Path(path)
+    try:
+        table = pd.read_csv(path, header=None, skiprows=1 if skip_header else 0,
+                            compression="infer", dtype=float)
+    except FileNotFoundError:
+        raise GeomarginInputError(f"{path}: the {what} file does not exist.") from None
+    except (ValueError, pd.errors.ParserError, OSError, EOFError) as exc:
+        raise GeomarginInputError(f"{path}: not a numeric comma-separated {what} table "
+                                  f"({exc}).") from None
+    return table.to_numpy()
+
+
+def load_wdbc(path: str | Path) -> TabularDataset:
+    """The breast cancer (WDBC) table shipped in the scikit-learn wheel
+    (registry name ``wdbc``): 569 x 30, y 1 = benign.
+
+    The file's first line is ``569,30,malignant,benign``; each further row
+    holds the 30 features and the class (0 malignant, 1 benign).
     """
-    from sklearn.datasets import load_breast_cancer
+    path = Path(path)
+    try:
+        with open(path) as fh:
+            head = fh.readline().strip().split(",")
+    except FileNotFoundError:
+        raise GeomarginInputError(f"{path}: the WDBC file does not exist.") from None
+    if len(head) != 4 or not all(h.isdigit() for h in head[:2]):
+        raise GeomarginInputError(f"{path}: expected the header 'n_samples,n_features,"
+                                  f"name0,name1' of scikit-learn's breast_cancer.csv, got "
+                                  f"{','.join(head)!r}.")
+    n, d = int(head[0]), int(head[1])
+    A = _read_csv_numbers(path, "WDBC", skip_header=True)
+    if A.shape != (n, d + 1) or not np.isin(A[:, -1], [0, 1]).all():
+        raise GeomarginInputError(f"{path}: expected {n} rows of {d} features and a 0/1 class, "
+                                  f"got a {A.shape[0]} x {A.shape[1]} table.")
+    names = ([f"mean {m}" for m in _WDBC_MEASURES] + [f"{m} error" for m in _WDBC_MEASURES]
+             + [f"worst {m}" for m in _WDBC_MEASURES])
+    return TabularDataset(name="wdbc", X=A[:, :d], y=A[:, -1].astype(int),
+                          feature_names=names if d == len(names) else [f"f{j}" for j in range(d)],
+                          class_names=head[2:], info={"source": str(path)})
 
-    b = load_breast_cancer()
-    return TabularDataset(name="wdbc", X=np.asarray(b.data, dtype=float), y=b.target.astype(int),
-                          feature_names=list(b.feature_names), class_names=[str(c) for c in b.target_names],
-                          info={"source": "sklearn.datasets.load_breast_cancer"})
 
+def load_digits_pair(path: str | Path, negative: int = 5, positive: int = 6) -> TabularDataset:
+    """Two classes (default 5 vs 6) of the 8x8 digits shipped in the
+    scikit-learn wheel (registry name ``digits``), y 1 = ``positive``.
 
-def load_digits_pair(negative: int = 5, positive: int = 6) -> TabularDataset:
-    """scikit-learn's 8x8 digits, two classes (default 5 vs 6), y 1 = ``positive``.
-
-    Examples
-    --------
-    >>> ds = load_digits_pair(); ds.X.shape, ds.image_shape, int(ds.y.sum())
-    ((363, 64), (8, 8), 181)
+    Each row of the (gzipped) file holds 64 pixel counts, row by row, and the
+    digit.
     """
-    from sklearn.datasets import load_digits
-
     for arg, v in (("negative", negative), ("positive", positive)):
         if not isinstance(v, (int, np.integer)) or not 0 <= v <= 9:
             raise GeomarginInputError(f"The {arg!r} parameter of load_digits_pair must be a digit "
                                       f"0..9. Got {v!r} instead.")
     if negative == positive:
         raise GeomarginInputError(f"load_digits_pair needs two different digits. Got {negative} twice.")
-    dg = load_digits()
-    keep = np.isin(dg.target, [negative, positive])
-    return TabularDataset(name=f"digits{negative}{positive}", X=dg.data[keep].astype(float),
-                          y=(dg.target[keep] == positive).astype(int),
+    A = _read_csv_numbers(path, "digits", skip_header=False)
+    if A.ndim != 2 or A.shape[1] != 65:
+        raise GeomarginInputError(f"{path}: expected 64 pixels and the digit per row, got "
+                                  f"{A.shape[1] if A.ndim == 2 else 0} columns.")
+    keep = np.isin(A[:, -1], [negative, positive])
+    return TabularDataset(name=f"digits{negative}{positive}", X=A[keep, :64],
+                          y=(A[keep, -1] == positive).astype(int),
                           feature_names=[f"pixel_{r}_{c}" for r in range(8) for c in range(8)],
                           class_names=[str(negative), str(positive)], image_shape=(8, 8),
-                          info={"source": "sklearn.datasets.load_digits"})
+                          info={"source": str(path)})
 
 
-def load_dataset(name: str, path: str | Path | None = None) -> TabularDataset:
-    """Load a benchmark by name (see :data:`DATASETS`); ``path`` is the
-    fetched ``.tab`` file for the Orange tables.
-
-    Examples
-    --------
-    >>> load_dataset("wdbc").X.shape
-    (569, 30)
-    """
+def load_dataset(name: str, path: str | Path) -> TabularDataset:
+    """Load a benchmark by name (see :data:`DATASETS`) from its fetched file
+    (``python -m data.fetch REGISTRY_NAME --dest DIR``)."""
     if name not in DATASETS:
         raise GeomarginInputError(f"Unknown tabular dataset {name!r}. Valid names: "
                                   f"{', '.join(DATASETS)}.")
-    if name == "wdbc":
-        return load_wdbc()
-    if name == "digits56":
-        return load_digits_pair(5, 6)
     if path is None:
         raise GeomarginInputError(f"Dataset {name!r} is read from a file: pass its path (registry "
                                   f"name {DATASETS[name]!r}; python -m data.fetch {DATASETS[name]}).")
+    if name == "wdbc":
+        return load_wdbc(path)
+    if name == "digits56":
+        return load_digits_pair(path, 5, 6)
     return read_orange_tab(path, name=name)
 
 
@@ -427,9 +452,11 @@ def apply_scenario(ds: TabularDataset, scenario: str, seed: int, standardize: bo
 
     Examples
     --------
-    >>> ds = load_digits_pair()
-    >>> int(np.isnan(apply_scenario(ds, "patch25", seed=0)).sum(axis=1).max())
-    16
+    >>> ds = TabularDataset(name="toy", X=np.arange(128.0).reshape(2, 64), y=np.array([0, 1]),
+    ...                     feature_names=[f"p{j}" for j in range(64)], class_names=["a", "b"],
+    ...                     image_shape=(8, 8))
+    >>> np.isnan(apply_scenario(ds, "patch25", seed=0)).sum(axis=1)   # a 4x4 patch each
+    array([16, 16])
     """
     kind, fraction = parse_scenario(scenario)
     if kind == "mcar":

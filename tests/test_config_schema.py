@@ -56,7 +56,21 @@ BAD_CONFIGS = {
     # a key or a list item the schema does not restrict.
     "param_grid_for_unknown_method": (_set("metabolic.param_grids.geometrc", [{"C": 1.0}]), ["geometrc"]),
     "unknown_vision_method": (_set("vision.methods", ["geometric", "svm_magic"]), ["svm_magic", "vision"]),
+    "unknown_mcar_dataset": (_set("mcar.datasets", {"iris": ["mcar50"]}), ["iris", "mcar"]),
+    "bad_mcar_scenario": (_set("mcar.datasets", {"wdbc": ["mcar150"]}), ["mcar150", "mcar"]),
+    "unknown_mcar_method": (_set("mcar.methods", ["zero", "svm_magic"]), ["svm_magic", "mcar"]),
 }
+
+
+def test_schema_method_names_are_the_registry():
+    """The schema's method enum and models.registry name the same methods."""
+    import yaml
+
+    from models.registry import METHODS
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    enum = schema["properties"]["metabolic"]["properties"]["methods"]["items"]["enum"]
+    assert enum == list(METHODS)
 
 
 @pytest.fixture(scope="module")

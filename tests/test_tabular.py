@@ -133,17 +133,63 @@ def test_patch_fraction_must_be_a_fitting_square():
         remove_square_patch(np.zeros((1, 63)), (8, 8), 0.25, seed=0)
 
 
+def _sklearn_member(name: str) -> Path:
+    """The registered scikit-learn wheel member, read from the installed
+    scikit-learn (the same bytes: the sha256 is checked)."""
+    import sklearn
+
+    from data.fetch import load_registry
+
+    entry = load_registry()[name]
+    member = entry["sources"][0]["pypi_wheel"]
+    if sklearn.__version__ != member["version"]:
+        pytest.skip(f"installed scikit-learn {sklearn.__version__} != registered {member['version']}")
+    path = Path(sklearn.__file__).parent.parent / member["member"]
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"]
+    return path
+
+
 def test_digits_pair_and_patch_scenario():
-    ds = load_digits_pair(5, 6)
+    ds = load_dataset("digits56", _sklearn_member("digits"))
     from sklearn.datasets import load_digits
 
-    t = load_digits().target
-    assert ds.X.shape == ((t == 5).sum() + (t == 6).sum(), 64)
-    assert int(ds.y.sum()) == (t == 6).sum()
+    ref = load_digits()  # independent reader of the same file
+    keep = np.isin(ref.target, [5, 6])
+    np.testing.assert_array_equal(ds.X, ref.data[keep])
+    np.testing.assert_array_equal(ds.y, ref.target[keep] == 6)
+    assert ds.X.shape == (363, 64) and int(ds.y.sum()) == 181
     Z = apply_scenario(ds, "patch25", seed=0, standardize=False)
     assert (np.isnan(Z).sum(axis=1) == 16).all()
+    wdbc = load_dataset("wdbc", _sklearn_member("wdbc"))
     with pytest.raises(GeomarginInputError, match="not an image dataset"):
-        apply_scenario(load_dataset("wdbc"), "patch25", seed=0)
+        apply_scenario(wdbc, "patch25", seed=0)
+    with pytest.raises(GeomarginInputError, match="'positive' parameter of load_digits_pair"):
+        load_digits_pair(_sklearn_member("digits"), 5, 12)
+
+
+def test_wdbc_member_matches_scikit_learn():
+    ds = load_dataset("wdbc", _sklearn_member("wdbc"))
+    from sklearn.datasets import load_breast_cancer
+
+    ref = load_breast_cancer()
+    np.testing.assert_array_equal(ds.X, ref.data)
+    np.testing.assert_array_equal(ds.y, ref.target)
+    assert ds.feature_names == list(ref.feature_names)
+    assert ds.class_names == ["malignant", "benign"]
+
+
+def test_bad_wdbc_and_digits_files_are_named(tmp_path):
+    bad = _write(tmp_path, "569,30,malignant,benign\n1,2,x\n", "wdbc.csv")
+    with pytest.raises(GeomarginInputError, match="wdbc.csv"):
+        load_dataset("wdbc", bad)
+    nohead = _write(tmp_path, "1,2,3\n", "nohead.csv")
+    with pytest.raises(GeomarginInputError, match="expected the header"):
+        load_dataset("wdbc", nohead)
+    short = _write(tmp_path, "0,1,2\n", "digits.csv")
+    with pytest.raises(GeomarginInputError, match="expected 64 pixels"):
+        load_dataset("digits56", short)
+    with pytest.raises(GeomarginInputError, match="does not exist"):
+        load_dataset("digits56", tmp_path / "missing.csv.gz")
 
 
 # ------------------------------------------------------------ scenarios
@@ -164,9 +210,9 @@ def test_parse_scenario_and_standardize_observed():
 
 def test_load_dataset_errors():
     with pytest.raises(GeomarginInputError, match="Valid names: wdbc, digits56, ionosphere"):
-        load_dataset("iris")
+        load_dataset("iris", None)
     with pytest.raises(GeomarginInputError, match="python -m data.fetch ionosphere"):
-        load_dataset("ionosphere")
+        load_dataset("ionosphere", None)
 
 
 # ---------------------------------------------- real members (if fetched)

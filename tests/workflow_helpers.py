@@ -71,6 +71,7 @@ def toy_config(inputs: dict, tmp: Path, **overrides) -> dict:
     }
     config["metabolic"].update(overrides)
     config["vision"] = copy.deepcopy(defaults["vision"])
+    config["mcar"] = copy.deepcopy(defaults["mcar"])
     return config
 
 

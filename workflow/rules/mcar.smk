@@ -7,10 +7,10 @@
 
 MCAR = config["mcar"]
 MCAR_DIR = "results/mcar"
-# Datasets of featurize/tabular.py; None = ships with scikit-learn (no fetch).
+# Datasets of featurize/tabular.py and the registry file each is read from.
 MCAR_SOURCES = {
-    "wdbc": None,
-    "digits56": None,
+    "wdbc": "wdbc",
+    "digits56": "digits",
     "ionosphere": "ionosphere",
     "wisconsin": "wisconsin",
 }
@@ -21,11 +21,7 @@ MCAR_SC = r"(mcar|patch)\d{1,2}"
 
 rule mcar_data:
     input:
-        lambda wc: (
-            [registry_path(MCAR_SOURCES[wc.mcar_ds])]
-            if MCAR_SOURCES[wc.mcar_ds]
-            else []
-        ),
+        lambda wc: registry_path(MCAR_SOURCES[wc.mcar_ds]),
     output:
         f"{MCAR_DIR}/data/{{mcar_ds}}_{{mcar_sc}}.npz",
     log:

@@ -13,7 +13,7 @@ from featurize.io import save_npz_atomic  # noqa: E402
 from featurize.tabular import apply_scenario, load_dataset, parse_scenario  # noqa: E402
 
 name, scenario = smk.wildcards.mcar_ds, smk.wildcards.mcar_sc
-ds = load_dataset(name, smk.input[0] if len(smk.input) else None)
+ds = load_dataset(name, smk.input[0])
 kind, fraction = parse_scenario(scenario)
 seeds = np.array([smk.params.seed * 100 + p for p in range(smk.params.n_partitions)])
 X = np.stack([apply_scenario(ds, scenario, seed=int(s)) for s in seeds])
