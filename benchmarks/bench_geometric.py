@@ -2,17 +2,20 @@
 
 Synthetic block-missing data (blocks of 50 features, each block absent in an
 instance with probability 1/2, seeded). For every case a fresh subprocess
-fits one ``sklearn.svm.SVC`` on the zero-filled matrix and one
-``GeometricMarginSVC`` (same kernel, 5 iterations) and reports the fit
-seconds, their ratio and the subprocess's peak resident memory
+fits one plain SVM on the zero-filled matrix and one ``GeometricMarginSVC``
+(same kernel and solver, 5 iterations) and reports the fit seconds, their
+ratio and the subprocess's peak resident memory
 (``resource.getrusage(RUSAGE_SELF).ru_maxrss``, which includes the data).
+Cases: ``linear`` and ``poly2`` with libsvm (baseline ``sklearn.svm.SVC``),
+``linear-liblinear`` with ``solver="liblinear"`` (baseline
+``sklearn.svm.LinearSVC`` with the same hinge loss and bias feature).
 
 Usage::
 
     python benchmarks/bench_geometric.py            # n in {500, 2000, 8000}, d in {500, 4000}
     python benchmarks/bench_geometric.py --quick    # n in {500, 2000}, d = 500
 
-Prints a markdown table: n, d, kernel, svc_s, geom_s, ratio, peak_MB.
+Prints a markdown table: n, d, kernel, svc_s (the baseline), geom_s, ratio, peak_MB.
 """
 
 from __future__ import annotations
@@ -45,16 +48,22 @@ def run_case(n: int, d: int, kernel: str, seed: int) -> dict:
     import time
 
     import numpy as np
-    from sklearn.svm import SVC
+    from sklearn.svm import SVC, LinearSVC
 
     sys.path.insert(0, str(REPO))
-    from models.geometric import GeometricMarginSVC
+    from models.geometric import (LIBLINEAR_INTERCEPT_SCALING, LIBLINEAR_MAX_ITER,
+                                  GeometricMarginSVC)
 
     X, y, groups = make_data(n, d, seed)
     kw = {"kernel": "poly", "degree": 2} if kernel == "poly2" else {"kernel": "linear"}
     X0 = np.nan_to_num(X)
     t = time.perf_counter()
-    SVC(cache_size=500, **kw).fit(X0, y)
+    if kernel == "linear-liblinear":
+        kw["solver"] = "liblinear"
+        LinearSVC(loss="hinge", intercept_scaling=LIBLINEAR_INTERCEPT_SCALING,
+                  max_iter=LIBLINEAR_MAX_ITER, random_state=0).fit(X0, y)
+    else:
+        SVC(cache_size=500, **kw).fit(X0, y)
     svc_s = time.perf_counter() - t
     del X0
     t = time.perf_counter()
@@ -83,7 +92,7 @@ def main(argv=None) -> int:
     print("|---|---|---|---|---|---|---|")
     for d in ds:
         for n in ns:
-            for kernel in ("linear", "poly2"):
+            for kernel in ("linear", "linear-liblinear", "poly2"):
                 out = subprocess.run(
                     [sys.executable, __file__, "--case", f"{n},{d},{kernel}", "--seed", str(args.seed)],
                     capture_output=True, text=True)

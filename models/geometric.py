@@ -5,7 +5,8 @@ Chechik, Heitz, Elidan, Abbeel & Koller ("Max-margin classification of data
 with absent features", JMLR 9, 2008, Sec. 4; NIPS 2006). :class:`AverageNormSVC`
 is the paper's ``avg|w|`` variant. Both take ``X`` with NaN where a feature is
 structurally absent and solve every QP with libsvm (``sklearn.svm.SVC`` on a
-precomputed kernel).
+precomputed kernel); for large linear problems GeometricMarginSVC can use
+liblinear instead (``solver="liblinear"``).
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.svm import SVC
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from ._kernels import (KERNELS, PatternNorms, _check_kernel_params, _kernel_from_filled,
                        resolve_gamma)
-from ._validation import (check_positive_float, check_positive_int, validate_binary_y,
+from ._validation import (check_choice, check_positive_float, check_positive_int, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 
 __all__ = ["GeometricMarginSVC", "AverageNormSVC", "S_MIN"]
@@ -29,6 +31,13 @@ __all__ = ["GeometricMarginSVC", "AverageNormSVC", "S_MIN"]
 #: valid features: a numerical guard so that ``K_ij / (s_i s_j)`` stays
 #: bounded when ``w`` almost vanishes on an instance's features.
 S_MIN = 1e-3
+
+#: liblinear settings of ``solver="liblinear"``: the bias is a feature of this
+#: constant value (liblinear regularises it: a larger value weakens that
+#: penalty but slows convergence; 3 matched libsvm's decision values to ~1e-2
+#: on standardised data), and the dual coordinate descent's iteration cap.
+LIBLINEAR_INTERCEPT_SCALING = 3.0
+LIBLINEAR_MAX_ITER = 20000
 
 
 def _validate_y(est, X, y):
@@ -145,6 +154,19 @@ class GeometricMarginSVC(_MaskedSVCBase):
         libsvm stopping tolerance.
     cache_size : float, default=500
         libsvm kernel cache in MB.
+    solver : {"libsvm", "liblinear"}, default="libsvm"
+        QP solver of each iteration. ``"libsvm"`` (``sklearn.svm.SVC`` on the
+        precomputed scaled kernel) solves the paper's QP exactly and works
+        with every kernel, but needs the n x n kernel and slows down sharply
+        on large, nearly separable problems. ``"liblinear"``
+        (``sklearn.svm.LinearSVC``, hinge loss, dual coordinate descent on
+        the rows ``x_i / s_i``; ``kernel="linear"`` only) needs no kernel
+        matrix and is much faster for large n; it differs from the paper's
+        QP in one respect: liblinear also penalises the bias, as a feature
+        of value :data:`LIBLINEAR_INTERCEPT_SCALING` (so the penalty is
+        ``b^2 / 18``). With ``"liblinear"``, ``dual_coef_`` and ``beta_``
+        are not available and ``support_`` holds the instances on or inside
+        the margin.
 
     Attributes
     ----------
@@ -219,7 +241,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
     """
 
     def __init__(self, C=1.0, kernel="linear", degree=2, gamma="scale", coef0=1.0,
-                 n_iter=3, groups=None, tol=1e-3, cache_size=500):
+                 n_iter=3, groups=None, tol=1e-3, cache_size=500, solver="libsvm"):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -229,6 +251,29 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self.groups = groups
         self.tol = tol
         self.cache_size = cache_size
+        self.solver = solver
+
+    def _check_solver(self) -> None:
+        check_choice(self, "solver", self.solver, ("libsvm", "liblinear"))
+        if self.solver == "liblinear" and self.kernel != "linear":
+            raise ValueError(f"GeometricMarginSVC: solver='liblinear' needs kernel='linear'. "
+                             f"Got kernel={self.kernel!r}; use solver='libsvm' for it.")
+
+    def _solve_liblinear(self, X0, s, ys):
+        """One iteration's QP with liblinear on the rows ``x_i / s_i``:
+        ``(w, b)``."""
+        lin = LinearSVC(loss="hinge", dual=True, C=float(self.C), tol=float(self.tol),
+                        max_iter=LIBLINEAR_MAX_ITER,
+                        intercept_scaling=LIBLINEAR_INTERCEPT_SCALING, random_state=0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", category=ConvergenceWarning)
+            lin.fit(X0 / s[:, None], ys)
+        if any(issubclass(w.category, ConvergenceWarning) for w in caught):
+            warnings.warn(f"GeometricMarginSVC: liblinear did not converge in {LIBLINEAR_MAX_ITER} "
+                          f"iterations (C={self.C}, tol={self.tol}); the solution is approximate. "
+                          "Use a smaller C, a larger tol or solver='libsvm'.",
+                          ConvergenceWarning, stacklevel=4)
+        return lin.coef_[0].copy(), float(lin.intercept_[0])
 
     def fit(self, X, y):
         """Fit by alternating libsvm QPs and scale updates.
@@ -245,6 +290,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self
         """
         _check_common(self)
+        self._check_solver()
         n_iter = check_positive_int(self, "n_iter", self.n_iter)
         X = validate_X_fit(self, X)
         self.classes_, ys = _validate_y(self, X, y)
@@ -252,7 +298,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self.gamma_ = resolve_gamma(self, self.gamma, X)
         M = ~np.isnan(X)
         X0 = np.where(M, X, 0.0)
-        K = self._kernel(X0, M, X0, M)
+        K = None if self.solver == "liblinear" else self._kernel(X0, M, X0, M)
         state = None
         for state in self._iterate(K, X0, M, ys, groups, n_iter):
             pass
@@ -263,8 +309,9 @@ class GeometricMarginSVC(_MaskedSVCBase):
         """Generator over the QPs: after QP ``t`` yields its solution
         ``(s_new, sv, dual, beta, b, norms, wn2)`` and appends to
         ``self.objective_`` / ``self.s_history_`` (reset here). ``K`` is the
-        unscaled training kernel (not modified)."""
-        n = K.shape[0]
+        unscaled training kernel (not modified; None with liblinear, which
+        yields ``dual = beta = None``)."""
+        n = X0.shape[0]
         empty = ~M.any(axis=1)
         C = float(self.C)
         s = np.ones(n)
@@ -272,26 +319,36 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self.objective_ = []
         Ks = None
         for t in range(n_iter):
-            if t == 0:
-                Kt = K
+            if K is None:  # liblinear: w explicitly, as one pseudo support vector
+                w, b = self._solve_liblinear(X0, s, ys)
+                raw = X0 @ w
+                sv = np.flatnonzero(ys * (raw / s + b) <= 1.0 + 1e-8)
+                dual = beta = None
+                norms = PatternNorms(w[None, :], np.ones((1, X0.shape[1]), dtype=bool),
+                                     np.ones(1), "linear", self.degree, self.gamma_,
+                                     self.coef0, groups)
             else:
-                if Ks is None:
-                    Ks = np.empty_like(K)
-                inv = 1.0 / s
-                np.multiply(K, inv[:, None], out=Ks)
-                Ks *= inv[None, :]
-                Kt = Ks
-            svc = self._svc().fit(Kt, ys)
-            sv = svc.support_
-            dual = svc.dual_coef_[0].copy()
-            b = float(svc.intercept_[0])
-            beta = dual / s[sv]
-            # phi(x_j) = 0 for an empty support vector: it is not part of w
-            # (its kernel row is 0 in the QP). PatternNorms would otherwise
-            # give it the raw masked value coef0**degree (poly) / 1 (rbf).
-            beta_w = np.where(empty[sv], 0.0, beta)
-            norms = PatternNorms(X0[sv], M[sv], beta_w, self.kernel, self.degree,
-                                 self.gamma_, self.coef0, groups)
+                if t == 0:
+                    Kt = K
+                else:
+                    if Ks is None:
+                        Ks = np.empty_like(K)
+                    inv = 1.0 / s
+                    np.multiply(K, inv[:, None], out=Ks)
+                    Ks *= inv[None, :]
+                    Kt = Ks
+                svc = self._svc().fit(Kt, ys)
+                sv = svc.support_
+                dual = svc.dual_coef_[0].copy()
+                b = float(svc.intercept_[0])
+                beta = dual / s[sv]
+                # phi(x_j) = 0 for an empty support vector: it is not part of w
+                # (its kernel row is 0 in the QP). PatternNorms would otherwise
+                # give it the raw masked value coef0**degree (poly) / 1 (rbf).
+                beta_w = np.where(empty[sv], 0.0, beta)
+                norms = PatternNorms(X0[sv], M[sv], beta_w, self.kernel, self.degree,
+                                     self.gamma_, self.coef0, groups)
+                raw = K[:, sv] @ beta
             nrm, wn2 = norms.norms_and_full(M)
             s_new, ok = _scales(norms, M, wn2, nrm)
             if not ok:
@@ -301,7 +358,6 @@ class GeometricMarginSVC(_MaskedSVCBase):
                     "vectors); scales are reset to 1 and the iteration stops, i.e. the "
                     "model is a plain SVM on the masked kernel. Consider kernel='linear' "
                     "or 'poly' with coef0 >= 0.", UserWarning, stacklevel=3)
-            raw = K[:, sv] @ beta
             f = raw / s_new + b
             f[empty] = b
             obj = 0.5 * max(wn2, 0.0) + C * float(np.maximum(0.0, 1.0 - ys * f).sum())
@@ -320,8 +376,9 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self.s_ = s
         self.support_ = sv
         self.support_vectors_ = X[sv]
-        self.dual_coef_ = dual[None, :]
-        self.beta_ = beta
+        if dual is not None:  # not with liblinear
+            self.dual_coef_ = dual[None, :]
+            self.beta_ = beta
         self.intercept_ = np.array([b])
         self.w_norm_ = float(np.sqrt(max(wn2, 0.0)))
         self._norms = norms
@@ -376,6 +433,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         for i, p in enumerate(param_list):
             est = clone(self).set_params(**p)
             _check_common(est)
+            est._check_solver()
             check_positive_int(est, "n_iter", est.n_iter)
             est.gamma_ = resolve_gamma(est, est.gamma, X_train)
             ests.append(est)
@@ -384,7 +442,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
                    est.gamma_ if est.kernel != "linear" else None,
                    float(est.coef0) if est.kernel == "poly" else None,
                    float(est.C), float(est.tol), float(est.cache_size),
-                   None if g is None else tuple(np.asarray(g).ravel().tolist()))
+                   None if g is None else tuple(np.asarray(g).ravel().tolist()), est.solver)
             runs.setdefault(key, []).append(i)
         _, ys = _validate_y(proto, X_train, y_train)
         Xv = validate_X_predict(proto, X_val)
@@ -398,10 +456,13 @@ class GeometricMarginSVC(_MaskedSVCBase):
         for key, idx in runs.items():
             run = ests[idx[0]]
             kkey = key[:4]
-            if kkey not in kcache:
-                kcache.clear()  # keep at most one kernel pair in memory
-                kcache[kkey] = _train_val_kernels(run, X0, M, X0v, Mv, gram)
-            K, Kv = kcache[kkey]
+            if run.solver == "liblinear":
+                K = Kv = None
+            else:
+                if kkey not in kcache:
+                    kcache.clear()  # keep at most one kernel pair in memory
+                    kcache[kkey] = _train_val_kernels(run, X0, M, X0v, Mv, gram)
+                K, Kv = kcache[kkey]
             groups = validate_feature_groups(run, run.groups, X_train.shape[1])
             wanted = {}
             for i in idx:
@@ -411,7 +472,8 @@ class GeometricMarginSVC(_MaskedSVCBase):
             for t, (s, sv, dual, beta, b, norms, wn2) in enumerate(
                     run._iterate(K, X0, M, ys, groups, t_max), start=1):
                 sv_, _ = _scales(norms, Mv, wn2)
-                f = Kv[:, sv] @ beta / sv_ + b
+                raw_v = X0v @ norms.w if Kv is None else Kv[:, sv] @ beta
+                f = raw_v / sv_ + b
                 f[empty_v] = b
                 for i in wanted.get(t, ()):
                     out[i] = f

@@ -227,7 +227,8 @@ def test_bad_n_iter():
 
 
 @pytest.mark.parametrize("est", [GeometricMarginSVC(), GeometricMarginSVC(kernel="poly", n_iter=2),
-                                 AverageNormSVC()], ids=["geometric-linear", "geometric-poly", "avg"])
+                                 GeometricMarginSVC(solver="liblinear"), AverageNormSVC()],
+                         ids=["geometric-linear", "geometric-poly", "geometric-liblinear", "avg"])
 def test_check_estimator(est):
     # every check must pass: no expected failures for these two estimators
     check_estimator(est)
@@ -334,3 +335,36 @@ def test_average_norm_grid_equals_separate_fits():
     for p, g in zip(grid, got):
         ref = AverageNormSVC(tol=1e-6, **p).fit(X, y).decision_function(Xv)
         np.testing.assert_allclose(g, ref, rtol=1e-8, atol=1e-8, err_msg=str(p))
+
+
+def test_liblinear_solver_agrees_with_libsvm():
+    """solver='liblinear' solves the same QPs up to liblinear's (weak) bias
+    penalty: decision values close to libsvm's, same predictions, and the
+    geometric iteration still changes the solution."""
+    X, y, groups = block_missing(300, 40, 4, seed=21, frac=0.5)
+    for C in (0.01, 0.1, 1.0):
+        ref = GeometricMarginSVC(C=C, n_iter=3, groups=groups).fit(X, y)
+        ll = GeometricMarginSVC(C=C, n_iter=3, groups=groups, solver="liblinear").fit(X, y)
+        d_ref, d_ll = ref.decision_function(X), ll.decision_function(X)
+        scale = np.abs(d_ref).max()
+        assert np.abs(d_ref - d_ll).max() < 0.05 * scale, C
+        assert np.mean(np.sign(d_ref) == np.sign(d_ll)) >= 0.99
+        assert np.isclose(ll.objective_[-1], ref.objective_[-1], rtol=1e-2)
+        assert len(ll.s_history_) == len(ref.s_history_)
+        assert not hasattr(ll, "dual_coef_") and ll.coef_.shape == (X.shape[1],)
+    one = GeometricMarginSVC(C=0.1, n_iter=1, groups=groups, solver="liblinear").fit(X, y)
+    assert np.abs(one.decision_function(X) - ll.decision_function(X)).max() > 1e-3
+
+
+def test_liblinear_grid_equals_separate_fits_and_bad_solver():
+    X, y, groups = block_missing(120, 10, 2, seed=12, frac=0.5)
+    Xv, _, _ = block_missing(40, 10, 2, seed=13, frac=0.5)
+    grid = [{"C": C, "n_iter": t} for C in (0.1, 1.0) for t in (1, 3)]
+    base = GeometricMarginSVC(groups=groups, solver="liblinear")
+    for p, g in zip(grid, base.grid_decision_function(grid, X, y, Xv)):
+        ref = GeometricMarginSVC(groups=groups, solver="liblinear", **p).fit(X, y)
+        np.testing.assert_allclose(g, ref.decision_function(Xv), rtol=1e-10, atol=1e-10)
+    with pytest.raises(ValueError, match="solver='liblinear' needs kernel='linear'"):
+        GeometricMarginSVC(kernel="poly", solver="liblinear").fit(X, y)
+    with pytest.raises(ValueError, match="'solver' parameter of GeometricMarginSVC"):
+        GeometricMarginSVC(solver="cvx").fit(X, y)
