@@ -190,7 +190,7 @@ class GaussianMixtureEM(BaseEstimator):
     beta0 : float, default=1.0
         Normal-Wishart mean precision scaling (VB only).
     max_iter : int, default=200
-    tol : float, default=1e-5
+    tol : float, default=1e-4
         Stop when the average log-likelihood per instance (EM) or the largest
         parameter change relative to the data scale (VB) changes less.
     random_state : int or None
@@ -205,7 +205,7 @@ class GaussianMixtureEM(BaseEstimator):
     """
 
     def __init__(self, n_components=1, covariance="full", rank=5, reg_covar=1e-3,
-                 method="em", alpha0=1e-3, beta0=1.0, max_iter=200, tol=1e-5,
+                 method="em", alpha0=1e-3, beta0=1.0, max_iter=200, tol=1e-4,
                  random_state=None):
         self.n_components = n_components
         self.covariance = covariance
