@@ -738,6 +738,9 @@ class AverageNormSVC(_MaskedSVCBase):
         M = ~np.isnan(Xs)
         X0 = np.where(M, Xs, 0.0)
         b = float(self.intercept_[0])
-        f = self._kernel(X0, M, self._X0_sv, self._M_sv) @ self.dual_coef_[0] + b
+        if self.kernel == "linear":  # explicit w: no kernel expansion over the SVs
+            f = X0 @ (self._X0_sv.T @ self.dual_coef_[0]) + b
+        else:
+            f = self._kernel(X0, M, self._X0_sv, self._M_sv) @ self.dual_coef_[0] + b
         f[~M.any(axis=1)] = b
         return f

@@ -25,6 +25,8 @@ for method, path in zip(smk.params.methods, smk.input):
                      accuracy=f["accuracy"].mean(), accuracy_sem=sem("accuracy"),
                      roc_auc=f["roc_auc"].mean(), roc_auc_sem=sem("roc_auc"),
                      fit_seconds=f["fit_seconds"].mean(), n_features=smk.params.n_features,
+                     # after dropping features present in < 1% of a fold's training crops
+                     n_features_used=f["n_features_used"].mean(),
                      n_folds=len(f), paper_accuracy=1 - PAPER_ERROR[method] if method in PAPER_ERROR else np.nan))
 table = pd.DataFrame(rows)
 write_tsv_atomic(table, smk.output.table)
