@@ -194,9 +194,10 @@ class PairFeaturizer:
             for g, i in s.row.items():
                 rows[self._gid[g]] = i
             self._src_row[kind] = rows
-        self._gather_key: bytes | None = None
+        # one-entry caches, each a (key, value) tuple replaced as a whole
+        # (safe when threads share the featurizer)
         self._gid_cache: tuple = (None, None)
-        self._gather_val: dict = {}
+        self._gather: tuple = (None, {})
         self.genes_with_data_ = sorted(set().union(*[s.row for s in self._src.values()]))
 
         names, groups, blocks = [], [], []
@@ -387,10 +388,13 @@ class PairFeaturizer:
     def _gathered(self, g_gids: np.ndarray) -> dict[str, dict[str, np.ndarray]]:
         """Per-source data of the candidate genes (NaN rows for genes without
         data). The last gathering is cached: scoring many reactions against
-        the same candidate batch gathers once."""
+        the same candidate batch gathers once. The cache is one (key, value)
+        tuple, read and replaced as a whole, so threads sharing the
+        featurizer never see a key with another key's value."""
         key = g_gids.tobytes()
-        if self._gather_key == key:
-            return self._gather_val
+        cached_key, cached = self._gather
+        if cached_key == key:
+            return cached
         out = {}
         for kind, src in self._src.items():
             rows = self._src_row[kind][g_gids]
@@ -408,7 +412,7 @@ class PairFeaturizer:
                              "dPL": a["dPL"][idx]}
             else:
                 out[kind] = {"A": a["An"][rows]}
-        self._gather_key, self._gather_val = key, out
+        self._gather = (key, out)
         return out
 
     def _fast_block(self, kind: str, B_rows: np.ndarray, gd: dict, out: np.ndarray) -> None:
@@ -506,9 +510,11 @@ class PairFeaturizer:
         per-gene data (a one-entry cache)."""
         self._check_reaction(reaction)
         key = tuple(genes)
-        if self._gid_cache[0] != key:
-            self._gid_cache = (key, self._gids(list(key)))
-        return self._matrix(reaction, self._gid_cache[1], out=out)
+        cached_key, gids = self._gid_cache
+        if cached_key != key:
+            gids = self._gids(list(key))
+            self._gid_cache = (key, gids)
+        return self._matrix(reaction, gids, out=out)
 
     def transform(self, reactions: Sequence[str], genes: Sequence[str]) -> np.ndarray:
         """Features of the pairs ``(reactions[i], genes[i])``."""

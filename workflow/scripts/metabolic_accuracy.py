@@ -6,6 +6,7 @@ from _bootstrap import setup
 log = setup(snakemake)  # noqa: F821 - injected by Snakemake
 smk = snakemake  # noqa: F821
 
+import dataclasses  # noqa: E402
 import pickle  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -17,7 +18,9 @@ data = np.load(smk.input.features, allow_pickle=False)
 results = {}
 for method, path in zip(smk.params.methods, smk.input.cv):
     with open(path, "rb") as fh:
-        results[method] = pickle.load(fh)
+        # the fold models (support vectors, imputers) are not needed here:
+        # drop them at once, so memory holds one method's models at a time
+        results[method] = dataclasses.replace(pickle.load(fh), models=[])
 table = accuracy_table(results, n_instances=data["X"].shape[0], n_features=data["X"].shape[1])
 log.info("\n%s", table.to_string(index=False))
 write_tsv_atomic(table, smk.output.table)
