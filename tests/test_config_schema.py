@@ -145,6 +145,15 @@ def test_default_target_dry_run_from_fresh_clone(tmp_path):
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-4000:]
     for rule in ["fetch_file", "fetch_uiuc_cars", "metabolic_features", "enzyme_ranking",
-                 "vision_cv", "all"]:
+                 "vision_cv", "mcar_data", "mcar_cv", "mcar_accuracy", "all"]:
         assert rule in out, f"rule {rule} not planned:\n{out[-3000:]}"
+    # the MCAR benchmark: one CV job per (dataset, scenario, method) of the config
+    import re
+
+    import yaml
+
+    mcar = yaml.safe_load((clone / "config" / "config.yaml").read_text())["mcar"]
+    n_jobs = sum(len(sc) for sc in mcar["datasets"].values()) * len(mcar["methods"])
+    counts = dict(re.findall(r"^(mcar_cv)\s+(\d+)$", out, flags=re.M))
+    assert counts == {"mcar_cv": str(n_jobs)}, out[-3000:]
     assert not (clone / "results").exists()
