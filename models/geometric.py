@@ -144,9 +144,9 @@ class GeometricMarginSVC(_MaskedSVCBase):
     coef0 : float, default=1.0
         Independent term of the polynomial kernel.
     n_iter : int, default=3
-        Number of QP solves (``1`` = a plain SVM on the masked kernel; the
-        paper found 2-5 best). The loop stops earlier when ``s`` no longer
-        changes (``max |delta s| <= 1e-9``).
+        Largest number of QP solves (``1`` = a plain SVM on the masked
+        kernel; the paper found 2-5 best). The loop stops earlier when ``s``
+        has converged (``max_i |delta s_i| <= s_tol``).
     groups : array-like of int of shape (n_features,), default=None
         Blocks of features present or absent together. A hint only: blocks
         are refined automatically from the observed missingness patterns.
@@ -154,6 +154,10 @@ class GeometricMarginSVC(_MaskedSVCBase):
         libsvm stopping tolerance.
     cache_size : float, default=500
         libsvm kernel cache in MB.
+    s_tol : float, default=1e-3
+        Convergence tolerance of the scales: once no ``s_i`` (in ``(0, 1]``)
+        moves by more than this, a further QP would change the kernel by at
+        most ``~2 s_tol`` relatively, so the iteration stops.
     solver : {"libsvm", "liblinear"}, default="libsvm"
         QP solver of each iteration. ``"libsvm"`` (``sklearn.svm.SVC`` on the
         precomputed scaled kernel) solves the paper's QP exactly and works
@@ -241,7 +245,8 @@ class GeometricMarginSVC(_MaskedSVCBase):
     """
 
     def __init__(self, C=1.0, kernel="linear", degree=2, gamma="scale", coef0=1.0,
-                 n_iter=3, groups=None, tol=1e-3, cache_size=500, solver="libsvm"):
+                 n_iter=3, groups=None, tol=1e-3, cache_size=500, s_tol=1e-3,
+                 solver="libsvm"):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -251,6 +256,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self.groups = groups
         self.tol = tol
         self.cache_size = cache_size
+        self.s_tol = s_tol
         self.solver = solver
 
     def _check_solver(self) -> None:
@@ -291,6 +297,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         """
         _check_common(self)
         self._check_solver()
+        check_positive_float(self, "s_tol", self.s_tol)
         n_iter = check_positive_int(self, "n_iter", self.n_iter)
         X = validate_X_fit(self, X)
         self.classes_, ys = _validate_y(self, X, y)
@@ -363,7 +370,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
             obj = 0.5 * max(wn2, 0.0) + C * float(np.maximum(0.0, 1.0 - ys * f).sum())
             self.objective_.append(obj)
             self.s_history_.append(s_new)
-            converged = (not ok) or float(np.max(np.abs(s_new - s))) <= 1e-9
+            converged = (not ok) or float(np.max(np.abs(s_new - s))) <= self.s_tol
             s = s_new
             yield s_new, sv, dual, beta, b, norms, wn2
             if converged:
@@ -434,6 +441,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
             est = clone(self).set_params(**p)
             _check_common(est)
             est._check_solver()
+            check_positive_float(est, "s_tol", est.s_tol)
             check_positive_int(est, "n_iter", est.n_iter)
             est.gamma_ = resolve_gamma(est, est.gamma, X_train)
             ests.append(est)
@@ -442,7 +450,8 @@ class GeometricMarginSVC(_MaskedSVCBase):
                    est.gamma_ if est.kernel != "linear" else None,
                    float(est.coef0) if est.kernel == "poly" else None,
                    float(est.C), float(est.tol), float(est.cache_size),
-                   None if g is None else tuple(np.asarray(g).ravel().tolist()), est.solver)
+                   None if g is None else tuple(np.asarray(g).ravel().tolist()), est.solver,
+                   float(est.s_tol))
             runs.setdefault(key, []).append(i)
         _, ys = _validate_y(proto, X_train, y_train)
         Xv = validate_X_predict(proto, X_val)
