@@ -20,10 +20,12 @@ import numbers
 from typing import Any, Callable
 
 import numpy as np
+from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, validate_data
 
 __all__ = [
+    "AbsentFeatureClassifierMixin",
     "check_param",
     "check_positive_float",
     "check_positive_int",
@@ -186,3 +188,34 @@ def valid_mask(X: np.ndarray) -> np.ndarray:
 def as_float_array(X) -> np.ndarray:
     """``check_array`` with NaN allowed; for helpers that are not estimators."""
     return check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
+
+
+class AbsentFeatureClassifierMixin(ClassifierMixin):
+    """Shared by every binary classifier of :mod:`models`: NaN input is
+    allowed (it marks absent features), one decision value per row, and
+    ``predict`` is ``classes_[1]`` where it is > 0.
+
+    Put it first in the bases: ``class Est(AbsentFeatureClassifierMixin,
+    BaseEstimator)``.
+    """
+
+    def predict(self, X) -> np.ndarray:
+        """Class labels: ``classes_[1]`` where ``decision_function`` > 0.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            NaN marks an absent feature.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        scores = np.asarray(self.decision_function(X))  # raises NotFittedError first
+        return self.classes_[(scores > 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.classifier_tags.multi_class = False
+        return tags

@@ -36,7 +36,7 @@ from collections import OrderedDict
 from typing import Any, Sequence
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
@@ -48,6 +48,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 
 
 from models._validation import (
+    AbsentFeatureClassifierMixin,
     check_choice,
     check_param,
     check_positive_float,
@@ -99,7 +100,7 @@ def kernel_from_gram(G: np.ndarray, sq_a: np.ndarray, sq_b: np.ndarray, *,
     return np.exp(K, out=K)
 
 
-class ImputedSVC(ClassifierMixin, BaseEstimator):
+class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     """An imputer followed by an SVM: the paper's baselines.
 
     Parameters
@@ -254,11 +255,6 @@ class ImputedSVC(ClassifierMixin, BaseEstimator):
         X = validate_X_predict(self, X)
         return self._decision_imputed(self.imputer_.transform(X))
 
-    def predict(self, X) -> np.ndarray:
-        """Class labels."""
-        d = self.decision_function(X)
-        return self.classes_[(d > 0).astype(int)]
-
     # ------------------------------------------------------------ grid
     def grid_decision_function(self, param_list: Sequence[dict], X_train, y_train,
                                X_val) -> list[np.ndarray]:
@@ -313,13 +309,6 @@ class ImputedSVC(ClassifierMixin, BaseEstimator):
                 out[i] = Kv @ est.dual_coef_[0] + est.intercept_[0]
         return out  # type: ignore[return-value]
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.classifier_tags.multi_class = False
-        return tags
-
-
 def _knn_shared(first: ImputedSVC, X_train, X_val, by_key, ests, cache):
     """kNN imputations for every K of the grid from one distance computation."""
     if "ks" not in cache:
@@ -371,7 +360,7 @@ def make_hgb(*, learning_rate: float = 0.1, max_leaf_nodes: int = 31, max_iter: 
                                           early_stopping=False, random_state=random_state)
 
 
-class LogRegIndicator(ClassifierMixin, BaseEstimator):
+class LogRegIndicator(AbsentFeatureClassifierMixin, BaseEstimator):
     """Logistic regression on mean-imputed data plus missingness indicators.
 
     ``Pipeline(SimpleImputer(mean, add_indicator=True), StandardScaler,
@@ -430,14 +419,3 @@ class LogRegIndicator(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "pipeline_")
         X = validate_X_predict(self, X)
         return self.pipeline_.predict_proba(X)
-
-    def predict(self, X) -> np.ndarray:
-        """Class labels."""
-        d = self.decision_function(X)
-        return self.classes_[(d > 0).astype(int)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.classifier_tags.multi_class = False
-        return tags

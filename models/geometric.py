@@ -14,7 +14,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.multiclass import check_classification_targets
@@ -22,7 +22,8 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 
 from ._kernels import (KERNELS, PatternNorms, _check_kernel_params, _kernel_from_filled,
                        resolve_gamma)
-from ._validation import (check_choice, check_positive_float, check_positive_int, validate_binary_y,
+from ._validation import (AbsentFeatureClassifierMixin, check_choice, check_positive_float,
+                          check_positive_int, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 
 __all__ = ["GeometricMarginSVC", "AverageNormSVC", "S_MIN"]
@@ -63,14 +64,8 @@ def _check_common(est):
     check_positive_float(est, "cache_size", est.cache_size)
 
 
-class _MaskedSVCBase(ClassifierMixin, BaseEstimator):
+class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
     """Shared prediction code: a kernel expansion over stored support vectors."""
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.classifier_tags.multi_class = False
-        return tags
 
     def _svc(self):
         return SVC(kernel="precomputed", C=float(self.C), tol=float(self.tol),
@@ -94,21 +89,6 @@ class _MaskedSVCBase(ClassifierMixin, BaseEstimator):
             if ez.any():
                 K[:, ez] = 0.0
         return K
-
-    def predict(self, X):
-        """Predicted class labels (``classes_[1]`` where the score is > 0).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            NaN marks an absent feature.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
 
 class GeometricMarginSVC(_MaskedSVCBase):

@@ -73,11 +73,12 @@ Example
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
 from models._validation import (
+    AbsentFeatureClassifierMixin,
     check_choice,
     check_param,
     check_positive_float,
@@ -106,7 +107,7 @@ def _project_simplex(v):
     return np.maximum(v - tau, 0.0)
 
 
-class InfiniteImputationSVC(ClassifierMixin, BaseEstimator):
+class InfiniteImputationSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     """RBF SVM with a distribution over imputations (Dick et al., ICML 2008).
 
     Parameters
@@ -300,12 +301,3 @@ class InfiniteImputationSVC(ClassifierMixin, BaseEstimator):
         for bt, Xt in zip(self.beta_, self.imputations_):
             f += bt * _rbf(Xf, Xt[sv], self.gamma_) @ self.dual_coef_[sv]
         return f
-
-    def predict(self, X):
-        return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.classifier_tags.multi_class = False
-        return tags

@@ -72,10 +72,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 from scipy.sparse.csgraph import laplacian
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from models._validation import (
+    AbsentFeatureClassifierMixin,
     check_choice,
     check_param,
     check_positive_float,
@@ -95,7 +96,7 @@ def _log_sigmoid(t):
     return -np.logaddexp(0.0, -t)
 
 
-class IntegratedLogisticRegression(ClassifierMixin, BaseEstimator):
+class IntegratedLogisticRegression(AbsentFeatureClassifierMixin, BaseEstimator):
     """Logistic regression with missing features integrated out (probit approx.).
 
     Parameters
@@ -304,12 +305,3 @@ class IntegratedLogisticRegression(ClassifierMixin, BaseEstimator):
 
     def predict_log_proba(self, X):
         return np.log(self.predict_proba(X))
-
-    def predict(self, X):
-        return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.classifier_tags.multi_class = False
-        return tags

@@ -67,10 +67,11 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 from scipy.stats import norm
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from models._validation import (
+    AbsentFeatureClassifierMixin,
     check_choice,
     check_param,
     check_positive_float,
@@ -133,7 +134,7 @@ def _cone_matrix(cond, rows_cond, d):
     return blocks
 
 
-class RobustSOCPClassifier(ClassifierMixin, BaseEstimator):
+class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
     """Linear classifier with Gaussian chance constraints on incomplete instances.
 
     Parameters
@@ -301,9 +302,6 @@ class RobustSOCPClassifier(ClassifierMixin, BaseEstimator):
         X = validate_X_predict(self, X)
         return (self._completions(X) @ self.coef_ + self.intercept_).mean(axis=1)
 
-    def predict(self, X):
-        return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
-
     def worst_case_margin(self, X):
         """``sign(f) * (w.mu + b) - kappa * ||Sigma^{1/2} w||`` per instance.
 
@@ -340,9 +338,3 @@ class RobustSOCPClassifier(ClassifierMixin, BaseEstimator):
                 var += r[:, c] * cond.quad(self.coef_)[:, 0]
             spread = np.sqrt(np.maximum(var, 0.0))
         return s * (mean_val + self.intercept_) - self.kappa_ * spread
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.classifier_tags.multi_class = False
-        return tags

@@ -17,10 +17,11 @@ import numbers
 
 import cvxpy as cp
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import (check_param, check_positive_float, check_positive_int,
+from ._validation import (AbsentFeatureClassifierMixin, check_param, check_positive_float,
+                          check_positive_int,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 from .geometric import S_MIN, _validate_y
 
@@ -33,7 +34,7 @@ class NotSeparableError(ValueError):
     """The training data have no positive geometric margin."""
 
 
-class GeometricMarginSOCP(ClassifierMixin, BaseEstimator):
+class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
     """Maximum geometric margin for separable data with absent features.
 
     Bisection over the margin ``gamma``; each step solves the convex
@@ -119,12 +120,6 @@ class GeometricMarginSOCP(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.solver = solver
         self.max_features = max_features
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.classifier_tags.multi_class = False
-        return tags
 
     def fit(self, X, y):
         """Maximise the minimum geometric margin by bisection.
@@ -249,8 +244,3 @@ class GeometricMarginSOCP(ClassifierMixin, BaseEstimator):
         f = (X0 @ w + self.intercept_) / s
         f[~M.any(axis=1)] = self.intercept_
         return f
-
-    def predict(self, X):
-        """Class labels (``classes_[1]`` where the score is > 0)."""
-        check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
