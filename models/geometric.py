@@ -145,8 +145,10 @@ class GeometricMarginSVC(_MaskedSVCBase):
         on large, nearly separable problems. ``"liblinear"``
         (``sklearn.svm.LinearSVC``, hinge loss, dual coordinate descent on
         the rows ``x_i / s_i``; ``kernel="linear"`` only) needs no kernel
-        matrix and is much faster for large n; it differs from the paper's
-        QP in one respect: liblinear also penalises the bias, as a feature
+        matrix: its memory grows with n d instead of n^2 (half of libsvm's
+        at n = 8000, d = 4000, at about the same speed; see
+        ``benchmarks/bench_geometric.py``). It differs from the paper's QP in
+        one respect: liblinear also penalises the bias, as a feature
         of value :data:`LIBLINEAR_INTERCEPT_SCALING` (so the penalty is
         ``b^2 / 18``). With ``"liblinear"``, ``dual_coef_`` and ``beta_``
         are not available and ``support_`` holds the instances on or inside
