@@ -3,10 +3,12 @@ sanity check, and the seeded removal protocols.
 
 Datasets (all binary):
 
-* ``wdbc`` — scikit-learn's :func:`~sklearn.datasets.load_breast_cancer`
-  (Wisconsin diagnostic breast cancer, 569 x 30), shipped inside scikit-learn.
-* ``digits56`` — scikit-learn's :func:`~sklearn.datasets.load_digits`
-  restricted to the digits 5 and 6 (8 x 8 = 64 pixels, values 0..16).
+* ``wdbc`` — the Wisconsin diagnostic breast cancer table (569 x 30) that
+  :func:`~sklearn.datasets.load_breast_cancer` reads, taken as a member of
+  the scikit-learn wheel (registry name ``wdbc``), read by :func:`load_wdbc`.
+* ``digits56`` — the 8 x 8 digits that :func:`~sklearn.datasets.load_digits`
+  reads (registry name ``digits``, same wheel), restricted to the digits 5
+  and 6 (64 pixels, values 0..16), read by :func:`load_digits_pair`.
 * ``ionosphere`` and ``wisconsin`` — Orange ``.tab`` tables from the
   ``orange3`` wheel (registered in ``data/registry.yaml``), read with
   :func:`read_orange_tab`.
