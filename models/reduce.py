@@ -89,8 +89,8 @@ class BlockPCA(TransformerMixin, BaseEstimator):
                 self.fill_.append(np.zeros(len(cols)))
                 continue
             P = B[present]
-            with np.errstate(invalid="ignore"):
-                fill = np.nanmean(np.where(np.isnan(P).all(axis=0), 0.0, P), axis=0)
+            # column means over the present rows (0 for a column never observed)
+            fill = np.nanmean(np.where(np.isnan(P).all(axis=0), 0.0, P), axis=0)
             P = np.where(np.isnan(P), fill, P)
             self.pcas_.append(PCA(n_components=kg, svd_solver="full").fit(P))
             self.fill_.append(fill)
