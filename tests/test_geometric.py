@@ -312,16 +312,30 @@ def test_grid_decision_function_equals_separate_fits():
             for k, kw in [("linear", {}), ("poly", {"degree": 2}), ("poly", {"degree": 3, "coef0": 0.5}),
                           ("rbf", {"gamma": 0.1})]
             for C in (0.5, 4.0) for t in (1, 2, 3, 5)]
-    base = GeometricMarginSVC(groups=groups, tol=1e-6)
+    # first_tol = tol: every QP is solved alike, so sharing is exact
+    base = GeometricMarginSVC(groups=groups, tol=1e-6, first_tol=1e-6)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # indefinite masked rbf
         got = base.grid_decision_function(grid, X, y, Xv)
         for p, g in zip(grid, got):
-            ref = GeometricMarginSVC(groups=groups, tol=1e-6, **p).fit(X, y).decision_function(Xv)
-            np.testing.assert_allclose(g, ref, rtol=1e-8, atol=1e-8, err_msg=str(p))
+            ref = GeometricMarginSVC(groups=groups, tol=1e-6, first_tol=1e-6, **p).fit(X, y)
+            np.testing.assert_allclose(g, ref.decision_function(Xv), rtol=1e-8, atol=1e-8,
+                                       err_msg=str(p))
     assert not hasattr(base, "n_features_in_")
     # the iterations do change the scores (else sharing would be trivial)
     assert np.abs(got[0] - got[2]).max() > 1e-3
+    # default first_tol (10 tol): without n_iter=1 in the grid, the runs solve
+    # QP 1 as fit does (exactly equal); with it, they continue from QP 1 solved
+    # to tol, so they differ from fit only at the tolerance level (10 first_tol)
+    lin = [p for p in grid if p["kernel"] == "linear"]
+    for sub, atol in (([p for p in lin if p["n_iter"] > 1], 1e-8), (lin, 1e-2)):
+        base = GeometricMarginSVC(groups=groups, tol=1e-4)
+        for p, g in zip(sub, base.grid_decision_function(sub, X, y, Xv)):
+            ref = GeometricMarginSVC(groups=groups, tol=1e-4, **p).fit(X, y)
+            assert ref.n_iter_ >= min(p["n_iter"], 2)  # QP 1 was not the last
+            np.testing.assert_allclose(g, ref.decision_function(Xv), rtol=0, atol=atol,
+                                       err_msg=str(p))
+    assert not hasattr(base, "n_features_in_")
 
 
 def test_average_norm_grid_equals_separate_fits():
@@ -360,11 +374,61 @@ def test_liblinear_grid_equals_separate_fits_and_bad_solver():
     X, y, groups = block_missing(120, 10, 2, seed=12, frac=0.5)
     Xv, _, _ = block_missing(40, 10, 2, seed=13, frac=0.5)
     grid = [{"C": C, "n_iter": t} for C in (0.1, 1.0) for t in (1, 3)]
-    base = GeometricMarginSVC(groups=groups, solver="liblinear")
+    base = GeometricMarginSVC(groups=groups, solver="liblinear", first_tol=1e-3)  # = tol
     for p, g in zip(grid, base.grid_decision_function(grid, X, y, Xv)):
-        ref = GeometricMarginSVC(groups=groups, solver="liblinear", **p).fit(X, y)
+        ref = GeometricMarginSVC(groups=groups, solver="liblinear", first_tol=1e-3, **p).fit(X, y)
         np.testing.assert_allclose(g, ref.decision_function(Xv), rtol=1e-10, atol=1e-10)
     with pytest.raises(ValueError, match="solver='liblinear' needs kernel='linear'"):
         GeometricMarginSVC(kernel="poly", solver="liblinear").fit(X, y)
     with pytest.raises(ValueError, match="'solver' parameter of GeometricMarginSVC"):
         GeometricMarginSVC(solver="cvx").fit(X, y)
+
+
+def test_first_qp_uses_first_tol_and_never_ends_the_iteration():
+    """QP 1 (at s = 1) is solved to first_tol (default 10 tol) when more QPs
+    follow; the returned solution always comes from a QP solved to tol."""
+    X, y, groups = block_missing(200, 12, 3, seed=31, frac=0.5)
+    ys = np.where(y == 1, 1.0, -1.0)
+    M = ~np.isnan(X)
+    X0 = np.where(M, X, 0.0)
+    K = X0 @ X0.T
+
+    def scales_of(svc):  # s_i = ||w^(i)|| / ||w|| by brute force; 1 for empty rows
+        w = X0[svc.support_].T @ svc.dual_coef_[0]
+        s = np.sqrt((M * w ** 2).sum(1)) / np.linalg.norm(w)
+        return np.where(M.any(1), np.maximum(s, 1e-3), 1.0)
+
+    for first_tol, expect_tol in ((None, 1e-2), (0.05, 0.05), (1e-3, 1e-3)):
+        clf = GeometricMarginSVC(C=1.0, n_iter=2, tol=1e-3, first_tol=first_tol).fit(X, y)
+        loose = SVC(kernel="precomputed", C=1.0, tol=expect_tol).fit(K, ys)
+        np.testing.assert_allclose(clf.s_history_[1], scales_of(loose), atol=1e-10)
+        # QP 2 (the last) used those scales and was solved to tol
+        s1 = clf.s_history_[1]
+        qp2 = SVC(kernel="precomputed", C=1.0, tol=1e-3).fit(K / np.outer(s1, s1), ys)
+        assert clf.n_iter_ == 2
+        np.testing.assert_allclose(clf.intercept_, qp2.intercept_, atol=1e-10)
+        np.testing.assert_allclose(clf.dual_coef_, qp2.dual_coef_, atol=1e-10)
+    # the loose and the tol-solved QP 1 really differ (else this test is empty)
+    exact = SVC(kernel="precomputed", C=1.0, tol=1e-3).fit(K, ys)
+    for loose_tol in (1e-2, 0.05):
+        loose = SVC(kernel="precomputed", C=1.0, tol=loose_tol).fit(K, ys)
+        assert np.abs(scales_of(exact) - scales_of(loose)).max() > 1e-8, loose_tol
+    # n_iter=1: QP 1 is final and solved to tol (a plain SVM on the masked kernel)
+    one = GeometricMarginSVC(C=1.0, n_iter=1, tol=1e-3).fit(X, y)
+    np.testing.assert_allclose(one.intercept_, exact.intercept_, atol=1e-10)
+    # QP 1 "converging" at first_tol does not end the iteration: with a huge
+    # s_tol QP 2 is still solved, to tol
+    two = GeometricMarginSVC(C=1.0, n_iter=5, s_tol=10.0).fit(X, y)
+    assert two.n_iter_ == 2
+    # nothing absent: every s stays 1, so QP 1 is final and solved to tol
+    Xf = np.nan_to_num(X, nan=0.5)
+    full = GeometricMarginSVC(C=1.0, n_iter=5).fit(Xf, y)
+    ref = SVC(kernel="linear", C=1.0).fit(Xf, y)
+    assert full.n_iter_ == 1
+    np.testing.assert_allclose(full.decision_function(Xf), ref.decision_function(Xf), atol=1e-8)
+
+
+def test_bad_first_tol():
+    X, y, _ = block_missing(40, 4, 2, seed=1)
+    with pytest.raises(ValueError, match="The 'first_tol' parameter of GeometricMarginSVC must be"):
+        GeometricMarginSVC(first_tol=-1).fit(X, y)
