@@ -20,12 +20,17 @@ car crops (Agarwal, Awan & Roth 2004):
    patch separates cars from non-cars best (Fisher score), spread out by a
    greedy non-maximum suppression with a minimum distance, and keeps the mean
    (z-normalised) car patch of each landmark as its template.
-4. :func:`landmark_candidates`: in each image each landmark is searched with
-   ``cv2.matchTemplate(..., TM_CCOEFF_NORMED)`` inside a window of
-   ``search_radius`` pixels around its expected position; candidates are the
-   local maxima (3x3, within the window) scoring above ``threshold``, at most
-   ``max_candidates`` per landmark, ordered by decreasing score. Missing slots
-   are *structurally absent*.
+4. Candidates: in each image each landmark is searched inside a window of
+   ``search_radius`` pixels around its expected position by one of two
+   detectors: ``"ncc"`` (:func:`landmark_candidates`: normalised
+   cross-correlation with the landmark's mean car patch,
+   ``cv2.matchTemplate(..., TM_CCOEFF_NORMED)``) or ``"hog"``
+   (:class:`HogLandmarkDetector`: a per-landmark logistic regression on the
+   patch's HOG descriptor, :func:`featurize.hog.dense_hog`, scored as a
+   probability). Candidates are the local maxima (3x3, within the window)
+   scoring above the detector's threshold, at most ``max_candidates`` per
+   landmark, ordered by decreasing score. Missing slots are *structurally
+   absent*.
 5. :class:`CarPartFeaturizer` describes each candidate by the first ``n_pca``
    principal-component coefficients of its z-normalised patch (one PCA per
    landmark, fitted on the training candidates only) and lays them out as
@@ -47,10 +52,13 @@ import cv2
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from sklearn.base import BaseEstimator, TransformerMixin
+from scipy.special import expit
 from sklearn.decomposition import PCA
+from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
 
 from featurize.exceptions import InputFileError
+from featurize.hog import dense_hog
 from models._validation import check_param, check_positive_int
 
 __all__ = [
@@ -63,12 +71,16 @@ __all__ = [
     "orient_to",
     "LandmarkModel",
     "landmark_candidates",
+    "HogLandmarkDetector",
+    "DETECTORS",
     "normalise_patches",
     "CarPartFeaturizer",
 ]
 
 #: (height, width) of the UIUC training crops.
 CROP_SHAPE = (40, 100)
+#: Landmark detectors of :class:`CarPartFeaturizer`.
+DETECTORS = ("ncc", "hog")
 _EPS = 1e-3  # std floor (intensities in [0, 1]) for z-normalising flat patches
 
 
@@ -511,6 +523,129 @@ def landmark_candidates(images: np.ndarray, positions: np.ndarray, templates: np
     return centres, scores
 
 
+class HogLandmarkDetector(BaseEstimator):
+    """Per-landmark linear classifiers on dense HOG descriptors.
+
+    For landmark ``k`` a logistic regression separates the HOG descriptor of
+    the patch at the landmark (the true place +- ``jitter`` pixels in the
+    oriented car crops) from patches elsewhere in its search window: at
+    ``n_negatives`` random places in every non-car crop and at
+    ``n_negatives`` random places at least ``min_offset`` pixels (Chebyshev)
+    from the true place in every car crop. Its response map is the predicted
+    probability at every patch place, so a candidate threshold is a
+    probability.
+
+    Parameters
+    ----------
+    patch_size, cell_size, orientations : HOG geometry
+        (:func:`featurize.hog.dense_hog`; 2x2-cell blocks, L2-Hys).
+    C : inverse regularisation strength of each logistic regression.
+    search_radius : half-side of the search window (as in the candidates).
+    jitter : positives within this many pixels of the true place.
+    min_offset : displaced negatives at least this far from the true place.
+    n_negatives : random negative places per crop and landmark.
+    seed : seed of the negative places.
+
+    Attributes
+    ----------
+    coef_ : (L, n_hog) float64, intercept_ : (L,) float64
+        Logistic-regression weights per landmark.
+    train_accuracy_ : (L,) training accuracy per landmark.
+
+    Examples
+    --------
+    >>> import numpy as np, cv2
+    >>> rng = np.random.default_rng(0)
+    >>> imgs = rng.random((40, 40, 100)).astype(np.float32) * 0.2
+    >>> for im in imgs[:20]:
+    ...     _ = cv2.rectangle(im, (40, 12), (54, 26), 1.0, 2)   # cars: a square at (19, 47)
+    >>> y = np.r_[np.ones(20, bool), np.zeros(20, bool)]
+    >>> det = HogLandmarkDetector(search_radius=6).fit(imgs, y, np.array([[19, 47]]))
+    >>> maps = det.response_maps(imgs[0])                    # (1, 20, 80) probabilities
+    >>> r, c = np.unravel_index(maps[0].argmax(), maps[0].shape)
+    >>> abs(int(r) - 9) <= 1 and abs(int(c) - 37) <= 1      # the square's patch, +- jitter
+    True
+    """
+
+    def __init__(self, patch_size: int = 21, cell_size: int = 7, orientations: int = 9,
+                 C: float = 1.0, search_radius: int = 8, jitter: int = 1, min_offset: int = 3,
+                 n_negatives: int = 4, seed: int = 0):
+        self.patch_size = patch_size
+        self.cell_size = cell_size
+        self.orientations = orientations
+        self.C = C
+        self.search_radius = search_radius
+        self.jitter = jitter
+        self.min_offset = min_offset
+        self.n_negatives = n_negatives
+        self.seed = seed
+
+    def descriptors(self, image: np.ndarray) -> np.ndarray:
+        """Dense HOG of one image: (H - p + 1, W - p + 1, n_hog)."""
+        return dense_hog(image, self.patch_size, self.cell_size, self.orientations)
+
+    def fit(self, images: np.ndarray, y: np.ndarray, positions: np.ndarray
+            ) -> "HogLandmarkDetector":
+        """``images`` (n, h, w) oriented crops, ``y`` True = car, ``positions``
+        (L, 2) landmark patch centres in the crop frame."""
+        name = type(self).__name__
+        check_positive_int(name, "n_negatives", self.n_negatives)
+        check_positive_int(name, "jitter", self.jitter, minimum=0)
+        check_positive_int(name, "min_offset", self.min_offset, minimum=1)
+        check_param(name, "C", self.C, lambda v: float(v) > 0, "a float > 0")
+        images = np.asarray(images, dtype=np.float32)
+        y = np.asarray(y).astype(bool)
+        positions = np.asarray(positions, dtype=int)
+        n, H, W = images.shape
+        p, h = int(self.patch_size), int(self.patch_size) // 2
+        regions = _search_regions(positions, int(self.search_radius), p, (H, W))
+        rng = np.random.default_rng(self.seed)
+        L = len(positions)
+        J = int(self.jitter)
+        feats: list[list[np.ndarray]] = [[] for _ in range(L)]
+        labels: list[list[np.ndarray]] = [[] for _ in range(L)]
+        for i in range(n):
+            D = self.descriptors(images[i])
+            for k, (r, c) in enumerate(positions):
+                r0, r1, c0, c1 = regions[k]
+                rr, cc = np.mgrid[r0:r1, c0:c1]
+                rr, cc = rr.ravel(), cc.ravel()
+                dist = np.maximum(np.abs(rr - (r - h)), np.abs(cc - (c - h)))
+                if y[i]:
+                    pos = dist <= J
+                    feats[k].append(D[rr[pos], cc[pos]])
+                    labels[k].append(np.ones(int(pos.sum()), bool))
+                    far = np.flatnonzero(dist >= int(self.min_offset))
+                else:
+                    far = np.arange(len(rr))
+                if far.size:
+                    pick = rng.choice(far, min(int(self.n_negatives), far.size), replace=False)
+                    feats[k].append(D[rr[pick], cc[pick]])
+                    labels[k].append(np.zeros(len(pick), bool))
+        coef, icpt, acc = [], [], []
+        for k in range(L):
+            Xk, yk = np.concatenate(feats[k]), np.concatenate(labels[k])
+            if yk.all() or not yk.any():
+                raise ValueError(f"{name}: landmark {k} has only one class of training patches; "
+                                 "it needs car and non-car crops")
+            lr = LogisticRegression(C=float(self.C), class_weight="balanced", max_iter=2000)
+            lr.fit(Xk, yk)
+            coef.append(lr.coef_[0])
+            icpt.append(lr.intercept_[0])
+            acc.append(lr.score(Xk, yk))
+        self.coef_ = np.array(coef)
+        self.intercept_ = np.array(icpt)
+        self.train_accuracy_ = np.array(acc)
+        return self
+
+    def response_maps(self, image: np.ndarray) -> np.ndarray:
+        """Probability that the patch at each place (top-left) is the
+        landmark: float32 (L, H - p + 1, W - p + 1)."""
+        check_is_fitted(self, "coef_")
+        z = self.descriptors(image) @ self.coef_.T + self.intercept_
+        return np.ascontiguousarray(np.moveaxis(expit(z), -1, 0), dtype=np.float32)
+
+
 # ------------------------------------------------------------------- featurizer
 class CarPartFeaturizer(TransformerMixin, BaseEstimator):
     """Landmark-candidate features with NaN for structurally absent candidates.
@@ -535,17 +670,24 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
     n_landmarks : 19 in Chechik et al.
     patch_size : odd patch side (21).
     max_candidates : slots per landmark (10).
-    threshold : minimum NCC of a candidate.
+    threshold : minimum NCC of a candidate (``detector="ncc"``).
     search_radius : half-side of the search window around the expected place.
     n_pca : PCA coefficients per candidate (10).
     min_distance : minimum distance between landmark centres.
     orient : mirror each crop to the orientation matching the mean car.
-    seed : random_state of the PCA (its randomised solver, if used).
+    seed : random_state of the PCA (its randomised solver, if used) and of
+        the HOG detector's negative places.
+    detector : ``"ncc"`` (template NCC) or ``"hog"`` (:class:`HogLandmarkDetector`).
+    hog_threshold : minimum probability of a candidate (``detector="hog"``).
+    hog_cell_size : HOG cell side; must divide ``patch_size`` (21 = 3 x 7).
+    hog_orientations : HOG orientation bins.
+    hog_C : inverse regularisation of the per-landmark logistic regressions.
 
     Attributes
     ----------
     mean_car_, landmarks_, pcas_ (list of PCA), n_features_out_,
-    feature_names_ (list[str], e.g. ``"lm03_s7_pc2"``), groups_ (int array).
+    feature_names_ (list[str], e.g. ``"lm03_s7_pc2"``), groups_ (int array),
+    detector_ (:class:`HogLandmarkDetector`, only with ``detector="hog"``).
 
     Examples
     --------
@@ -558,7 +700,9 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
 
     def __init__(self, n_landmarks: int = 19, patch_size: int = 21, max_candidates: int = 10,
                  threshold: float = 0.3, search_radius: int = 8, n_pca: int = 10,
-                 min_distance: float = 9.0, orient: bool = True, seed: int = 0):
+                 min_distance: float = 9.0, orient: bool = True, seed: int = 0,
+                 detector: str = "ncc", hog_threshold: float = 0.5, hog_cell_size: int = 7,
+                 hog_orientations: int = 9, hog_C: float = 1.0):
         self.n_landmarks = n_landmarks
         self.patch_size = patch_size
         self.max_candidates = max_candidates
@@ -568,6 +712,11 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
         self.min_distance = min_distance
         self.orient = orient
         self.seed = seed
+        self.detector = detector
+        self.hog_threshold = hog_threshold
+        self.hog_cell_size = hog_cell_size
+        self.hog_orientations = hog_orientations
+        self.hog_C = hog_C
 
     # -- helpers ---------------------------------------------------------------
     def _check_params(self) -> None:
@@ -577,6 +726,21 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
         check_positive_int(name, "search_radius", self.search_radius, minimum=0)
         check_param(name, "threshold", self.threshold,
                     lambda v: -1.0 <= float(v) < 1.0, "a float in [-1, 1)")
+        check_param(name, "detector", self.detector, lambda v: v in DETECTORS,
+                    f"one of {list(DETECTORS)}")
+        if self.detector == "hog":
+            check_param(name, "hog_threshold", self.hog_threshold,
+                        lambda v: 0.0 <= float(v) < 1.0, "a float in [0, 1)")
+            check_positive_int(name, "hog_orientations", self.hog_orientations)
+            check_param(name, "hog_cell_size", self.hog_cell_size,
+                        lambda v: int(v) >= 1 and int(self.patch_size) % int(v) == 0
+                        and int(self.patch_size) // int(v) >= 2,
+                        f"an int dividing patch_size={self.patch_size} at least twice")
+            check_param(name, "hog_C", self.hog_C, lambda v: float(v) > 0, "a float > 0")
+
+    @property
+    def _threshold(self) -> float:
+        return float(self.hog_threshold if self.detector == "hog" else self.threshold)
 
     def _check_images(self, images) -> np.ndarray:
         images = np.asarray(images, dtype=np.float32)
@@ -617,6 +781,10 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
         oriented, _ = self._orient(images)
         self.landmarks_ = LandmarkModel(self.n_landmarks, self.patch_size,
                                         self.min_distance).fit(oriented, y)
+        if self.detector == "hog":
+            self.detector_ = HogLandmarkDetector(
+                self.patch_size, self.hog_cell_size, self.hog_orientations, self.hog_C,
+                self.search_radius, seed=self.seed).fit(oriented, y, self.landmarks_.positions_)
         centres, scores = self._candidates(oriented)
         p = self.patch_size
         h = p // 2
@@ -627,7 +795,8 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
             if valid.sum() < self.n_pca:
                 raise ValueError(
                     f"landmark {k} has only {int(valid.sum())} training candidates, fewer than "
-                    f"n_pca={self.n_pca}; lower 'threshold' (now {self.threshold})")
+                    f"n_pca={self.n_pca}; lower the {self.detector} threshold "
+                    f"(now {self._threshold})")
             img_i = np.broadcast_to(np.arange(len(images))[:, None], valid.shape)[valid]
             c = centres[:, k][valid]
             pt = normalise_patches(win[img_i, c[:, 0] - h, c[:, 1] - h])
@@ -640,10 +809,29 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
         self.train_candidate_counts_ = (~np.isnan(scores)).sum(axis=2)
         return self
 
+    def _response_maps(self, image: np.ndarray) -> np.ndarray:
+        """Every landmark's detector response at every patch place of one
+        image: (L, H - p + 1, W - p + 1)."""
+        if self.detector == "hog":
+            return self.detector_.response_maps(image)
+        return np.stack([_ncc_map(image, t) for t in self.landmarks_.templates_])
+
     def _candidates(self, oriented: np.ndarray):
         lm = self.landmarks_
-        return landmark_candidates(oriented, lm.positions_, lm.templates_, self.search_radius,
-                                   self.threshold, self.max_candidates)
+        if self.detector == "ncc":
+            return landmark_candidates(oriented, lm.positions_, lm.templates_,
+                                       self.search_radius, self.threshold, self.max_candidates)
+        n, H, W = oriented.shape
+        L, K, p = len(lm.positions_), self.max_candidates, self.patch_size
+        regions = _search_regions(lm.positions_, int(self.search_radius), p, (H, W))
+        maps = np.stack([self._response_maps(im) for im in oriented])   # (n, L, Hr, Wr)
+        origins = np.zeros((n, 2), int)
+        centres = np.empty((n, L, K, 2), int)
+        scores = np.empty((n, L, K))
+        for k in range(L):
+            centres[:, k], scores[:, k] = _candidates_in_maps(
+                maps[:, k], origins, regions[k], p, self._threshold, K)
+        return centres, scores
 
     def candidates(self, images) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Candidates of crops: ``(centres, scores, flipped)`` (see
@@ -678,9 +866,9 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
         """Features of the 100x40 windows of a scene with top-left ``origins``.
 
         Equivalent to ``transform`` of the cropped windows, but each landmark's
-        NCC response map and the mean-car correlation are computed once per
-        scene (and once more for the mirrored scene); each window then reads
-        its candidates from them.
+        response map (NCC, or HOG probability) and the mean-car correlation are
+        computed once per scene (and once more for the mirrored scene); each
+        window then reads its candidates from them.
 
         Parameters
         ----------
@@ -721,9 +909,9 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
             org = origins[rows].copy()
             if is_flip:  # window (i, j) of the scene is window (i, W - 100 - j) of its mirror
                 org[:, 1] = W - Wc - org[:, 1]
+            maps = self._response_maps(img)
             for k in range(L):
-                resp = _ncc_map(img, lm.templates_[k])
-                c, s = _candidates_in_maps(resp, org, regions[k], p, self.threshold, K)
+                c, s = _candidates_in_maps(maps[k], org, regions[k], p, self._threshold, K)
                 if is_flip:
                     c[..., 1] = np.where(c[..., 1] >= 0, W - 1 - c[..., 1], -1)
                 centres[rows, k], scores[rows, k] = c, s

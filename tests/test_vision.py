@@ -8,8 +8,10 @@ import pytest
 from sklearn.decomposition import PCA
 
 from featurize.exceptions import InputFileError
+from featurize.vision import _candidates_in_maps, _search_regions  # the candidate reader
 from featurize.vision import (
     CarPartFeaturizer,
+    HogLandmarkDetector,
     LandmarkModel,
     align_orientation,
     landmark_candidates,
@@ -239,10 +241,59 @@ def test_landmark_model_finds_parts_and_spreads():
     assert lm.fisher_.shape == (40 - 14, 100 - 14)
 
 
-def test_featurizer_fit_transform_and_windows_agree():
+def known_part_images(n=30, seed=0):
+    """Unflipped synthetic cars with a wheel (disc) and a window (bar) at
+    known, jittered places; non-cars: clutter only. Returns images, labels
+    and the true (row, col) of wheel and window in each car."""
+    rng = np.random.default_rng(seed)
+    imgs, ys, truth = [], [], []
+    for i in range(2 * n):
+        img = 0.2 * rng.random((40, 100)).astype(np.float32)
+        for _ in range(3):  # clutter discs and bars anywhere
+            cv2.circle(img, (int(rng.integers(5, 95)), int(rng.integers(5, 35))), 4,
+                       float(rng.uniform(0.3, 0.8)), -1)
+        if i < n:
+            jr, jc = (int(v) for v in rng.integers(-3, 4, 2))
+            wheel, window = (26 + jr, 25 + jc), (12 + jr, 62 + jc)
+            cv2.circle(img, (wheel[1], wheel[0]), 6, 1.0, -1)
+            cv2.rectangle(img, (window[1] - 8, window[0] - 3), (window[1] + 8, window[0] + 3),
+                          0.9, -1)
+            truth.append([wheel, window])
+        imgs.append(img)
+        ys.append(i < n)
+    return np.stack(imgs), np.array(ys), np.array(truth)
+
+
+def test_hog_detector_finds_known_parts():
+    X, y, truth = known_part_images()
+    tr, te = np.r_[0:20, 30:50], np.r_[20:30, 50:60]
+    det = HogLandmarkDetector(patch_size=21, cell_size=7, search_radius=6, seed=0)
+    det.fit(X[tr], y[tr], np.array([[26, 25], [12, 62]]))
+    assert det.coef_.shape == (2, 144) and (det.train_accuracy_ > 0.9).all()
+    centres, scores = [], []
+    regions = _search_regions(np.array([[26, 25], [12, 62]]), 6, 21, (40, 100))
+    for k in range(2):
+        maps = np.stack([det.response_maps(im)[k] for im in X[te]])
+        cen, sc = _candidates_in_maps(maps, np.zeros((len(te), 2), int), regions[k], 21, 0.5, 3)
+        centres.append(cen)
+        scores.append(sc)
+    # held-out cars: the best candidate of each part is within 2 px of the truth
+    for k in range(2):
+        err = np.abs(centres[k][:10, 0] - truth[20:30, k]).max(axis=1)
+        assert (err <= 2).mean() >= 0.9, err.tolist()
+    # held-out non-cars have fewer candidates above 0.5 than cars (absence has structure)
+    n_car = sum(np.isfinite(s[:10]).sum() for s in scores)
+    n_non = sum(np.isfinite(s[10:]).sum() for s in scores)
+    assert n_non < n_car, (n_car, n_non)
+
+
+@pytest.mark.parametrize("detector", ["ncc", "hog"])
+def test_featurizer_fit_transform_and_windows_agree(detector):
     X, y = synthetic_cars()
     f = CarPartFeaturizer(n_landmarks=4, patch_size=15, max_candidates=3, threshold=0.2,
-                          search_radius=5, n_pca=3, min_distance=9).fit(X, y)
+                          search_radius=5, n_pca=3, min_distance=9, detector=detector,
+                          hog_cell_size=5, hog_threshold=0.3).fit(X, y)
+    assert hasattr(f, "detector_") == (detector == "hog")
     F = f.transform(X)
     assert F.shape == (80, 36) and len(f.feature_names_) == 36
     assert f.groups_.tolist() == list(np.arange(12).repeat(3))
@@ -272,6 +323,12 @@ def test_featurizer_rejects_bad_params_and_shapes():
         CarPartFeaturizer(threshold=1.5).fit(X, y)
     with pytest.raises(ValueError, match=r"\(n, 40, 100\)"):
         CarPartFeaturizer().fit(X[:, :, :90], y)
+    with pytest.raises(ValueError, match="'detector' parameter of CarPartFeaturizer"):
+        CarPartFeaturizer(detector="sift").fit(X, y)
+    with pytest.raises(ValueError, match="'hog_cell_size' parameter of CarPartFeaturizer"):
+        CarPartFeaturizer(detector="hog", hog_cell_size=4).fit(X, y)
+    with pytest.raises(ValueError, match="'hog_threshold' parameter of CarPartFeaturizer"):
+        CarPartFeaturizer(detector="hog", hog_threshold=1.0).fit(X, y)
     with pytest.raises(ValueError, match="only .* training candidates"):
         CarPartFeaturizer(n_landmarks=2, patch_size=15, threshold=0.99, n_pca=5,
                           min_distance=9).fit(X, y)

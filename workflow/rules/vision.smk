@@ -15,6 +15,11 @@ VIS_FEAT = {
         "search_radius",
         "n_pca",
         "min_distance",
+        "detector",
+        "hog_threshold",
+        "hog_cell_size",
+        "hog_orientations",
+        "hog_C",
     )
 }
 
