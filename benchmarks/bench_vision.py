@@ -1,6 +1,6 @@
 """Benchmark of the vision featurisation and scene detection.
 
-    python benchmarks/bench_vision.py [--data DIR] [--stride 4] [--scenes N]
+    python benchmarks/bench_vision.py [--data DIR] [--stride 4] [--scenes N] [--detector ncc|hog]
 
 DIR defaults to $GEOMARGIN_DATA_MIRROR/vision/uiuc_cars or
 ../shared/data/vision/uiuc_cars. Prints a markdown table: wall time and peak
@@ -38,14 +38,18 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=mirror / "vision" / "uiuc_cars")
     ap.add_argument("--stride", type=int, default=4)
     ap.add_argument("--scenes", type=int, default=None, help="only the first N scenes")
-    ap.add_argument("--threshold", type=float, default=0.3)
+    ap.add_argument("--detector", choices=["ncc", "hog"], default="ncc",
+                    help="landmark detector (config vision.detector)")
+    ap.add_argument("--threshold", type=float, default=0.3, help="ncc candidate threshold")
+    ap.add_argument("--hog-threshold", type=float, default=0.5, help="hog candidate threshold")
     args = ap.parse_args()
     from sklearn.svm import LinearSVC
 
     rows = []
     t0 = time.perf_counter()
     X, y = load_crops(args.data)
-    f = CarPartFeaturizer(threshold=args.threshold).fit(X, y)
+    f = CarPartFeaturizer(threshold=args.threshold, detector=args.detector,
+                          hog_threshold=args.hog_threshold).fit(X, y)
     F = f.transform(X)
     t_feat = time.perf_counter() - t0
     rows.append(("featurise 1050 training crops (fit + transform)", t_feat, 60, peak_mb(),
