@@ -35,4 +35,5 @@ rule all:
         "results/vision/scene_detection.tsv",
         "results/vision/candidates_easy.png",
         "results/vision/candidates_hard.png",
+        "results/vision/candidate_counts.tsv",
         "results/mcar/accuracy.tsv",

@@ -191,3 +191,27 @@ rule vision_candidates_figure:
         seed=config["seed"],
     script:
         "../scripts/vision_candidates_figure.py"
+
+
+rule vision_candidate_counts:
+    input:
+        expand(f"{VIS_DIR}/features/fold{{fold}}.npz", fold=range(VIS["n_splits"])),
+    output:
+        report(
+            f"{VIS_DIR}/candidate_counts.tsv",
+            caption="../report/candidate_counts.rst",
+            category="Car detection",
+        ),
+    log:
+        "logs/vision/candidate_counts.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        max_candidates=VIS["max_candidates"],
+        detector=VIS["detector"],
+    script:
+        "../scripts/vision_candidate_counts.py"
