@@ -88,9 +88,10 @@ def draw(idx: int, title: str, out: str) -> None:
         ax.plot(c, r, "o", ms=9, mfc="none", mec=col, mew=2)
         ax.text(c + 1.2, r - 1.2, f"{rank + 1}", color=col, fontsize=10, weight="bold")
     absent = smk.params.featurizer["max_candidates"] - len(cand)
+    score_name = {"ncc": "NCC", "hog": "HOG probability"}[smk.params.featurizer["detector"]]
     verdict = ", ".join(f"{m}: {'right' if correct.loc[idx, m] else 'WRONG'}" for m in methods)
     ax.set_title(f"{title}\ncrop {idx} (fold {fold}{', mirrored' if flipped[0] else ''}), landmark {k}: "
-                 f"{len(cand)} candidates (NCC {', '.join(f'{s:.2f}' for _, _, s in cand)}), "
+                 f"{len(cand)} candidates ({score_name} {', '.join(f'{s:.2f}' for _, _, s in cand)}), "
                  f"{absent} slots absent\n{verdict}", fontsize=8)
     ax.legend(loc="lower right", fontsize=7, framealpha=0.8)
     ax.set_xticks([])
