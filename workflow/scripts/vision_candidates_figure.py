@@ -14,6 +14,8 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.patches as mpatches  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
+import textwrap  # noqa: E402
+
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from sklearn.model_selection import StratifiedKFold  # noqa: E402
@@ -89,7 +91,8 @@ def draw(idx: int, title: str, out: str) -> None:
         ax.text(c + 1.2, r - 1.2, f"{rank + 1}", color=col, fontsize=10, weight="bold")
     absent = smk.params.featurizer["max_candidates"] - len(cand)
     score_name = {"ncc": "NCC", "hog": "HOG probability"}[smk.params.featurizer["detector"]]
-    verdict = ", ".join(f"{m}: {'right' if correct.loc[idx, m] else 'WRONG'}" for m in methods)
+    verdict = textwrap.fill(", ".join(f"{m}: {'right' if correct.loc[idx, m] else 'WRONG'}"
+                                      for m in methods), 120)
     ax.set_title(f"{title}\ncrop {idx} (fold {fold}{', mirrored' if flipped[0] else ''}), landmark {k}: "
                  f"{len(cand)} candidates ({score_name} {', '.join(f'{s:.2f}' for _, _, s in cand)}), "
                  f"{absent} slots absent\n{verdict}", fontsize=8)
