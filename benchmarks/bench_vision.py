@@ -67,10 +67,10 @@ def main() -> None:
     rows.append((f"detect in {len(scenes)} scenes (stride {args.stride}, zero-filled linear SVC)",
                  t_det, 600, peak_mb(), f"recall at EER {eer:.3f}"))
 
-    print("| step | seconds | target s | peak RSS MB | note |")
-    print("|---|---:|---:|---:|---|")
+    print("| detector | step | seconds | target s | peak RSS MB | note |")
+    print("|---|---|---:|---:|---:|---|")
     for name, sec, tgt, mem, note in rows:
-        print(f"| {name} | {sec:.1f} | {tgt} | {mem:.0f} | {note} |")
+        print(f"| {args.detector} | {name} | {sec:.1f} | {tgt} | {mem:.0f} | {note} |")
     print(f"\n{os.cpu_count()} CPUs visible; python {sys.version.split()[0]}")
 
 
