@@ -50,6 +50,7 @@ from typing import Sequence
 
 import cv2
 import numpy as np
+import pandas as pd
 from numpy.lib.stride_tricks import sliding_window_view
 from sklearn.base import BaseEstimator, TransformerMixin
 from scipy.special import expit
@@ -959,8 +960,6 @@ def candidate_count_distribution(counts: np.ndarray, y: np.ndarray, max_candidat
     >>> d[["candidates", "cars", "non_cars"]].to_numpy().tolist()
     [[0, 1, 0], [1, 0, 2], [2, 1, 0]]
     """
-    import pandas as pd
-
     counts = np.asarray(counts)
     y = np.asarray(y)
     if counts.ndim != 2 or len(counts) != len(y):
