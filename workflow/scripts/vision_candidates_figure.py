@@ -9,13 +9,13 @@ from _bootstrap import setup
 log = setup(snakemake)  # noqa: F821 - injected by Snakemake
 smk = snakemake  # noqa: F821
 
+import textwrap  # noqa: E402
+
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.patches as mpatches  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
-import textwrap  # noqa: E402
-
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from sklearn.model_selection import StratifiedKFold  # noqa: E402
