@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from featurize.scenes import detect_scenes, equal_error_recall, load_test_scenes, precision_recall  # noqa: E402
-from featurize.vision import CarPartFeaturizer, load_crops  # noqa: E402
+from featurize.vision import DETECTORS, CarPartFeaturizer, load_crops  # noqa: E402
 
 
 def peak_mb() -> float:
@@ -38,7 +38,7 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=mirror / "vision" / "uiuc_cars")
     ap.add_argument("--stride", type=int, default=4)
     ap.add_argument("--scenes", type=int, default=None, help="only the first N scenes")
-    ap.add_argument("--detector", choices=["ncc", "hog"], default="ncc",
+    ap.add_argument("--detector", choices=DETECTORS, default="ncc",
                     help="landmark detector (config vision.detector)")
     ap.add_argument("--threshold", type=float, default=0.3, help="ncc candidate threshold")
     ap.add_argument("--hog-threshold", type=float, default=0.5, help="hog candidate threshold")
