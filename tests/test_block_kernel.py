@@ -1,0 +1,110 @@
+"""BlockKernelMap / block_additive_kernel: the explicit map against the exact
+kernel, positive semi-definiteness, absent blocks, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from models.block_kernel import BlockKernelMap, block_additive_kernel, median_gamma
+
+
+def _block_data(n=60, seed=0):
+    """Three blocks (2, 3, 1 features); each block absent in ~30% of rows,
+    plus a few isolated absent values inside valid blocks."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 6))
+    groups = np.array([0, 0, 1, 1, 1, 2])
+    for g in range(3):
+        X[np.ix_(rng.random(n) < 0.3, np.flatnonzero(groups == g))] = np.nan
+    X[3, 2] = np.nan  # isolated, block 1 stays valid in row 3 if 3, 4 are
+    return X, groups
+
+
+def test_exact_kernel_by_hand():
+    X = np.array([[0.0, 1.0, 1.0], [np.nan, 3.0, 1.0], [2.0, np.nan, np.nan]])
+    K = block_additive_kernel(X, X, groups=[0, 1, 1], gammas=[0.5, 0.25])
+    # row0-row1: block 0 absent in row1; block1: ||(1,1)-(3,1)||^2 = 4 -> exp(-1)
+    # row0-row2: block 0: (0-2)^2 = 4 -> exp(-2); block 1 absent in row 2
+    expected = np.array([[2.0, np.exp(-1.0), np.exp(-2.0)],
+                         [np.exp(-1.0), 1.0, 0.0],
+                         [np.exp(-2.0), 0.0, 1.0]])
+    np.testing.assert_allclose(K, expected, rtol=0, atol=1e-12)
+
+
+def test_kernel_is_psd_with_absent_blocks():
+    X, groups = _block_data()
+    m = BlockKernelMap(groups=groups).fit(X)
+    K = block_additive_kernel(X, X, groups, m.gammas_, m.fill_)
+    assert np.linalg.eigvalsh(K).min() > -1e-9
+
+
+def test_nystroem_on_all_rows_is_exact():
+    X, groups = _block_data()
+    m = BlockKernelMap(groups=groups, n_components=len(X)).fit(X)
+    Z = np.nan_to_num(m.transform(X))
+    K = block_additive_kernel(X, X, groups, m.gammas_, m.fill_)
+    np.testing.assert_allclose(Z @ Z.T, K, atol=1e-6)
+
+
+def test_approximate_maps_converge_to_exact_kernel():
+    X, groups = _block_data(n=200, seed=1)
+    Xt, _ = _block_data(n=50, seed=2)
+    errs = {}
+    for method, k in (("rff", 50), ("rff", 3000), ("nystroem", 20), ("nystroem", 120)):
+        m = BlockKernelMap(groups=groups, n_components=k, method=method, random_state=0).fit(X)
+        Z, Zt = np.nan_to_num(m.transform(X)), np.nan_to_num(m.transform(Xt))
+        K = block_additive_kernel(Xt, X, groups, m.gammas_, m.fill_)
+        errs[method, k] = np.abs(Zt @ Z.T - K).max()
+    assert errs["rff", 3000] < errs["rff", 50]
+    assert errs["rff", 3000] < 0.15      # 3 blocks, each a Monte Carlo error ~ 1/sqrt(3000)
+    assert errs["nystroem", 120] < errs["nystroem", 20]
+    assert errs["nystroem", 120] < 0.05
+
+
+def test_absent_blocks_stay_absent_and_groups_out():
+    X, groups = _block_data()
+    m = BlockKernelMap(groups=groups, n_components=5).fit(X)
+    Z = m.transform(X)
+    assert m.groups_out_.tolist() == [0] * 5 + [1] * 5 + [2] * 5
+    for g in range(3):
+        absent = np.isnan(X[:, groups == g]).all(axis=1)
+        cols = m.groups_out_ == g
+        assert np.isnan(Z[np.ix_(absent, cols)]).all()
+        assert not np.isnan(Z[np.ix_(~absent, cols)]).any()
+
+
+def test_block_never_valid_in_training_has_no_columns():
+    X, groups = _block_data()
+    X[:, 5] = np.nan
+    m = BlockKernelMap(groups=groups, n_components=4).fit(X)
+    assert 2 not in m.groups_out_
+    assert m.transform(np.ones((2, 6))).shape == (2, 8)
+
+
+def test_median_gamma_by_hand():
+    # squared distances 1, 4, 9 -> median 4
+    assert median_gamma(np.array([[0.0], [1.0], [3.0]])) == pytest.approx(0.25)
+    assert median_gamma(np.zeros((3, 2))) == 1.0
+
+
+def test_deterministic_given_random_state():
+    X, groups = _block_data()
+    a = BlockKernelMap(groups=groups, n_components=8, method="rff", random_state=3).fit_transform(X)
+    b = BlockKernelMap(groups=groups, n_components=8, method="rff", random_state=3).fit_transform(X)
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("param, value, expected", [
+    ("n_components", 0, "an int >= 1"),
+    ("method", "svd", "one of 'nystroem', 'rff'"),
+    ("gamma", -1.0, '"median" or a float > 0'),
+    ("gamma_scale", 0.0, "a float > 0"),
+    ("random_state", -2, "an int >= 0"),
+])
+def test_bad_parameters(param, value, expected):
+    X, groups = _block_data()
+    with pytest.raises(ValueError, match=f"The '{param}' parameter of BlockKernelMap must be "):
+        BlockKernelMap(groups=groups, **{param: value}).fit(X)
+    with pytest.raises(ValueError, match=f"Got {value!r} instead"):
+        BlockKernelMap(groups=groups, **{param: value}).fit(X)
