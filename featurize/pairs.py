@@ -28,6 +28,28 @@ its neighbours averaged over the neighbours that have data of that source:
     one feature per compartment: the point-wise Hamming distance
     ``|a_g(k) - a_h(k)|`` averaged over neighbours, ``a_g + m - 2 a_g m`` with
     ``m`` the neighbours' mean.
+``net`` (``adjacency=True``, the default; from the network itself)
+    two features: ``log(1 + c)`` and ``c / n`` where ``n`` is the number of
+    reactions related to ``r`` by ``t`` that have a gene and ``c`` how many of
+    them ``g`` catalyses (its gene rule names ``g``). Absent when ``n = 0``.
+    The expression, domain and localization blocks compare ``g`` with its
+    neighbours and so leave ``g`` out of them; this block says what they
+    cannot: that ``g`` already catalyses a reaction next to ``r``
+    (multifunctional enzymes, complexes, isozymes of a pathway). It is read
+    from the configured network's gene rules of the *other* reactions only,
+    so an orphan reaction gets it exactly as a reaction held out in
+    validation does (the two directions of one model reaction are never
+    related, :func:`featurize.motifs.find_motifs`).
+
+With ``representation="summary"`` every (motif, source) block is replaced by
+a few numbers that summarise it, and that a linear model cannot derive from
+the point-wise terms: ``expr``: the mean r (the sum of the point-wise terms),
+the largest r with one neighbour and the mean of the three largest; ``domain``:
+the mean symmetric KL divergence (the sum of the point-wise terms), the
+fraction of neighbours that share a domain with ``g`` and ``log(1 + the most
+domains shared with one neighbour)``; ``loc``: the mean Hamming distance and
+the fraction of neighbours that share a compartment. Absent exactly where
+the point-wise block is.
 
 All three are separable in ``g`` and the neighbours, so per (reaction, motif,
 source) the neighbours' sums and counts are computed once and removing ``g``
@@ -46,9 +68,9 @@ Example
 >>> loc = pd.DataFrame({"nucleus": [1, 0, 1]}, index=["G1", "G2", "G3"])
 >>> f = PairFeaturizer(net, motifs, {"loc": loc})
 >>> f.feature_names_
-['fork:loc:nucleus']
->>> f.transform(["A", "A"], ["G3", "G2"]).tolist()   # G2 is A's only neighbour
-[[1.0], [nan]]
+['fork:loc:nucleus', 'fork:net:adjacent_log1p_count', 'fork:net:adjacent_fraction']
+>>> f.transform(["A", "A"], ["G3", "G2"]).round(3).tolist()   # G2 is A's only neighbour
+[[1.0, 0.0, 0.0], [nan, 0.693, 1.0]]
 """
 
 from __future__ import annotations
@@ -57,14 +79,24 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from featurize.exceptions import GeomarginInputError
 from featurize.expression import normalize_gene_id
 
-__all__ = ["PairFeaturizer", "build_instances", "MOTIF_ORDER", "SOURCE_KINDS"]
+__all__ = ["PairFeaturizer", "build_instances", "MOTIF_ORDER", "SOURCE_KINDS", "ADJACENCY_ITEMS",
+           "SUMMARY_ITEMS", "REPRESENTATIONS"]
 
 MOTIF_ORDER = ("fork", "funnel", "chain_up", "chain_down")
 SOURCE_KINDS = ("expr", "domain", "loc")
+#: Features of the ``net`` block of every motif type (see the module docstring).
+ADJACENCY_ITEMS = ("adjacent_log1p_count", "adjacent_fraction")
+#: Features of each (motif, source) block with ``representation="summary"``.
+SUMMARY_ITEMS = {"expr": ("r_mean", "r_max", "r_top3"),
+                 "domain": ("kl_mean", "share_fraction", "shared_max_log1p"),
+                 "loc": ("hamming_mean", "share_fraction")}
+#: Values of the ``representation`` parameter of :class:`PairFeaturizer`.
+REPRESENTATIONS = ("pointwise", "summary")
 
 
 class _Source:
@@ -118,16 +150,24 @@ class PairFeaturizer:
         Keep domains present in at least this many genes of the network.
     domain_eps : float, default 0.01
         Pseudo-count added to every domain count before normalizing.
+    adjacency : bool, default True
+        Add the ``net`` block per motif type (how many of the related
+        reactions the candidate already catalyses).
+    representation : {"pointwise", "summary"}, default "pointwise"
+        The paper's point-wise features per condition / domain / compartment,
+        or a few summaries per block (module docstring).
 
     Attributes
     ----------
     motif_types_ : list of str
     sources_ : list of str
-        Source kinds in feature order (expr, domain, loc).
+        Data source kinds in feature order (expr, domain, loc); the ``net``
+        block, when ``adjacency``, follows them in every motif type.
     feature_names_ : list of str
         ``"<motif>:<source>:<item>"``.
     groups_ : ndarray of int
-        Block id per feature, ``motif_index * len(sources_) + source_index``.
+        Block id per feature: one id per (motif type, source) block, in
+        feature order.
     blocks_ : list of (motif, source, slice)
     genes_with_data_ : list of str
         Normalized ids of genes with data of at least one source.
@@ -138,7 +178,8 @@ class PairFeaturizer:
 
     def __init__(self, net, motifs: Mapping[str, Mapping[str, frozenset]],
                  sources: Mapping[str, pd.DataFrame], min_domain_genes: int = 2,
-                 domain_eps: float = 0.01):
+                 domain_eps: float = 0.01, adjacency: bool = True,
+                 representation: str = "pointwise"):
         reactions = getattr(net, "reactions", None)
         if not isinstance(reactions, pd.DataFrame) or "genes" not in reactions.columns:
             raise GeomarginInputError(
@@ -159,6 +200,14 @@ class PairFeaturizer:
         self.motifs = motifs
         self.min_domain_genes = int(min_domain_genes)
         self.domain_eps = float(domain_eps)
+        if not isinstance(adjacency, (bool, np.bool_)):
+            raise ValueError("The 'adjacency' parameter of PairFeaturizer must be a bool. "
+                             f"Got {adjacency!r} instead.")
+        self.adjacency = bool(adjacency)
+        if representation not in REPRESENTATIONS:
+            raise ValueError("The 'representation' parameter of PairFeaturizer must be one of "
+                             f"{REPRESENTATIONS}. Got {representation!r} instead.")
+        self.representation = representation
 
         self._rgenes: dict[str, tuple[str, ...]] = {}
         for r, gs in reactions["genes"].items():
@@ -199,20 +248,47 @@ class PairFeaturizer:
         self._gid_cache: tuple = (None, None)
         self._gather: tuple = (None, {})
         self.genes_with_data_ = sorted(set().union(*[s.row for s in self._src.values()]))
+        # reactions x genes (universe, plus a last all-zero column for gid -1)
+        rid = {r: i for i, r in enumerate(self._rgenes)}
+        self._rid = rid
+        pairs = [(rid[r], self._gid[g]) for r, gs in self._rgenes.items() for g in gs]
+        rows_, cols_ = (np.array(v, dtype=np.intp) for v in zip(*pairs)) if pairs else \
+            (np.empty(0, np.intp), np.empty(0, np.intp))
+        self._catalyses = sp.csr_matrix((np.ones(len(pairs)), (rows_, cols_)),
+                                        shape=(len(rid), len(universe) + 1))
 
-        names, groups, blocks = [], [], []
-        start = 0
-        for ti, t in enumerate(self.motif_types_):
-            for si, kind in enumerate(self.sources_):
-                items = self._src[kind].items
-                names += [f"{t}:{kind}:{it}" for it in items]
-                groups += [ti * len(self.sources_) + si] * len(items)
-                blocks.append((t, kind, slice(start, start + len(items))))
-                start += len(items)
-        self.feature_names_ = names
-        self.groups_ = np.asarray(groups, dtype=np.intp)
-        self.blocks_ = blocks
-        self.n_features_ = start
+        if "domain" in self._src:  # 0/1 kept-domain membership, last row = nothing
+            a = self._src["domain"].arrays
+            n_rows = self._src["domain"].n
+            self._dom_bin = sp.csr_matrix(
+                (np.ones(len(a["cols"])), a["cols"], np.r_[a["indptr"][:n_rows + 1],
+                                                            a["indptr"][n_rows]]),
+                shape=(n_rows + 1, len(self._src["domain"].items)))
+
+        kinds = self.sources_ + (["net"] if self.adjacency else [])
+
+        def layout(items_of):
+            names, groups, blocks = [], [], []
+            start = 0
+            for ti, t in enumerate(self.motif_types_):
+                for si, kind in enumerate(kinds):
+                    items = list(items_of(kind))
+                    names += [f"{t}:{kind}:{it}" for it in items]
+                    groups += [ti * len(kinds) + si] * len(items)
+                    blocks.append((t, kind, slice(start, start + len(items))))
+                    start += len(items)
+            return names, np.asarray(groups, dtype=np.intp), blocks, start
+
+        def pointwise_items(kind):
+            return ADJACENCY_ITEMS if kind == "net" else self._src[kind].items
+        # the point-wise layout is always computed; "summary" derives from it
+        _, _, self._pw_blocks, self._pw_n = layout(pointwise_items)
+        if representation == "pointwise":
+            items_of = pointwise_items
+        else:
+            def items_of(kind):
+                return ADJACENCY_ITEMS if kind == "net" else SUMMARY_ITEMS[kind]
+        self.feature_names_, self.groups_, self.blocks_, self.n_features_ = layout(items_of)
         self.feature_scale_: np.ndarray | None = None
 
     def fit_feature_scale(self, X: np.ndarray) -> np.ndarray:
@@ -245,6 +321,47 @@ class PairFeaturizer:
         scale[ok] = 1.0 / sd[ok]
         self.feature_scale_ = scale
         return scale
+
+    def block_sums(self, X: np.ndarray, kind: str) -> np.ndarray:
+        """Per motif type, the sum of the ``kind`` block of each row, unscaled.
+
+        For ``expr`` this is the mean Pearson r between the candidate's
+        profile and those of the motif type's neighbours (over the
+        conditions both have; the features are its point-wise terms); for
+        ``domain`` the mean symmetric KL divergence of the domain contents;
+        for ``loc`` the mean Hamming distance of the compartments. NaN where
+        the block is absent.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, n_features)
+            Rows as returned by this featurizer (scaled or not: the
+            feature scale, if fitted, is undone).
+        kind : {"expr", "domain", "loc"}
+
+        Returns
+        -------
+        ndarray of shape (n, len(motif_types_))
+        """
+        if kind not in self.sources_:
+            raise ValueError(f"block_sums: kind must be one of {self.sources_}. Got {kind!r} instead.")
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features_:
+            raise ValueError(f"block_sums: X must have shape (n, {self.n_features_}); got {X.shape}")
+        out = np.full((X.shape[0], len(self.motif_types_)), np.nan)
+        for j, t in enumerate(self.motif_types_):
+            for t2, k2, sl in self.blocks_:
+                if t2 != t or k2 != kind or sl.stop == sl.start:
+                    continue
+                B = X[:, sl]
+                if self.feature_scale_ is not None:
+                    B = B / self.feature_scale_[sl]
+                if self.representation == "summary":  # the first summary is the mean
+                    out[:, j] = B[:, 0]
+                    continue
+                present = ~np.isnan(B).all(axis=1)
+                out[present, j] = np.nansum(B[present], axis=1)
+        return out
 
     # ---------------------------------------------------------------- sources
     @staticmethod
@@ -460,9 +577,72 @@ class PairFeaturizer:
                                  f"{(n, self.n_features_)}; got "
                                  f"{getattr(out, 'shape', None)} {getattr(out, 'dtype', None)}")
             X = out
+        if self.representation == "pointwise":
+            self._pointwise(reaction, g_gids, h_gids, X)
+        else:
+            P = np.empty((n, self._pw_n))
+            self._pointwise(reaction, g_gids, h_gids, P)
+            self._summarise(reaction, g_gids, h_gids, P, X)
+        if self.feature_scale_ is not None:
+            X *= self.feature_scale_
+        return X
+
+    def _summarise(self, reaction: str, g_gids: np.ndarray, h_gids: np.ndarray | None,
+                   P: np.ndarray, X: np.ndarray) -> None:
+        """Summary features (``X``) from the point-wise ones (``P``) and the
+        per-neighbour comparisons of every block."""
+        pw = {(t, kind): sl for t, kind, sl in self._pw_blocks}
+        for t, kind, sl in self.blocks_:
+            B = P[:, pw[t, kind]]
+            if kind == "net":
+                X[:, sl] = B
+                continue
+            absent = np.isnan(B).all(axis=1)
+            X[:, sl] = np.nan
+            X[~absent, sl.start] = np.nansum(B[~absent], axis=1)
+            if absent.all():
+                continue
+            nb = self._gids(self._base_neighbours(reaction, t))
+            rows = self._src_row[kind]
+            null = self._src[kind].n
+            keep = rows[nb] != null
+            nb, nb_rows = nb[keep], rows[nb][keep]
+            ok = np.flatnonzero(~absent)
+            g_rows = rows[g_gids[ok]]
+            if kind == "expr":
+                Z0 = self._src[kind].arrays["Z0"]
+                S = Z0[g_rows] @ Z0[nb_rows].T
+            elif kind == "domain":
+                S = (self._dom_bin[g_rows] @ self._dom_bin[nb_rows].T).toarray()
+            else:
+                A = self._src[kind].arrays["A"]
+                S = A[g_rows] @ A[nb_rows].T
+            drop = nb[None, :] == g_gids[ok, None]
+            if h_gids is not None:
+                drop |= nb[None, :] == h_gids[ok, None]
+            S[drop] = np.nan
+            with np.errstate(all="ignore"):
+                if kind == "expr":
+                    X[ok, sl.start + 1] = np.nanmax(S, axis=1)
+                    top = -np.sort(np.where(np.isnan(S), np.inf, -S), axis=1)[:, :3]
+                    top[np.isinf(top)] = np.nan
+                    X[ok, sl.start + 2] = np.nanmean(top, axis=1)
+                else:
+                    shared = np.where(np.isnan(S), np.nan, S > 0)
+                    X[ok, sl.start + 1] = np.nanmean(shared, axis=1)
+                    if kind == "domain":
+                        X[ok, sl.start + 2] = np.log1p(np.nanmax(S, axis=1))
+
+    def _pointwise(self, reaction: str, g_gids: np.ndarray, h_gids: np.ndarray | None,
+                   X: np.ndarray) -> None:
+        """The point-wise features (layout ``_pw_blocks``, unscaled) into ``X``."""
+        n = len(g_gids)
         gd = self._gathered(g_gids) if h_gids is None else None
         for t in self.motif_types_:
-            blocks = [(kind, sl) for t2, kind, sl in self.blocks_ if t2 == t]
+            blocks = [(kind, sl) for t2, kind, sl in self._pw_blocks if t2 == t and kind != "net"]
+            if self.adjacency:
+                sl = next(sl for t2, kind, sl in self._pw_blocks if t2 == t and kind == "net")
+                X[:, sl] = self._adjacency_block(reaction, t, g_gids)
             B = self._gids(self._base_neighbours(reaction, t))
             if B.size == 0:
                 for _, sl in blocks:
@@ -494,9 +674,24 @@ class PairFeaturizer:
                     block = self._block(kind, rows[B], g_rows, subs, np.ones(sp.size, bool))
                     block[~nonempty] = np.nan
                     X[sp, sl] = block
-        if self.feature_scale_ is not None:
-            X *= self.feature_scale_
-        return X
+
+    def _adjacency_block(self, reaction: str, t: str, g_gids: np.ndarray) -> np.ndarray:
+        """The ``net`` block of motif type ``t``: ``log(1 + c)`` and ``c / n``
+        per candidate (NaN when no related reaction has a gene)."""
+        adj = [self._rid[o] for o in self.motifs[t].get(reaction, ()) if self._rgenes[o]]
+        if not adj:
+            return np.full((len(g_gids), len(ADJACENCY_ITEMS)), np.nan)
+        counts = np.asarray(self._catalyses[adj].sum(axis=0)).reshape(-1)
+        c = counts[g_gids]  # gid -1 -> the all-zero last column
+        return np.column_stack([np.log1p(c), c / len(adj)])
+
+    def adjacent_reactions(self, reaction: str, gene: str) -> dict[str, list[str]]:
+        """Per motif type, the reactions related to ``reaction`` that ``gene``
+        catalyses (the evidence of the ``net`` block), sorted."""
+        self._check_reaction(reaction)
+        g = normalize_gene_id(gene)
+        return {t: sorted(o for o in self.motifs[t].get(reaction, ()) if g in self._rgenes[o])
+                for t in self.motif_types_}
 
     def candidate_matrix(self, reaction: str, genes: Sequence[str],
                          out: np.ndarray | None = None) -> np.ndarray:

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from featurize.exceptions import GeomarginInputError
-from featurize.pairs import PairFeaturizer, build_instances
+from featurize.pairs import SUMMARY_ITEMS, PairFeaturizer, build_instances
 
 
 @dataclass
@@ -58,11 +58,37 @@ def test_layout(feat):
     assert feat.motif_types_ == ["fork", "funnel", "chain_up", "chain_down"]
     assert feat.sources_ == ["expr", "domain", "loc"]
     # D3 is in G3 only among network genes (G5 is not in the network): dropped
-    assert feat.feature_names_[:6] == ["fork:expr:c0", "fork:expr:c1", "fork:expr:c2",
-                                       "fork:domain:D1", "fork:domain:D2", "fork:loc:nucleus"]
-    assert len(feat.feature_names_) == 4 * (3 + 2 + 2)
-    assert feat.groups_.tolist()[:8] == [0, 0, 0, 1, 1, 2, 2, 3]
-    assert feat.groups_.max() == 11
+    assert feat.feature_names_[:9] == ["fork:expr:c0", "fork:expr:c1", "fork:expr:c2",
+                                       "fork:domain:D1", "fork:domain:D2", "fork:loc:nucleus",
+                                       "fork:loc:cytoplasm", "fork:net:adjacent_log1p_count",
+                                       "fork:net:adjacent_fraction"]
+    assert len(feat.feature_names_) == 4 * (3 + 2 + 2 + 2)
+    assert feat.groups_.tolist()[:10] == [0, 0, 0, 1, 1, 2, 2, 3, 3, 4]
+    assert feat.groups_.max() == 15
+    net, motifs, sources = toy()
+    plain = PairFeaturizer(net, motifs, sources, adjacency=False)
+    assert len(plain.feature_names_) == 4 * (3 + 2 + 2)
+    assert plain.groups_.max() == 11
+
+
+def test_adjacency_block_by_hand(feat):
+    # fork partners of R1: R2 (G2), R3 (G1, G3): n = 2
+    x = feat.transform(["R1", "R1", "R1"], ["G1", "G3", "G5"])
+    np.testing.assert_allclose(block(feat, x[0], "fork", "net"), [math.log(2), 0.5])
+    np.testing.assert_allclose(block(feat, x[1], "fork", "net"), [math.log(2), 0.5])
+    np.testing.assert_allclose(block(feat, x[2], "fork", "net"), [0.0, 0.0])
+    # chain_down partner R4 has no gene; R1 has no funnel partner: absent
+    assert np.isnan(block(feat, x[2], "chain_down", "net")).all()
+    assert np.isnan(block(feat, x[2], "funnel", "net")).all()
+    # R2's fork partner R1 is catalysed by G1 only: G1 is no neighbour gene of
+    # its own (the data blocks are absent) but the net block says it catalyses R1
+    y = feat.transform(["R2"], ["G1"])[0]
+    assert np.isnan(block(feat, y, "fork", "expr")).all()
+    np.testing.assert_allclose(block(feat, y, "fork", "net"), [math.log(2), 1.0])
+    assert feat.adjacent_reactions("R1", "g1") == {"fork": ["R3"], "funnel": [], "chain_up": [],
+                                                   "chain_down": []}
+    # candidate_matrix agrees with transform
+    np.testing.assert_array_equal(feat.candidate_matrix("R1", ["G1", "G3", "G5"]), x)
 
 
 def test_hand_computed_terms(feat):
@@ -119,8 +145,11 @@ def test_missing_source_data_leaves_source_absent(feat):
     assert np.isnan(block(feat, x, "fork", "expr")).all()
     assert np.isnan(block(feat, x, "fork", "domain")).all()
     np.testing.assert_allclose(block(feat, x, "fork", "loc"), [0.5, 1.0])
-    # unknown gene: everything absent
-    assert np.isnan(feat.transform(["R1"], ["YXX999W"])).all()
+    # unknown gene: every data block absent; it catalyses none of R1's fork partners
+    u = feat.transform(["R1"], ["YXX999W"])[0]
+    assert all(np.isnan(block(feat, u, t, k)).all() for t in feat.motif_types_
+               for k in ("expr", "domain", "loc"))
+    np.testing.assert_array_equal(block(feat, u, "fork", "net"), [0.0, 0.0])
     # R4's funnel neighbour G2 has no domain... (it has); G4-less neighbours:
     # R2 chain_up -> R3 genes {G1, G3}; candidate G1 leaves G3
     y = feat.transform(["R2"], ["G1"])[0]
@@ -191,6 +220,11 @@ def reference_features(f: PairFeaturizer, net, motifs, sources, eps, min_dom, r,
         else:
             ag = loc.loc[g].to_numpy(float)
             out.append(np.mean([np.abs(ag - loc.loc[h].to_numpy(float)) for h in hs], axis=0))
+        # net: related reactions with a gene, and how many name g (never changed by `drop`)
+        if f.adjacency:
+            adj = [o for o in motifs[t].get(r, ()) if net.reactions.loc[o, "genes"]]
+            c = sum(g in net.reactions.loc[o, "genes"] for o in adj)
+            out.append(np.array([math.log(1 + c), c / len(adj)]) if adj else np.full(2, np.nan))
     return np.concatenate(out)
 
 
@@ -236,6 +270,86 @@ def test_matches_brute_force_reference(seed):
         for h, row in zip(hs, X):
             ref = reference_features(f, net, motifs, sources, 0.05, 2, r, g, drop=h)
             np.testing.assert_allclose(row, ref, rtol=1e-9, atol=1e-12)
+
+
+def reference_summary(f, net, motifs, sources, eps, min_dom, r, g, drop=None):
+    """Brute force of representation="summary" from its definitions: the
+    block means from the point-wise reference, per-neighbour comparisons
+    written out one neighbour at a time."""
+    pw = reference_features(f, net, motifs, sources, eps, min_dom, r, g, drop=drop)
+    own = set(net.reactions.loc[r, "genes"])
+    expr = sources["expr"]
+    x = expr.to_numpy(float)
+    xc = x - np.nanmean(x, axis=1, keepdims=True)
+    z = pd.DataFrame(xc / np.sqrt(np.nansum(xc ** 2, axis=1, keepdims=True)), index=expr.index)
+    netgenes = {h for gs in net.reactions["genes"] for h in gs}
+    dom = sources["domain"]
+    keep = [c for c in dom.columns if (dom.loc[dom.index.isin(netgenes), c] > 0).sum() >= min_dom]
+    dom_sets = {h: {c for c in keep if dom.loc[h, c] > 0} for h in dom.index
+                if dom.loc[h].sum() > 0}
+    loc = sources["loc"]
+    out, start = [], 0
+    width = {"expr": expr.shape[1], "domain": len(keep), "loc": loc.shape[1], "net": 2}
+    for t in f.motif_types_:
+        nb = set()
+        for o in motifs[t].get(r, ()):
+            nb |= set(net.reactions.loc[o, "genes"])
+        nb = sorted(nb - own - {g} - ({drop} if drop else set()))
+        for kind in ("expr", "domain", "loc", "net"):
+            block = pw[start:start + width[kind]]
+            start += width[kind]
+            if kind == "net":
+                out.append(block)
+                continue
+            k = len(SUMMARY_ITEMS[kind])
+            if np.isnan(block).all():
+                out.append(np.full(k, np.nan))
+                continue
+            if kind == "expr":
+                rs = [np.nansum(z.loc[g].to_numpy() * z.loc[h].to_numpy()) for h in nb
+                      if h in z.index]
+                top = sorted(rs, reverse=True)[:3]
+                out.append(np.array([np.nansum(block), max(rs), np.mean(top)]))
+            elif kind == "domain":
+                shared = [len(dom_sets[g] & dom_sets[h]) for h in nb if h in dom_sets]
+                out.append(np.array([np.nansum(block), np.mean([c > 0 for c in shared]),
+                                     np.log1p(max(shared))]))
+            else:
+                shared = [(loc.loc[g] * loc.loc[h]).sum() for h in nb if h in loc.index]
+                out.append(np.array([np.nansum(block), np.mean([c > 0 for c in shared])]))
+    return np.concatenate(out)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_summary_representation_matches_brute_force(seed):
+    net, motifs, sources, genes = random_toy(seed)
+    f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=0.05,
+                       representation="summary")
+    assert f.feature_names_[:9] == ["fork:expr:r_mean", "fork:expr:r_max", "fork:expr:r_top3",
+                                    "fork:domain:kl_mean", "fork:domain:share_fraction",
+                                    "fork:domain:shared_max_log1p", "fork:loc:hamming_mean",
+                                    "fork:loc:share_fraction", "fork:net:adjacent_log1p_count"]
+    checked = 0
+    for r in net.reactions.index:
+        C = f.candidate_matrix(r, genes)
+        np.testing.assert_allclose(C, f.transform([r] * len(genes), genes), rtol=1e-12)
+        for i, g in enumerate(genes):
+            ref = reference_summary(f, net, motifs, sources, 0.05, 2, r, g)
+            np.testing.assert_allclose(C[i], ref, rtol=1e-9, atol=1e-12, err_msg=f"{r} {g}")
+            checked += int(not np.isnan(ref[1]))
+        g = genes[seed]
+        hs, X = f.leave_one_out(r, g)
+        for h, row in zip(hs, X):
+            ref = reference_summary(f, net, motifs, sources, 0.05, 2, r, g, drop=h)
+            np.testing.assert_allclose(row, ref, rtol=1e-9, atol=1e-12, err_msg=f"{r} {g} -{h}")
+    assert checked > 10  # the random networks do exercise the expression summaries
+    # block_sums reads the mean column: equal to the point-wise sums
+    pw = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=0.05)
+    r = net.reactions.index[0]
+    np.testing.assert_allclose(f.block_sums(f.candidate_matrix(r, genes), "expr"),
+                               pw.block_sums(pw.candidate_matrix(r, genes), "expr"), rtol=1e-12)
+    with pytest.raises(ValueError, match="'representation' parameter of PairFeaturizer"):
+        PairFeaturizer(net, motifs, sources, representation="both")
 
 
 def test_transform_pairs_in_any_order(feat):
@@ -357,7 +471,7 @@ def test_fit_feature_scale_is_unit_std_over_present_values_without_centring():
     motifs = {"fork": {"R1": frozenset({"R2"}), "R2": frozenset({"R1"})}}
     expr = pd.DataFrame({"c0": [1.0, 2.0, 0.5], "c1": [0.0, 1.0, 3.0]},
                         index=["YAL001C", "YAL002W", "YAL003W"])
-    f = PairFeaturizer(net, motifs, {"expr": expr})
+    f = PairFeaturizer(net, motifs, {"expr": expr}, adjacency=False)
     raw = f.transform(["R1", "R1", "R2"], ["YAL003W", "YAL001C", "YAL003W"])
     X = np.array([[2.0, np.nan], [4.0, 5.0], [np.nan, np.nan]])[:, : f.n_features_]
     scale = f.fit_feature_scale(X)
