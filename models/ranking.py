@@ -28,7 +28,18 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["rank_candidates", "true_gene_ranks", "ranking_metrics", "supporting_neighbours",
-           "pair_score_fn", "consensus_params"]
+           "pair_score_fn", "consensus_params", "bootstrap_ranking_metrics", "top1_concentration",
+           "precision_at_rank", "choose_ranking_method", "coexpression_scores", "RANKING_METRICS",
+           "COEXPR", "ranking_decision", "MARGIN_RULES", "candidate_order", "gene_id_ranks"]
+
+#: Name of the non-learned co-expression baseline in rankings and tables.
+COEXPR = "coexpr"
+
+#: Ranking scores of a geometric-margin model (see :func:`ranking_decision`).
+MARGIN_RULES = ("unscaled", "scaled")
+
+#: Metrics of :func:`ranking_metrics` that get a bootstrap interval.
+RANKING_METRICS = ("hit@1", "hit@10", "hit@50", "mrr", "median_rank")
 
 
 def _check_batch(batch_size) -> int:
@@ -51,10 +62,30 @@ def _scores(score_fn, reaction, candidates, batch_size) -> np.ndarray:
     return out
 
 
-def _order(scores: np.ndarray, gene_rank: np.ndarray) -> np.ndarray:
-    """Indices sorted by score descending (NaN last), then gene id ascending."""
+def candidate_order(scores: np.ndarray, gene_rank: np.ndarray) -> np.ndarray:
+    """Indices sorted by score descending (NaN last), then by ``gene_rank``
+    ascending (the rank of each candidate's gene id among the candidates):
+    the order of every ranking of this module.
+
+    Examples
+    --------
+    >>> candidate_order(np.array([1.0, np.nan, 3.0, 1.0]), np.array([3, 0, 1, 2])).tolist()
+    [2, 3, 0, 1]
+    """
     key = np.where(np.isnan(scores), np.inf, -scores)
     return np.lexsort((gene_rank, key))
+
+
+def gene_id_ranks(genes: Sequence[str]) -> np.ndarray:
+    """Rank of each gene id among ``genes`` (0 = smallest): the tie-breaker of
+    :func:`candidate_order`.
+
+    Examples
+    --------
+    >>> gene_id_ranks(["B", "A", "C"]).tolist()
+    [1, 0, 2]
+    """
+    return np.argsort(np.argsort(np.asarray(list(genes), dtype=str), kind="stable"), kind="stable")
 
 
 def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
@@ -84,7 +115,7 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
     if top_n is not None and (not isinstance(top_n, (int, np.integer)) or top_n < 1):
         raise ValueError(f"The 'top_n' parameter must be an int >= 1 or None. Got {top_n!r} instead.")
     cands = list(dict.fromkeys(candidates))
-    gene_rank = np.argsort(np.argsort(np.asarray(cands, dtype=str), kind="stable"), kind="stable")
+    gene_rank = gene_id_ranks(cands)
     reactions = list(reactions)
     frames = []
     # Batches of genes outside, reactions inside: a featurizer can reuse its
@@ -100,7 +131,7 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
                 S[i, start:start + len(batch)] = _scores(score_fn, r, batch, batch_size)
         for i, r in enumerate(rs):
             s = S[i]
-            order = _order(s, gene_rank)
+            order = candidate_order(s, gene_rank)
             if top_n is not None:
                 order = order[:top_n]
             frames.append(pd.DataFrame({"reaction": r, "rank": np.arange(1, len(order) + 1),
@@ -133,10 +164,10 @@ def true_gene_ranks(score_fn: Callable[[str, list[str]], np.ndarray], reaction: 
     """
     batch_size = _check_batch(batch_size)
     cands = list(dict.fromkeys(candidates))
-    gene_rank = np.argsort(np.argsort(np.asarray(cands, dtype=str), kind="stable"), kind="stable")
+    gene_rank = gene_id_ranks(cands)
     s = _scores(score_fn, reaction, cands, batch_size)
     pos = np.empty(len(cands), dtype=np.intp)
-    pos[_order(s, gene_rank)] = np.arange(1, len(cands) + 1)
+    pos[candidate_order(s, gene_rank)] = np.arange(1, len(cands) + 1)
     where = {g: i for i, g in enumerate(cands)}
     present = [g for g in dict.fromkeys(true_genes) if g in where]
     true_pos = np.array([pos[where[g]] for g in present], dtype=np.intp)
@@ -241,3 +272,214 @@ def supporting_neighbours(featurizer, decision_function: Callable[[np.ndarray], 
     motifs_of = {h: "+".join(t for t, genes in nb.items() if h in genes) for h in hs}
     order = sorted(range(len(hs)), key=lambda i: (-drops[i], hs[i]))
     return [(hs[i], motifs_of[hs[i]], float(drops[i])) for i in order[:top] if drops[i] > 0]
+
+
+def bootstrap_ranking_metrics(ranks: pd.DataFrame, n_candidates, n_boot: int = 1000,
+                              seed: int = 0, level: float = 0.95) -> dict[str, float]:
+    """:func:`ranking_metrics` with percentile bootstrap intervals over reactions.
+
+    The true pairs of one reaction are not independent (they share the
+    reaction's neighbours), so the resampling unit is the reaction: each
+    replicate draws as many reactions as there are, with replacement, and
+    pools all their ranks.
+
+    Parameters
+    ----------
+    ranks : DataFrame
+        Columns ``reaction`` and ``rank`` (one row per true pair).
+    n_candidates : int
+        Candidates each rank was taken among.
+    n_boot : int, default 1000
+    seed : int, default 0
+        Seeds :func:`numpy.random.default_rng`.
+    level : float, default 0.95
+
+    Returns
+    -------
+    dict
+        Every key of :func:`ranking_metrics`, plus ``<metric>_lo`` and
+        ``<metric>_hi`` for each metric in :data:`RANKING_METRICS`, plus
+        ``n_reactions``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"reaction": ["a", "a", "b", "c"], "rank": [1, 3, 60, 2]})
+    >>> m = bootstrap_ranking_metrics(df, n_candidates=100, n_boot=200, seed=0)
+    >>> m["hit@10"], m["n_reactions"]
+    (0.75, 3)
+    >>> bool(m["hit@10_lo"] <= 0.75 <= m["hit@10_hi"])
+    True
+    """
+    if not isinstance(n_boot, (int, np.integer)) or isinstance(n_boot, bool) or n_boot < 1:
+        raise ValueError(f"The 'n_boot' parameter must be an int >= 1. Got {n_boot!r} instead.")
+    if not (isinstance(level, float) and 0 < level < 1):
+        raise ValueError(f"The 'level' parameter must be a float in (0, 1). Got {level!r} instead.")
+    missing = {"reaction", "rank"} - set(ranks.columns)
+    if missing:
+        raise ValueError(f"ranks needs the columns 'reaction' and 'rank'; missing {sorted(missing)}")
+    point = ranking_metrics(ranks["rank"].to_numpy(), n_candidates)
+    codes, uniq = pd.factorize(ranks["reaction"], sort=True)
+    out = {**point, "n_reactions": int(len(uniq))}
+    if len(uniq) == 0:
+        for m in RANKING_METRICS:
+            out[f"{m}_lo"] = out[f"{m}_hi"] = float("nan")
+        return out
+    r = ranks["rank"].to_numpy(dtype=np.float64)
+    order = np.argsort(codes, kind="stable")
+    r_sorted = r[order]
+    counts = np.bincount(codes, minlength=len(uniq))
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    # per-reaction sums make hit@k and MRR exact weighted means of a replicate
+    sums = {f"hit@{k}": np.add.reduceat((r_sorted <= k).astype(float), starts) for k in (1, 10, 50)}
+    sums["mrr"] = np.add.reduceat(1.0 / r_sorted, starts)
+    rng = np.random.default_rng(seed)
+    boot = {m: np.empty(n_boot) for m in RANKING_METRICS}
+    for b in range(n_boot):
+        pick = rng.integers(0, len(uniq), size=len(uniq))
+        w = np.bincount(pick, minlength=len(uniq))
+        total = float(w @ counts)
+        for m, v in sums.items():
+            boot[m][b] = float(w @ v) / total
+        boot["median_rank"][b] = np.median(np.repeat(r_sorted, np.repeat(w, counts)))
+    alpha = (1.0 - level) / 2.0
+    for m in RANKING_METRICS:
+        lo, hi = np.quantile(boot[m], [alpha, 1.0 - alpha])
+        out[f"{m}_lo"], out[f"{m}_hi"] = float(lo), float(hi)
+    return out
+
+
+def top1_concentration(ranking: pd.DataFrame) -> tuple[str, int, float]:
+    """The gene ranked first for the most reactions.
+
+    Parameters
+    ----------
+    ranking : DataFrame
+        Columns ``reaction``, ``rank`` and ``gene`` (as from
+        :func:`rank_candidates`).
+
+    Returns
+    -------
+    (gene, n_reactions, share)
+        ``share`` = that gene's rank-1 count / number of reactions with a
+        rank-1 row. Ties: the smallest gene id. ``("", 0, nan)`` for an
+        empty ranking.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"reaction": ["a", "b", "c", "c"], "rank": [1, 1, 1, 2],
+    ...                    "gene": ["G2", "G1", "G2", "G1"]})
+    >>> top1_concentration(df)
+    ('G2', 2, 0.6666666666666666)
+    """
+    first = ranking[ranking["rank"] == 1]
+    if first.empty:
+        return "", 0, float("nan")
+    counts = first["gene"].value_counts()
+    best = int(counts.max())
+    gene = sorted(counts.index[counts == best])[0]
+    return str(gene), best, best / float(first["reaction"].nunique())
+
+
+def precision_at_rank(validated_ranks, ranks) -> np.ndarray:
+    """Share of the cross-validated true genes found at ``rank`` or better.
+
+    ``validated_ranks`` are the (filtered) ranks of the true genes of
+    held-out reactions; for each of ``ranks`` the result is the fraction of
+    them that is ``<= rank``: how often, in validation, a true gene was
+    found this high. NaN when there is no validated rank.
+
+    Examples
+    --------
+    >>> precision_at_rank([1, 2, 5, 40], [1, 5, 100]).tolist()
+    [0.25, 0.75, 1.0]
+    """
+    v = np.sort(np.asarray(validated_ranks, dtype=np.float64).reshape(-1))
+    q = np.asarray(ranks, dtype=np.float64).reshape(-1)
+    if v.size == 0:
+        return np.full(q.shape, np.nan)
+    return np.searchsorted(v, q, side="right") / float(v.size)
+
+
+def choose_ranking_method(table: pd.DataFrame, metric: str = "mrr") -> str:
+    """The method with the best validated ``metric`` (ties: the earlier row).
+
+    ``table`` has one row per method (column ``method``), as
+    ``ranking_validation.tsv``.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"method": ["coexpr", "hgb", "geometric"], "mrr": [0.03, 0.25, 0.25]})
+    >>> choose_ranking_method(t)
+    'hgb'
+    """
+    if metric not in table.columns or "method" not in table.columns:
+        raise ValueError(f"the validation table needs the columns 'method' and {metric!r}; "
+                         f"it has {list(table.columns)}")
+    values = pd.to_numeric(table[metric], errors="coerce").to_numpy()
+    if np.isnan(values).all():
+        raise ValueError(f"no method has a validated {metric!r}: the validation ranked no "
+                         "held-out reaction (too few reactions with known genes?)")
+    return str(table["method"].iloc[int(np.nanargmax(values))])
+
+
+def coexpression_scores(featurizer, X: np.ndarray) -> np.ndarray:
+    """The non-learned co-expression baseline (Kharchenko, Vitkup & Church 2004).
+
+    A candidate's score is the largest, over the motif types, of the mean
+    Pearson r between its expression profile and those of the reaction's
+    neighbours of that type (:meth:`featurize.pairs.PairFeaturizer.block_sums`
+    of the ``expr`` blocks). NaN (ranked last) when no motif type has an
+    expression block for the pair.
+
+    Examples
+    --------
+    >>> class _F:
+    ...     def block_sums(self, X, kind):
+    ...         return np.array([[0.2, np.nan], [np.nan, np.nan], [-0.1, -0.3]])
+    >>> coexpression_scores(_F(), np.zeros((3, 1))).tolist()
+    [0.2, nan, -0.1]
+    """
+    S = featurizer.block_sums(X, "expr")
+    out = np.full(S.shape[0], np.nan)
+    ok = ~np.isnan(S).all(axis=1)
+    out[ok] = np.nanmax(S[ok], axis=1)
+    return out
+
+
+def ranking_decision(model, margin_rule: str = "unscaled") -> Callable[[np.ndarray], np.ndarray]:
+    """The function that scores candidates for ranking with a fitted ``model``.
+
+    A geometric-margin model (one with a ``scales(X)`` method, e.g.
+    :class:`models.geometric.GeometricMarginSVC`) is trained to maximise
+    the margin in each instance's own subspace, ``f(x) = <w, phi(x)> / s(x) + b``
+    with ``s(x) = ||w^(x)|| / ||w||``; its sign is the classification.
+    Ranking compares the candidates of one reaction, whose absence patterns
+    differ. ``margin_rule="scaled"`` ranks by ``f(x)``;
+    ``"unscaled"`` by ``<w, phi(x)> + b = (f(x) - b) s(x) + b``, the same
+    hyperplane without the division by ``s(x)``, which inflates the scores of
+    candidates with few valid features. Which one ranks better is measured
+    by the ranking validation (README). Any other model ranks by its
+    ``decision_function``.
+
+    Examples
+    --------
+    >>> class _Geo:
+    ...     intercept_ = np.array([0.5])
+    ...     def decision_function(self, X): return np.array([2.5, -1.5])
+    ...     def scales(self, X): return np.array([0.5, 1.0])
+    >>> ranking_decision(_Geo(), "unscaled")(None).tolist()    # (2.5 - 0.5) * 0.5 + 0.5
+    [1.5, -1.5]
+    >>> ranking_decision(_Geo(), "scaled")(None).tolist()
+    [2.5, -1.5]
+    """
+    if margin_rule not in MARGIN_RULES:
+        raise ValueError(f"The 'margin_rule' parameter must be one of {MARGIN_RULES}. "
+                         f"Got {margin_rule!r} instead.")
+    if margin_rule == "scaled" or not hasattr(model, "scales"):
+        return model.decision_function
+
+    def unscaled(X):
+        f = np.asarray(model.decision_function(X), dtype=np.float64)
+        b = float(np.ravel(model.intercept_)[0])
+        return (f - b) * np.asarray(model.scales(X), dtype=np.float64) + b
+    return unscaled

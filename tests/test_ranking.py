@@ -116,3 +116,103 @@ def test_supporting_neighbours_with_pair_featurizer():
     # score = 1 - Hamming: G agrees with B, not with C -> B supports
     dec = lambda X: 1 - np.nan_to_num(X[:, 0], nan=1.0)  # noqa: E731
     assert supporting_neighbours(f, dec, "R1", "G") == [("B", "fork", 0.5)]
+
+
+# ------------------------------------------------------------ issue 12 pieces
+from models.ranking import (COEXPR, bootstrap_ranking_metrics, choose_ranking_method,  # noqa: E402
+                            coexpression_scores, precision_at_rank, ranking_decision,
+                            top1_concentration)
+
+
+def test_bootstrap_matches_brute_force_resampling():
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"reaction": rng.choice(list("abcdefghij"), size=40),
+                       "rank": rng.integers(1, 120, size=40)})
+    m = bootstrap_ranking_metrics(df, n_candidates=200, n_boot=300, seed=7)
+    # brute force with the same generator draws: resample reactions, pool ranks
+    uniq = sorted(df.reaction.unique())
+    g = np.random.default_rng(7)
+    boot = {"hit@10": [], "mrr": [], "median_rank": []}
+    for _ in range(300):
+        pick = g.integers(0, len(uniq), size=len(uniq))
+        r = np.concatenate([df.loc[df.reaction == uniq[i], "rank"].to_numpy() for i in pick])
+        boot["hit@10"].append(np.mean(r <= 10))
+        boot["mrr"].append(np.mean(1.0 / r))
+        boot["median_rank"].append(np.median(r))
+    for key, vals in boot.items():
+        lo, hi = np.quantile(vals, [0.025, 0.975])
+        assert m[f"{key}_lo"] == pytest.approx(lo)
+        assert m[f"{key}_hi"] == pytest.approx(hi)
+    # the point estimates are those of ranking_metrics on all ranks
+    assert m["mrr"] == pytest.approx(np.mean(1.0 / df["rank"]))
+    assert m["n_reactions"] == len(uniq)
+
+
+def test_bootstrap_bad_input():
+    with pytest.raises(ValueError, match="'n_boot' parameter must be an int >= 1. Got 0"):
+        bootstrap_ranking_metrics(pd.DataFrame({"reaction": ["a"], "rank": [1]}), 5, n_boot=0)
+    with pytest.raises(ValueError, match="missing \\['reaction'\\]"):
+        bootstrap_ranking_metrics(pd.DataFrame({"rank": [1]}), 5)
+
+
+def test_top1_concentration_and_precision_by_hand():
+    df = pd.DataFrame({"reaction": ["r1", "r2", "r3", "r4", "r4"], "rank": [1, 1, 1, 1, 2],
+                       "gene": ["B", "A", "B", "A", "B"]})
+    assert top1_concentration(df) == ("A", 2, 0.5)      # tie A/B at 2: smallest id
+    assert top1_concentration(df.iloc[:0]) [:2] == ("", 0)
+    np.testing.assert_allclose(precision_at_rank([3, 1, 10, 10], [0, 1, 9, 10, 11]),
+                               [0.0, 0.25, 0.5, 1.0, 1.0])
+    assert np.isnan(precision_at_rank([], [1])).all()
+
+
+def test_choose_ranking_method():
+    t = pd.DataFrame({"method": [COEXPR, "geometric", "hgb"], "mrr": [0.03, 0.31, 0.29]})
+    assert choose_ranking_method(t) == "geometric"
+    with pytest.raises(ValueError, match="needs the columns 'method' and 'mrr'"):
+        choose_ranking_method(t.drop(columns="mrr"))
+    with pytest.raises(ValueError, match="no method has a validated 'mrr'"):
+        choose_ranking_method(t.assign(mrr=np.nan))
+
+
+def test_coexpression_scores_by_hand():
+    """The toy network of test_pairs: R1's fork neighbours for candidate G5
+    are G2 and G3; G5's centred unit profile (1, 0, -1)/sqrt2, G2's
+    (1, -1, NA)/sqrt2, G3's (-1, -1, 2)/sqrt6. Mean Pearson terms summed over
+    conditions: c0 (1/s2)(1/s2 - 1/s6)/2, c1 0, c2 (-1/s2)(2/s6) (G3 only)."""
+    from test_pairs import toy
+
+    from featurize.pairs import PairFeaturizer
+
+    net, motifs, sources = toy()
+    f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
+    X = f.transform(["R1", "R4"], ["G5", "G5"])
+    s2, s6 = np.sqrt(2), np.sqrt(6)
+    fork = (1 / s2) * (1 / s2 - 1 / s6) / 2 + 0.0 - 2 / (s2 * s6)
+    # R1: only the fork block has expression neighbours (chain_down R4 has no gene)
+    np.testing.assert_allclose(f.block_sums(X, "expr")[0], [fork, np.nan, np.nan, np.nan])
+    # R4: funnel R2 (G2), chain_up R1 (G1); scores = the larger mean r
+    g1 = np.array([-1.0, 0.0, 1.0]) / s2
+    g5 = np.array([1.0, 0.0, -1.0]) / s2
+    g2 = np.array([1.0, -1.0]) / s2
+    r_funnel, r_chain_up = g5[:2] @ g2, g5 @ g1
+    np.testing.assert_allclose(f.block_sums(X, "expr")[1], [np.nan, r_funnel, r_chain_up, np.nan])
+    np.testing.assert_allclose(coexpression_scores(f, X), [fork, max(r_funnel, r_chain_up)])
+    # the feature scale does not change the sums
+    f.fit_feature_scale(f.transform(["R1", "R4", "R2"], ["G5", "G3", "G5"]))
+    np.testing.assert_allclose(coexpression_scores(f, f.transform(["R1", "R4"], ["G5", "G5"])),
+                               [fork, max(r_funnel, r_chain_up)])
+
+
+def test_unscaled_rule_is_w_dot_x_plus_b_for_the_geometric_margin():
+    from models.geometric import GeometricMarginSVC
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 4)
+    y = (X[:, 0] + X[:, 2] > 0).astype(int)
+    X[:30, 2:] = np.nan
+    clf = GeometricMarginSVC(C=1.0, kernel="linear", n_iter=3, groups=[0, 0, 1, 1]).fit(X, y)
+    expected = np.nan_to_num(X) @ clf.coef_.ravel() + clf.intercept_[0]
+    np.testing.assert_allclose(ranking_decision(clf, "unscaled")(X), expected, atol=1e-10)
+    np.testing.assert_allclose(ranking_decision(clf, "scaled")(X), clf.decision_function(X))
+    with pytest.raises(ValueError, match="'margin_rule' parameter must be one of"):
+        ranking_decision(clf, "calibrated")
