@@ -49,8 +49,11 @@ BAD_CONFIGS = {
                                   ["everything", "['candidates']"]),
     "vision_one_split": (_set("vision.n_splits", 1), ["['vision']['n_splits']"]),
     # cross-key checks done in workflow/rules/common.smk
-    "ranking_method_not_cross_validated": (_set("metabolic.ranking.method", "mean_not_run"),
-                                           ["metabolic.ranking", "mean_not_run"]),
+    # a registered method that metabolic.methods does not cross-validate
+    "ranking_method_not_cross_validated": (_set("metabolic.ranking.method", "robust_socp"),
+                                           ["metabolic.ranking", "robust_socp"]),
+    "ranking_method_unknown": (_set("metabolic.ranking.method", "mean_not_run"),
+                               ["['metabolic']['ranking']['method']", "mean_not_run"]),
     "dataset_not_defined": (_set("metabolic.dataset", "no_such_set"), ["metabolic.dataset", "no_such_set"]),
     # A typo in a method name must not be accepted silently where the name is
     # a key or a list item the schema does not restrict.

@@ -42,9 +42,39 @@ def test_main_target_writes_all_three_outputs(toy_run):
     assert (tmp / "results/metabolic/accuracy.png").stat().st_size > 1000
 
     validation = pd.read_csv(tmp / "results/metabolic/ranking_validation.tsv", sep="\t")
-    assert validation["method"].tolist() == ["geometric", "zero"]
-    for col in ["hit@1", "hit@10", "hit@50", "mrr", "median_rank"]:
+    assert validation["method"].tolist() == ["coexpr", "geometric", "zero"]
+    for col in ["hit@1", "hit@10", "hit@50", "mrr", "median_rank", "mrr_lo", "mrr_hi",
+                "top1_gene", "top1_share", "beats_coexpr"]:
         assert col in validation.columns
+    assert (validation["mrr_lo"] <= validation["mrr"]).all()
+    assert (validation["mrr"] <= validation["mrr_hi"]).all()
+    # the baseline is never flagged against itself
+    assert not validation.set_index("method").loc["coexpr", "beats_coexpr"]
+    quality = pd.read_csv(tmp / "results/enzyme_ranking_quality.tsv", sep="\t")
+    assert quality["method"].tolist() == ["geometric"]
+    assert quality["chosen_by"].tolist() == ["config"]
+    v = validation.set_index("method").loc["geometric"]
+    assert quality.loc[0, "validated_mrr"] == pytest.approx(v["mrr"])
+    assert quality.loc[0, "validated_hit@50_hi"] == pytest.approx(v["hit@50_hi"])
+
+
+def test_auto_ranks_with_the_best_validated_method(toy_run):
+    tmp, _, config, _ = toy_run
+    config = {**config, "metabolic": {**config["metabolic"],
+                                      "ranking": {**config["metabolic"]["ranking"],
+                                                  "method": "auto"}}}
+    proc = run_snakemake(tmp, config, "results/enzyme_ranking.tsv")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    validation = pd.read_csv(tmp / "results/metabolic/ranking_validation.tsv", sep="\t")
+    best = validation.loc[validation["mrr"].idxmax(), "method"]
+    quality = pd.read_csv(tmp / "results/enzyme_ranking_quality.tsv", sep="\t")
+    assert quality["method"].tolist() == [best]
+    assert quality["chosen_by"].str.startswith("auto").all()
+    ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
+    assert (ranking["method"] == best).all()
+    # back to the module's config for the tests that follow
+    proc = run_snakemake(tmp, toy_run[2], "results/enzyme_ranking.tsv")
+    assert proc.returncode == 0, proc.stderr[-4000:]
 
 
 def test_toy_signal_is_learned(toy_run):

@@ -38,7 +38,7 @@ def input_ref(ref):
 _missing = [
     m
     for m in [MET["ranking"]["method"], *MET["ranking"]["validation_methods"]]
-    if m not in MET["methods"]
+    if m not in MET["methods"] and m not in ("auto", "coexpr")
 ]
 if _missing:
     raise ValueError(
@@ -56,3 +56,13 @@ def metabolic_inputs():
     if DATASET["localization"] != "gaf":
         inputs["localization"] = input_ref(DATASET["localization"])
     return inputs
+
+
+def ranking_models():
+    """Methods whose cross-validation the final ranking may use: the
+    validated ones ("auto" picks among them) and a configured method."""
+    method = MET["ranking"]["method"]
+    models = list(MET["ranking"]["validation_methods"])
+    if method not in ("auto", "coexpr") and method not in models:
+        models.append(method)
+    return models

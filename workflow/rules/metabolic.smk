@@ -28,6 +28,9 @@ rule metabolic_features:
         extra_currency=MET["extra_currency"],
         min_domain_genes=MET["min_domain_genes"],
         negatives_per_positive=MET["negatives_per_positive"],
+        impostor_pool=MET["impostor_pool"],
+        adjacency=MET["adjacency_features"],
+        representation=MET["representation"],
         candidates=MET["ranking"]["candidates"],
         seed=config["seed"],
     script:
@@ -134,6 +137,8 @@ rule metabolic_ranking_validation:
         methods=MET["ranking"]["validation_methods"],
         batch_size=MET["ranking"]["batch_size"],
         per_fold=MET["ranking"]["validation_reactions_per_fold"],
+        margin_rule=MET["ranking"]["margin_rule"],
+        n_bootstrap=MET["ranking"]["n_bootstrap"],
         seed=config["seed"],
     script:
         "../scripts/metabolic_ranking_validation.py"
@@ -141,7 +146,8 @@ rule metabolic_ranking_validation:
 
 rule enzyme_ranking:
     input:
-        cv=f"{MET_DIR}/cv/{MET['ranking']['method']}.pkl",
+        # the method is chosen from the validation ("auto"): every candidate model
+        cv=expand(f"{MET_DIR}/cv/{{method}}.pkl", method=ranking_models()),
         features=rules.metabolic_features.output.features,
         featurizer=rules.metabolic_features.output.featurizer,
         # The final ranking is only worth reading beside its validation and the
@@ -151,9 +157,14 @@ rule enzyme_ranking:
         # what the ranking was made from, for the report
         provenance=rules.metabolic_provenance.output[0],
     output:
-        report(
+        ranking=report(
             "results/enzyme_ranking.tsv",
             caption="../report/enzyme_ranking.rst",
+            category="Enzyme ranking",
+        ),
+        quality=report(
+            "results/enzyme_ranking_quality.tsv",
+            caption="../report/enzyme_ranking_quality.rst",
             category="Enzyme ranking",
         ),
     log:
@@ -166,6 +177,8 @@ rule enzyme_ranking:
         runtime=60,
     params:
         method=MET["ranking"]["method"],
+        cv_methods=ranking_models(),
+        margin_rule=MET["ranking"]["margin_rule"],
         top_n=MET["ranking"]["top_n"],
         batch_size=MET["ranking"]["batch_size"],
         seed=config["seed"],

@@ -34,17 +34,9 @@ sources = {"expr": expression, "domain": annotation.domains, "loc": localization
 for name, table in sources.items():
     log.info("source %s: %d genes x %d features", name, *table.shape)
 
-featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_genes)
+featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_genes,
+                            adjacency=p.adjacency, representation=p.representation)
 model_genes = sorted(g.id for g in model.genes)
-instances = build_instances(net, model_genes, p.negatives_per_positive, p.seed)
-X = featurizer.transform(instances["reaction"].tolist(), instances["gene"].tolist())
-# Unit spread per feature over the instance pairs (label-free, no centring);
-# the featurizer applies the same scale to every candidate it builds later.
-X *= featurizer.fit_feature_scale(X)
-y = instances["label"].to_numpy()
-log.info("instances: %d (%d positive), features: %d, absent: %.1f%%",
-         len(y), int(y.sum()), X.shape[1], 100 * np.isnan(X).mean())
-
 if p.candidates == "model":
     candidates = model_genes
 else:
@@ -53,6 +45,17 @@ else:
         with_data.update(table.index[table.notna().any(axis=1)])
     candidates = sorted(with_data)
 log.info("candidate genes for ranking: %d (%s)", len(candidates), p.candidates)
+pool = model_genes if p.impostor_pool == "network" else candidates
+log.info("impostor genes: %d per positive, drawn from the %s (%d genes)",
+         p.negatives_per_positive, p.impostor_pool, len(pool))
+instances = build_instances(net, pool, p.negatives_per_positive, p.seed)
+X = featurizer.transform(instances["reaction"].tolist(), instances["gene"].tolist())
+# Unit spread per feature over the instance pairs (label-free, no centring);
+# the featurizer applies the same scale to every candidate it builds later.
+X *= featurizer.fit_feature_scale(X)
+y = instances["label"].to_numpy()
+log.info("instances: %d (%d positive), features: %d, absent: %.1f%%",
+         len(y), int(y.sum()), X.shape[1], 100 * np.isnan(X).mean())
 
 save_npz_atomic(
     smk.output.features,

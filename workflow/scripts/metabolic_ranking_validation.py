@@ -1,9 +1,10 @@
-"""Rank every candidate gene for held-out reactions with known genes, using,
-for each method, the model of the outer fold that held the reaction out.
+"""Rank every candidate gene for the held-out reactions with known genes,
+using, for each method, the model of the outer fold that held the reaction
+out, beside the non-learned co-expression baseline (``coexpr``).
 
 All methods share the outer folds (they depend only on labels, reaction
 groups and the seed), so each candidate matrix is built once and scored by
-every method's fold model."""
+every method's fold model. Intervals: percentile bootstrap over reactions."""
 
 from _bootstrap import setup
 
@@ -18,7 +19,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from featurize.io import write_tsv_atomic  # noqa: E402
-from models.ranking import ranking_metrics, true_gene_ranks  # noqa: E402
+from models.ranking import (COEXPR, bootstrap_ranking_metrics, candidate_order,  # noqa: E402
+                            coexpression_scores, gene_id_ranks, ranking_decision,
+                            true_gene_ranks)
 
 p = smk.params
 with open(smk.input.featurizer, "rb") as fh:
@@ -36,13 +39,16 @@ for method, cv in cvs.items():
         raise ValueError(f"the outer folds of {method!r} differ from those of {p.methods[0]!r}; "
                          "rerun their cross-validation with the same seed and data")
 
+names = [COEXPR, *p.methods]
 n_folds = len(reference)
+gene_rank = gene_id_ranks(candidates)
 start = time.perf_counter()
 
 
-def rank_fold(fold: int, test_idx) -> list[tuple]:
-    """Ranks of the true genes of a sample of the fold's held-out reactions."""
-    rows = []
+def rank_fold(fold: int, test_idx) -> tuple[list[tuple], list[tuple]]:
+    """Ranks of the true genes, and the rank-1 gene, of the fold's held-out
+    reactions (all of them, or a seeded sample of ``per_fold``)."""
+    rows, tops = [], []
     held = instances.iloc[test_idx]
     reactions = sorted(held.loc[held["label"] == 1, "reaction"].unique())
     n_held = len(reactions)
@@ -51,40 +57,58 @@ def rank_fold(fold: int, test_idx) -> list[tuple]:
         reactions = sorted(rng.choice(reactions, size=p.per_fold, replace=False))
     log.info("fold %d/%d: ranking %d of %d held-out reactions against %d candidates",
              fold, n_folds, len(reactions), n_held, len(candidates))
-    models = {m: cv.models[fold - 1] for m, cv in cvs.items()}
+    score_fns = {m: ranking_decision(cv.models[fold - 1], p.margin_rule) for m, cv in cvs.items()}
     for i, reaction in enumerate(reactions, start=1):
         true = list(net.reactions.at[reaction, "genes"])
-        scores = {m: np.empty(len(candidates)) for m in models}
+        scores = {m: np.empty(len(candidates)) for m in names}
         for b in range(0, len(candidates), p.batch_size):  # bounded memory
             X = featurizer.candidate_matrix(reaction, candidates[b:b + p.batch_size])
             empty = np.isnan(X).all(axis=1)  # no evidence: ranks last
-            for method, model in models.items():
-                s = np.asarray(model.decision_function(X), dtype=np.float64)
+            scores[COEXPR][b:b + len(X)] = coexpression_scores(featurizer, X)
+            for method, fn in score_fns.items():
+                s = np.asarray(fn(X), dtype=np.float64)
                 s[empty] = np.nan
                 scores[method][b:b + len(s)] = s
-        for method in models:
-            ranks = true_gene_ranks(lambda r, genes, s=scores[method]: s, reaction, candidates,
-                                    true, batch_size=len(candidates))
+        for method in names:
+            s = scores[method]
+            ranks = true_gene_ranks(lambda r, genes, s=s: s, reaction, candidates, true,
+                                    batch_size=len(candidates))
             rows += [(method, fold, reaction, g, r, len(candidates)) for g, r in ranks.items()]
-        if i % 20 == 0 or i == len(reactions):
+            first = candidate_order(s, gene_rank)[0]
+            tops.append((method, fold, reaction, candidates[first] if not np.isnan(s[first]) else ""))
+        if i % 50 == 0 or i == len(reactions):
             log.info("fold %d/%d: reactions scored %d/%d (%.0f s)", fold, n_folds, i,
                      len(reactions), time.perf_counter() - start)
-    return rows
+    return rows, tops
 
 
 # Folds run in threads (numpy, libsvm-free decision functions and the
 # gradient-boosting predictor release the GIL); rows are kept in fold order.
 with ThreadPoolExecutor(max_workers=max(1, smk.threads)) as pool:
     per_fold = list(pool.map(rank_fold, range(1, n_folds + 1), reference))
-rows = [row for fold_rows in per_fold for row in fold_rows]
+rows = [row for fold_rows, _ in per_fold for row in fold_rows]
+tops = pd.DataFrame([t for _, fold_tops in per_fold for t in fold_tops],
+                    columns=["method", "fold", "reaction", "top_gene"])
 
 ranks = pd.DataFrame(rows, columns=["method", "fold", "reaction", "gene", "rank", "n_candidates"])
 summary = []
-for method in p.methods:
+for method in names:
     r = ranks[ranks["method"] == method]
-    summary.append({"method": method, "n_reactions": r["reaction"].nunique(),
-                    "n_true_pairs": len(r), **ranking_metrics(r["rank"].to_numpy(), len(candidates))})
+    m = bootstrap_ranking_metrics(r, len(candidates), n_boot=p.n_bootstrap, seed=p.seed)
+    t = tops[(tops["method"] == method) & (tops["top_gene"] != "")]
+    counts = t["top_gene"].value_counts()
+    best = int(counts.max()) if len(counts) else 0
+    top_gene = sorted(counts.index[counts == best])[0] if best else ""
+    summary.append({"method": method, "n_reactions": m.pop("n_reactions"),
+                    "n_true_pairs": m.pop("n_true"), **m,
+                    "top1_gene": top_gene, "top1_share": best / len(t) if len(t) else np.nan})
 table = pd.DataFrame(summary)
-log.info("\n%s", table.to_string(index=False))
+base = table.set_index("method").loc[COEXPR]
+table["beats_coexpr"] = (table["hit@50"] > base["hit@50"]) & (table["mrr"] > base["mrr"])
+table.loc[table["method"] == COEXPR, "beats_coexpr"] = False
+for method in table.loc[~table["beats_coexpr"] & (table["method"] != COEXPR), "method"]:
+    log.warning("%s does not beat the co-expression baseline (hit@50 and MRR)", method)
+log.info("ranked %d reactions in %.0f s\n%s", ranks["reaction"].nunique(),
+         time.perf_counter() - start, table.to_string(index=False))
 write_tsv_atomic(ranks, smk.output.ranks)
 write_tsv_atomic(table.round(4), smk.output.table)
