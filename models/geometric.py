@@ -34,9 +34,11 @@ __all__ = ["GeometricMarginSVC", "AverageNormSVC", "S_MIN"]
 S_MIN = 1e-3
 
 #: liblinear settings of ``solver="liblinear"``: the bias is a feature of this
-#: constant value (liblinear regularises it: a larger value weakens that
-#: penalty but slows convergence; 3 matched libsvm's decision values to ~1e-2
-#: on standardised data), and the dual coordinate descent's iteration cap.
+#: constant value (liblinear regularises it, adding ``b^2 / (2 * 3^2)`` to the
+#: objective; a larger value weakens that penalty but liblinear then stops
+#: converging: with 30 or 300 the error against the paper's QP grew, see
+#: ``benchmarks/geometric_vs_reference.py``), and the dual coordinate
+#: descent's iteration cap.
 LIBLINEAR_INTERCEPT_SCALING = 3.0
 LIBLINEAR_MAX_ITER = 20000
 
@@ -107,6 +109,21 @@ class GeometricMarginSVC(_MaskedSVCBase):
     whose solution is ``w = sum_j beta_j phi(x_j)`` with
     ``beta_j = alpha_j y_j / s_j`` (libsvm's ``dual_coef_`` divided by ``s_j``).
 
+    **Bias convention.** The paper is not consistent here: its eq. 6 writes
+    the constraint as ``y_i (w.x_i + b) / s_i >= 1 - xi_i`` (the bias divided
+    by ``s_i``), while its eq. 7 (the dual, a standard SVM on
+    ``K_ij / (s_i s_j)``) implies an unscaled ``b``. This estimator uses the
+    unscaled bias above (eq. 7), because (i) at fixed ``s`` the QP is then
+    exactly a standard soft-margin SVM on the rows ``phi(x_i) / s_i``, with
+    the usual unpenalised bias and dual constraint ``sum_i alpha_i y_i = 0``,
+    so libsvm solves it as is (with ``b / s_i`` the bias would be a feature of
+    value ``1 / s_i`` that differs per row), and (ii) the decision function
+    ``<w, phi(x)> / s(x) + b`` compares every instance's margin with one
+    threshold, whatever its missingness. The reference of the tests
+    (``tests/reference_geometric.py``) follows the same convention. The
+    separable :class:`models.socp.GeometricMarginSOCP` solves eq. 4, where
+    the bias is inside the ratio: ``y_i (w.x_i + b) / ||w^(i)||``.
+
     Parameters
     ----------
     C : float, default=1.0
@@ -139,15 +156,19 @@ class GeometricMarginSVC(_MaskedSVCBase):
         moves by more than this, a further QP would change the kernel by at
         most ``~2 s_tol`` relatively, so the iteration stops.
     first_tol : float or None, default=None
-        Solver tolerance of the first QP (at ``s = 1``) when more QPs follow:
-        its solution only sets the first scales, which then typically move a
-        lot (by up to ~0.5), so solving it to ``tol`` buys nothing. ``None``
-        means ``10 * tol``. At n = 8000, d = 4000 (``bench_geometric.py``,
-        C = 1) this halves the first QP's time and moves the first scales by
-        at most 1.4e-4, well below ``s_tol``. The iteration never stops on a
-        QP solved at ``first_tol``: the returned solution is always a QP
-        solved to ``tol`` (with ``n_iter=1``, or when no instance lacks a
-        feature that another has, the first QP is solved to ``tol``).
+        Solver tolerance of the first QP (at ``s = 1``) when more QPs follow.
+        ``None`` (default) means ``tol``: every QP is solved to ``tol``, the
+        paper's iteration. A larger value (e.g. ``10 * tol``) is an opt-in
+        speed-up that changes the result: the first scales are computed from
+        a less accurate solution and the later QPs start from them. Measured
+        with ``first_tol = 10 tol`` against the strict iteration
+        (``tests/reference_geometric.py`` problems, block-absent data, C in
+        {0.1, 1, 10}, 2-3 iterations): the first scales moved by up to
+        8.4e-3 and the decision values by up to 5e-2 relative, flipping 2 of
+        160 test signs; at n = 8000, d = 4000 (``bench_geometric.py``, C = 1)
+        it halves the first QP's time. The iteration never stops on a QP
+        solved at ``first_tol``: the returned solution is always a QP solved
+        to ``tol``.
     solver : {"libsvm", "liblinear"}, default="libsvm"
         QP solver of each iteration. ``"libsvm"`` (``sklearn.svm.SVC`` on the
         precomputed scaled kernel) solves the paper's QP exactly and works
@@ -157,12 +178,21 @@ class GeometricMarginSVC(_MaskedSVCBase):
         the rows ``x_i / s_i``; ``kernel="linear"`` only) needs no kernel
         matrix: its memory grows with n d instead of n^2 (half of libsvm's
         at n = 8000, d = 4000, at about the same speed; see
-        ``benchmarks/bench_geometric.py``). It differs from the paper's QP in
-        one respect: liblinear also penalises the bias, as a feature
-        of value :data:`LIBLINEAR_INTERCEPT_SCALING` (so the penalty is
-        ``b^2 / 18``). With ``"liblinear"``, ``dual_coef_`` and ``beta_``
-        are not available and ``support_`` holds the instances on or inside
-        the margin.
+        ``benchmarks/bench_geometric.py``). It does **not** solve the paper's
+        QP: liblinear also penalises the bias, as a feature of value
+        :data:`LIBLINEAR_INTERCEPT_SCALING` (the penalty is ``b^2 / 18``),
+        and a larger value makes liblinear fail to converge. Measured against
+        the paper's iteration (``python benchmarks/geometric_vs_reference.py
+        --settings liblinear``; 8 features, block-absent and MCAR, centred
+        or shifted by 1): largest ``|f - f_ref| / max |f_ref|`` 0.45 (up to
+        25 of 160 test signs flipped) at C = 0.01, 0.15 (3 flips) at
+        C = 0.1, 0.25 (1 flip) at C = 1, 0.11 (3 flips) at C = 10; on
+        centred data 7.5e-4 to 2.5e-2 for C >= 0.1 but still 0.26 at
+        C = 0.01. At C = 10 liblinear often stops at its iteration cap
+        (a ``ConvergenceWarning`` is raised). Every fit with ``"liblinear"``
+        warns (``UserWarning``) that the result is an approximation. With
+        ``"liblinear"``, ``dual_coef_`` and ``beta_`` are not available and
+        ``support_`` holds the instances on or inside the margin.
 
     Attributes
     ----------
@@ -261,19 +291,26 @@ class GeometricMarginSVC(_MaskedSVCBase):
     def _check_iteration_params(self) -> int:
         """Validate the iteration's own parameters; returns ``n_iter``."""
         self._check_solver()
+        if self.solver == "liblinear":
+            warnings.warn(
+                "GeometricMarginSVC: solver='liblinear' penalises the bias, so it only "
+                "approximates the paper's QP (measured relative error of the decision values "
+                "up to 0.45 at C = 0.01, 0.15 at C = 0.1, 0.25 at C = 1 and 0.11 at C = 10, "
+                "see the 'solver' parameter); use solver='libsvm' for the exact problem.",
+                UserWarning, stacklevel=3)
         check_positive_float(self, "s_tol", self.s_tol)
         if self.first_tol is not None:
             check_positive_float(self, "first_tol", self.first_tol)
         return check_positive_int(self, "n_iter", self.n_iter)
 
     def _first_tol(self, M) -> float:
-        """Tolerance of a first QP that is not the last: ``first_tol`` (or
-        ``10 * tol``), unless no instance lacks a feature that another
-        instance has (then every ``s_i`` stays 1 and QP 1 is final)."""
+        """Tolerance of a first QP that is not the last: ``first_tol`` (``None``
+        = ``tol``), unless no instance lacks a feature that another instance
+        has (then every ``s_i`` stays 1 and QP 1 is final)."""
         cols = M.any(axis=0)
-        if M[:, cols].all():
+        if M[:, cols].all() or self.first_tol is None:
             return float(self.tol)
-        return float(10.0 * self.tol if self.first_tol is None else self.first_tol)
+        return float(self.first_tol)
 
     def _solve_liblinear(self, X0, s, ys, tol):
         """One iteration's QP with liblinear on the rows ``x_i / s_i``:
@@ -284,6 +321,9 @@ class GeometricMarginSVC(_MaskedSVCBase):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", category=ConvergenceWarning)
             lin.fit(X0 / s[:, None], ys)
+        for w in caught:  # re-raise what is not liblinear's convergence report
+            if not issubclass(w.category, ConvergenceWarning):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         if any(issubclass(w.category, ConvergenceWarning) for w in caught):
             warnings.warn(f"GeometricMarginSVC: liblinear did not converge in {LIBLINEAR_MAX_ITER} "
                           f"iterations (C={self.C}, tol={tol}); the solution is approximate. "
