@@ -22,7 +22,8 @@ from typing import Any, Callable
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_array, validate_data
+from sklearn.utils.validation import (check_array, check_consistent_length, column_or_1d,
+                                      validate_data)
 
 __all__ = [
     "AbsentFeatureClassifierMixin",
@@ -125,30 +126,43 @@ def validate_X_predict(estimator: Any, X) -> np.ndarray:
                          ensure_all_finite="allow-nan")
 
 
-def validate_binary_y(estimator: Any, y) -> tuple[np.ndarray, np.ndarray]:
+def validate_binary_y(estimator: Any, y, X=None) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(classes_, y_signed)`` with ``y_signed`` in {-1, +1}.
 
-    Raises ``ValueError`` naming the estimator unless ``y`` has exactly two
-    classes.
+    The one label check of every estimator in :mod:`models`, with
+    scikit-learn's conventions: ``y=None`` is an error, a column vector is
+    ravelled with a ``DataConversionWarning``, a continuous target raises
+    "Unknown label type", and anything but exactly two classes raises a
+    ``ValueError`` naming the estimator and the classes found. With ``X``
+    the lengths must agree.
+
+    Examples
+    --------
+    >>> validate_binary_y("Est", ["b", "a", "b"])
+    (array(['a', 'b'], dtype='<U1'), array([ 1., -1.,  1.]))
+    >>> validate_binary_y("Est", [0, 1, 2])
+    Traceback (most recent call last):
+    ...
+    ValueError: Only binary classification is supported: Est is a binary classifier and y must have exactly two classes. Got 3 classes [0, 1, 2] (target type 'multiclass') instead.
     """
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
+    name = _name(estimator)
+    if y is None:
+        raise ValueError(f"{name} requires y to be passed, but the target y is None.")
+    y = column_or_1d(y, warn=True)
+    if X is not None:
+        check_consistent_length(X, y)
     kind = type_of_target(y, input_name="y")
-    if kind == "binary" and np.unique(y).size < 2:
+    if kind not in ("binary", "multiclass"):
         raise ValueError(
-            f"Only binary classification is supported. {_name(estimator)} needs y with exactly "
-            f"two classes; got one class {np.unique(y).tolist()} instead."
-        )
-    if kind not in ("binary",):
-        classes = np.unique(y) if y.ndim == 1 and kind != "continuous" else None
-        raise ValueError(
-            f"{_name(estimator)} is a binary classifier: y must have exactly two classes. "
-            f"Got target type {kind!r}"
-            + (f" with classes {classes.tolist()}" if classes is not None else "")
-            + " instead."
-        )
+            f"Unknown label type: {kind!r}. {name} is a binary classifier: y must have "
+            f"exactly two classes (target type 'binary'). Got target type {kind!r} instead.")
     classes = np.unique(y)
+    if classes.size != 2:
+        what = (f"one class {classes.tolist()}" if classes.size == 1 else
+                f"{classes.size} classes {classes.tolist()[:10]} (target type {kind!r})")
+        raise ValueError(
+            f"Only binary classification is supported: {name} is a binary classifier and y "
+            f"must have exactly two classes. Got {what} instead.")
     y_signed = np.where(y == classes[1], 1.0, -1.0)
     return classes, y_signed
 

@@ -43,8 +43,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 
 from models._validation import (
@@ -235,8 +234,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         """Fit the imputer on ``X``, then the SVM on the imputed ``X``."""
         self._check_params()
         X = validate_X_fit(self, X)
-        check_consistent_length(X, y)
-        self.classes_, y_signed = _binary_y(self, y)
+        self.classes_, y_signed = validate_binary_y(self, y, X)
         self.imputer_ = self._make_imputer(X.shape[1])
         Z = self.imputer_.fit_transform(X)
         return self._fit_imputed(Z, y_signed)
@@ -285,7 +283,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
             by_key.setdefault(est._imputer_key(), []).append(i)
         out: list[np.ndarray | None] = [None] * len(ests)
         X_train = validate_X_fit(ests[0], X_train)
-        classes, y_signed = _binary_y(self, y_train)
+        classes, y_signed = validate_binary_y(self, y_train)
         knn_cache: dict = {}
         for key, idx in by_key.items():
             first = ests[idx[0]]
@@ -321,24 +319,6 @@ def _knn_shared(first: ImputedSVC, X_train, X_val, by_key, ests, cache):
         cache["val"] = dict(zip(ks, imp._impute(Xv, ks)))
     k = first.n_neighbors
     return cache["train"].pop(k), cache["val"].pop(k)
-
-
-def _binary_y(estimator, y) -> tuple[np.ndarray, np.ndarray]:
-    """``validate_binary_y`` plus scikit-learn's messages for odd targets.
-
-    Continuous y -> "Unknown label type" (as scikit-learn); one class or
-    more than two -> a ValueError naming the classes (``validate_binary_y``
-    would index past a single class).
-    """
-    y = column_or_1d(y, warn=True)
-    check_classification_targets(y)
-    classes = np.unique(y)
-    if classes.size != 2:
-        raise ValueError(
-            f"{type(estimator).__name__} is a binary classifier: y must have exactly two "
-            f"classes. Got {classes.size} class(es) {classes.tolist()[:10]} instead. "
-            "Only binary classification is supported.")
-    return validate_binary_y(estimator, y)
 
 
 def make_hgb(*, learning_rate: float = 0.1, max_leaf_nodes: int = 31, max_iter: int = 100,
@@ -398,8 +378,7 @@ class LogRegIndicator(AbsentFeatureClassifierMixin, BaseEstimator):
         check_positive_float(self, "C", self.C)
         check_positive_int(self, "max_iter", self.max_iter)
         X = validate_X_fit(self, X)
-        check_consistent_length(X, y)
-        self.classes_, y_signed = _binary_y(self, y)
+        self.classes_, y_signed = validate_binary_y(self, y, X)
         self.pipeline_ = make_pipeline(
             SimpleImputer(strategy="mean", add_indicator=True, keep_empty_features=True),
             StandardScaler(),

@@ -17,8 +17,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from ._kernels import (KERNELS, PatternNorms, _check_kernel_params, _kernel_from_filled,
                        resolve_gamma)
@@ -41,22 +40,6 @@ S_MIN = 1e-3
 #: descent's iteration cap.
 LIBLINEAR_INTERCEPT_SCALING = 3.0
 LIBLINEAR_MAX_ITER = 20000
-
-
-def _validate_y(est, X, y):
-    name = type(est).__name__
-    if y is None:
-        raise ValueError(f"{name} requires y to be passed, but the target y is None.")
-    y = column_or_1d(y, warn=True)
-    check_consistent_length(X, y)
-    check_classification_targets(y)
-    classes = np.unique(y)
-    if classes.size != 2:
-        raise ValueError(
-            f"Only binary classification is supported. {name} needs y with exactly "
-            f"two classes; got {classes.size} class(es) {classes.tolist()[:10]} instead."
-        )
-    return validate_binary_y(est, y)
 
 
 def _check_common(est):
@@ -348,7 +331,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         _check_common(self)
         n_iter = self._check_iteration_params()
         X = validate_X_fit(self, X)
-        self.classes_, ys = _validate_y(self, X, y)
+        self.classes_, ys = validate_binary_y(self, y, X)
         groups = validate_feature_groups(self, self.groups, X.shape[1])
         self.gamma_ = resolve_gamma(self, self.gamma, X)
         M = ~np.isnan(X)
@@ -508,7 +491,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
                    None if g is None else tuple(np.asarray(g).ravel().tolist()), est.solver,
                    float(est.s_tol), est.first_tol)
             runs.setdefault(key, []).append(i)
-        _, ys = _validate_y(proto, X_train, y_train)
+        _, ys = validate_binary_y(proto, y_train, X_train)
         Xv = validate_X_predict(proto, X_val)
         Mv = ~np.isnan(Xv)
         X0v = np.where(Mv, Xv, 0.0)
@@ -714,7 +697,7 @@ class AverageNormSVC(_MaskedSVCBase):
         """
         _check_common(self)
         X = validate_X_fit(self, X)
-        self.classes_, ys = _validate_y(self, X, y)
+        self.classes_, ys = validate_binary_y(self, y, X)
         validate_feature_groups(self, self.groups, X.shape[1])
         M = ~np.isnan(X)
         p = M.mean(axis=0)
@@ -763,7 +746,7 @@ class AverageNormSVC(_MaskedSVCBase):
 
         proto = clone(self)
         X_train = validate_X_fit(proto, X_train)
-        _, ys = _validate_y(proto, X_train, y_train)
+        _, ys = validate_binary_y(proto, y_train, X_train)
         Xv = validate_X_predict(proto, X_val)
         M = ~np.isnan(X_train)
         p = M.mean(axis=0)

@@ -83,9 +83,10 @@ from models._validation import (
     check_param,
     check_positive_float,
     check_positive_int,
+    validate_binary_y,
+    validate_X_fit,
     validate_X_predict,
 )
-from models.robust_socp import _validate_Xy
 
 __all__ = ["InfiniteImputationSVC", "MAX_TRAIN"]
 
@@ -208,7 +209,8 @@ class InfiniteImputationSVC(AbsentFeatureClassifierMixin, BaseEstimator):
 
     # --------------------------------------------------------------- fit
     def fit(self, X, y):
-        X, ys = _validate_Xy(self, X, y)
+        X = validate_X_fit(self, X)
+        self.classes_, ys = validate_binary_y(self, y, X)
         n, d = X.shape
         self._check(n)
         self._miss = np.isnan(X)

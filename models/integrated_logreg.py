@@ -81,10 +81,11 @@ from models._validation import (
     check_param,
     check_positive_float,
     check_positive_int,
+    validate_binary_y,
+    validate_X_fit,
     validate_X_predict,
 )
 from models.gaussian_em import GaussianMixtureEM
-from models.robust_socp import _validate_Xy
 
 __all__ = ["IntegratedLogisticRegression", "MAX_GRAPH_INSTANCES"]
 
@@ -162,7 +163,8 @@ class IntegratedLogisticRegression(AbsentFeatureClassifierMixin, BaseEstimator):
         check_positive_float(self, "tol", self.tol)
 
     def fit(self, X, y, X_unlabeled=None, label_noise=None):
-        X, ys = _validate_Xy(self, X, y)
+        X = validate_X_fit(self, X)
+        self.classes_, ys = validate_binary_y(self, y, X)
         self._check()
         n, d = X.shape
         if label_noise is None:

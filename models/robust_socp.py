@@ -85,37 +85,6 @@ from models.gaussian_em import GaussianMixtureEM
 __all__ = ["RobustSOCPClassifier", "MAX_FULL_DIM_SOCP"]
 
 
-def _validate_Xy(est, X, y):
-    """validate_X_fit + validate_binary_y (sets classes_), plus the label checks
-    scikit-learn's estimator checks expect (y=None, 1 class, multiclass, unknown
-    label types, column-vector y)."""
-    import warnings
-
-    from sklearn.exceptions import DataConversionWarning
-    from sklearn.utils.multiclass import type_of_target
-
-    name = type(est).__name__
-    if y is None:
-        raise ValueError(f"{name} requires y to be passed, but the target y is None.")
-    X = validate_X_fit(est, X)
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        warnings.warn("A column-vector y was passed when a 1d array was expected; "
-                      f"{name} ravels it.", DataConversionWarning, stacklevel=3)
-        y = y.ravel()
-    kind = type_of_target(y, input_name="y", raise_unknown=True)
-    if kind == "multiclass":
-        raise ValueError(f"Only binary classification is supported by {name}: y must have "
-                         f"exactly two classes. Got {np.unique(y).size} classes instead.")
-    if np.unique(y).size < 2:
-        raise ValueError(f"{name} needs exactly two classes in y; got a single class "
-                         f"{np.unique(y).tolist()} instead.")
-    est.classes_, ys = validate_binary_y(est, y)
-    if ys.shape[0] != X.shape[0]:
-        raise ValueError(f"{name}: X has {X.shape[0]} rows but y has "
-                         f"{ys.shape[0]} labels; they must have the same length.")
-    return X, ys
-
 MAX_FULL_DIM_SOCP = 100
 
 
@@ -206,7 +175,8 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
         return gm.fit(X)
 
     def fit(self, X, y):
-        X, ys = _validate_Xy(self, X, y)
+        X = validate_X_fit(self, X)
+        self.classes_, ys = validate_binary_y(self, y, X)
         n, d = X.shape
         self._validate_params(d)
         self.kappa_ = float(norm.ppf(self.eta) if self.bound == "normal"

@@ -21,9 +21,9 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (AbsentFeatureClassifierMixin, check_param, check_positive_float,
-                          check_positive_int,
+                          check_positive_int, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
-from .geometric import S_MIN, _validate_y
+from .geometric import S_MIN
 
 __all__ = ["GeometricMarginSOCP", "NotSeparableError"]
 
@@ -141,7 +141,7 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
                     lambda v: isinstance(v, str) and v.upper() in cp.installed_solvers(),
                     "an installed cvxpy solver (" + ", ".join(cp.installed_solvers()) + ")")
         X = validate_X_fit(self, X, allow_all_absent_rows=False)
-        self.classes_, ys = _validate_y(self, X, y)
+        self.classes_, ys = validate_binary_y(self, y, X)
         n, d = X.shape
         validate_feature_groups(self, self.groups, d)
         if d > max_features:

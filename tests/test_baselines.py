@@ -123,7 +123,7 @@ def test_bad_params(data, kwargs, msg):
 
 def test_bad_inputs(data):
     X, y, _ = data
-    with pytest.raises(ValueError, match="ImputedSVC is a binary classifier: y must have "
+    with pytest.raises(ValueError, match="ImputedSVC is a binary classifier and y must have "
                                          "exactly two classes"):
         ImputedSVC().fit(X, np.arange(len(y)) % 3)
     Xi = X.copy()

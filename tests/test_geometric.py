@@ -199,7 +199,7 @@ def test_bad_input(Est):
     X, y, _ = block_missing(20, 4, 2, seed=10, frac=0.2)
     with pytest.raises(ValueError, match="Only binary classification is supported"):
         Est().fit(X, np.arange(20) % 3)
-    with pytest.raises(ValueError, match="exactly two classes; got 1"):
+    with pytest.raises(ValueError, match=r"exactly two classes\. Got one class \[1\.0\]"):
         Est().fit(X, np.ones(20))
     Xi = X.copy()
     Xi[0, 0] = np.inf

@@ -14,7 +14,7 @@ def test_binary_y_maps_to_signed_labels():
 
 
 @pytest.mark.parametrize("y, needle", [
-    (np.array([1, 1, 1]), "got one class [1]"),
+    (np.array([1, 1, 1]), "Got one class [1]"),
     (np.array([0, 1, 2]), "multiclass"),
     (np.array([0.5, 1.2, 3.3]), "continuous"),
 ])
