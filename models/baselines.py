@@ -45,7 +45,6 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
-
 from models._validation import (
     AbsentFeatureClassifierMixin,
     check_choice,
@@ -57,47 +56,10 @@ from models._validation import (
     validate_X_fit,
     validate_X_predict,
 )
+from models._kernels import KERNELS, kernel_from_gram
 from models.impute import IMPUTERS, make_imputer
 
-__all__ = ["ImputedSVC", "LogRegIndicator", "make_hgb", "kernel_from_gram"]
-
-KERNELS = ("linear", "poly", "rbf")
-
-
-def kernel_from_gram(G: np.ndarray, sq_a: np.ndarray, sq_b: np.ndarray, *,
-                     kernel: str, degree: int, gamma: float, coef0: float) -> np.ndarray:
-    """Kernel matrix from the linear Gram ``G = A @ B.T`` (a new array).
-
-    ``sq_a``/``sq_b`` are the squared row norms of A and B (used by RBF).
-    poly = ``(gamma * <a, b> + coef0) ** degree``, rbf =
-    ``exp(-gamma * ||a - b||^2)``, as in :class:`sklearn.svm.SVC`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> A = np.array([[1.0, 0.0], [0.0, 2.0]])
-    >>> kernel_from_gram(A @ A.T, (A**2).sum(1), (A**2).sum(1), kernel="poly",
-    ...                  degree=2, gamma=1.0, coef0=1.0)
-    array([[ 4.,  1.],
-           [ 1., 25.]])
-    """
-    if kernel == "linear":
-        return G.copy()
-    if kernel == "poly":
-        B = G * gamma
-        B += coef0
-        if degree == 1:
-            return B
-        K = B * B                      # repeated products: much faster than float **
-        for _ in range(degree - 2):
-            K *= B
-        return K
-    K = G * (2.0 * gamma)
-    K -= gamma * sq_a[:, None]
-    K -= gamma * sq_b[None, :]
-    np.minimum(K, 0.0, out=K)
-    return np.exp(K, out=K)
-
+__all__ = ["ImputedSVC", "LogRegIndicator", "make_hgb"]
 
 class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     """An imputer followed by an SVM: the paper's baselines.

@@ -19,7 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
-from ._kernels import (KERNELS, PatternNorms, _check_kernel_params, _kernel_from_filled,
+from ._kernels import (PatternNorms, _check_kernel_params, _kernel_from_filled,
                        resolve_gamma)
 from ._validation import (AbsentFeatureClassifierMixin, check_choice, check_positive_float,
                           check_positive_int, validate_binary_y,
@@ -56,9 +56,10 @@ class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
         return SVC(kernel="precomputed", C=float(self.C), tol=float(self.tol),
                    cache_size=float(self.cache_size))
 
-    def _kernel(self, X0, M, Z0, Mz):
+    def _kernel(self, X0, M, Z0, Mz, G=None):
         """Masked kernel with the estimators' convention for rows with no
         valid feature: ``phi(x) = 0``, i.e. their kernel rows/columns are 0.
+        ``G = X0 @ Z0.T`` may be given (it is not modified).
 
         (The raw masked formula would give ``coef0 ** degree`` for ``poly``
         and 1 for ``rbf``.) Training, the pattern norms and prediction must
@@ -66,7 +67,7 @@ class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
         support vectors' ``beta_j`` into ``w`` at prediction time only.
         """
         K = _kernel_from_filled(X0, M, Z0, Mz, self.kernel, self.degree,
-                                self.gamma_, self.coef0)
+                                self.gamma_, self.coef0, G=G)
         if self.kernel != "linear":
             ex, ez = ~M.any(axis=1), ~Mz.any(axis=1)
             if ex.any():
@@ -583,24 +584,12 @@ class GeometricMarginSVC(_MaskedSVCBase):
 
 
 def _train_val_kernels(est, X0, M, X0v, Mv, gram: dict):
-    """``(K_train, K_val_train)`` of ``est``'s kernel, equal to
-    ``est._kernel``; linear and poly reuse the linear Gram matrices cached in
-    ``gram`` (computed on first use)."""
-    if est.kernel == "rbf":
-        return est._kernel(X0, M, X0, M), est._kernel(X0v, Mv, X0, M)
+    """``(K_train, K_val_train)``: ``est._kernel`` on the linear Gram matrices
+    cached in ``gram`` (computed on first use, shared by every kernel)."""
     if "G" not in gram:
         gram["G"] = X0 @ X0.T
         gram["Gv"] = X0v @ X0.T
-    K, Kv = gram["G"].copy(), gram["Gv"].copy()
-    if est.kernel == "poly":
-        for A, Ma in ((K, M), (Kv, Mv)):
-            A *= est.gamma_
-            A += est.coef0
-            if est.degree != 1:
-                A **= est.degree
-            A[~Ma.any(axis=1), :] = 0.0
-            A[:, ~M.any(axis=1)] = 0.0
-    return K, Kv
+    return est._kernel(X0, M, X0, M, G=gram["G"]), est._kernel(X0v, Mv, X0, M, G=gram["Gv"])
 
 
 def _scales(norms: PatternNorms, M: np.ndarray, wn2: float,

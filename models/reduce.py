@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from models._validation import (check_positive_int, validate_feature_groups, validate_X_fit,
                                 validate_X_predict)
 
-__all__ = ["BlockPCA", "reduced_pipeline"]
+__all__ = ["BlockPCA", "reduced_pipeline", "present_features"]
 
 
 class BlockPCA(TransformerMixin, BaseEstimator):
@@ -134,3 +134,24 @@ def reduced_pipeline(estimator, groups=None, n_components: int = 3) -> Pipeline:
     """
     return Pipeline([("blockpca", BlockPCA(groups=groups, n_components=n_components)),
                      ("clf", estimator)])
+
+
+def present_features(X, min_fraction: float) -> np.ndarray:
+    """Mask of the columns of ``X`` present (not NaN) in at least
+    ``max(1, ceil(min_fraction * n_rows))`` rows.
+
+    A feature (almost) no training instance has carries (almost) no
+    information and breaks some methods (no mean to impute; gradient
+    boosting cannot bin an all-absent column); an inner split then misses a
+    kept feature with probability about ``val_fraction ** count``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, np.nan, np.nan], [2.0, 3.0, np.nan], [np.nan, 4.0, np.nan]])
+    >>> present_features(X, 0.5)
+    array([ True,  True, False])
+    """
+    X = np.asarray(X, dtype=np.float64)
+    min_count = max(1, int(np.ceil(min_fraction * X.shape[0])))
+    return (~np.isnan(X)).sum(axis=0) >= min_count

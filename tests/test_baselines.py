@@ -12,7 +12,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import check_estimator
 
-from models.baselines import ImputedSVC, LogRegIndicator, kernel_from_gram, make_hgb
+from models._kernels import kernel_from_gram
+from models.baselines import ImputedSVC, LogRegIndicator, make_hgb
 
 nan = np.nan
 
