@@ -53,12 +53,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, check_choice, check_positive_float, check_positive_int
+from ._validation import KERNELS, as_float_array, check_choice, check_positive_float
 
 __all__ = ["masked_kernel", "kernel_from_gram", "PatternNorms", "feature_blocks", "resolve_gamma",
            "KERNELS"]
 
-KERNELS = ("linear", "poly", "rbf")
 
 # Target number of float64 elements in a temporary chunk (~128 MB).
 _CHUNK_ELEMENTS = 1 << 24
@@ -403,13 +402,3 @@ def _block_patterns(blocks: np.ndarray, G: int, Mq: np.ndarray) -> np.ndarray:
     first = np.zeros(G, dtype=np.intp)
     first[blocks[::-1]] = np.arange(blocks.size)[::-1]
     return Mq[:, first].astype(np.float64)
-
-
-def _check_kernel_params(estimator, kernel, degree, coef0):
-    check_choice(estimator, "kernel", kernel, KERNELS)
-    check_positive_int(estimator, "degree", degree)
-    from ._validation import check_param
-    import numbers
-    check_param(estimator, "coef0", coef0,
-                lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool)
-                and np.isfinite(v), "a finite float")

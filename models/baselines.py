@@ -31,9 +31,8 @@ uses it. Memory is ``O(n_train^2)`` (about 0.5 GB at 8000 instances).
 
 from __future__ import annotations
 
-import numbers
 from collections import OrderedDict
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
@@ -46,18 +45,15 @@ from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
 from models._validation import (
+    validate_params,
     AbsentFeatureClassifierMixin,
-    check_choice,
-    check_param,
-    check_positive_float,
-    check_positive_int,
     validate_binary_y,
     validate_feature_groups,
     validate_X_fit,
     validate_X_predict,
 )
-from models._kernels import KERNELS, kernel_from_gram
-from models.impute import IMPUTERS, make_imputer
+from models._kernels import kernel_from_gram
+from models.impute import make_imputer
 
 __all__ = ["ImputedSVC", "LogRegIndicator", "make_hgb"]
 
@@ -132,21 +128,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ validation
     def _check_params(self) -> None:
-        check_choice(self, "imputer", self.imputer, IMPUTERS)
-        check_positive_int(self, "n_neighbors", self.n_neighbors)
-        check_positive_int(self, "n_components", self.n_components)
-        check_positive_float(self, "C", self.C)
-        check_choice(self, "kernel", self.kernel, KERNELS)
-        check_positive_int(self, "degree", self.degree)
-        check_param(self, "gamma", self.gamma,
-                    lambda g: g in ("scale", "auto") if isinstance(g, str)
-                    else (isinstance(g, numbers.Real) and not isinstance(g, bool)
-                          and np.isfinite(g) and g > 0),
-                    "'scale', 'auto' or a float > 0")
-        check_param(self, "coef0", self.coef0,
-                    lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool)
-                    and np.isfinite(v), "a finite float")
-        check_positive_float(self, "tol", self.tol)
+        validate_params(self)
 
     def _imputer_key(self) -> tuple:
         """Parameters that determine the fitted imputer (for grid sharing)."""
@@ -337,8 +319,7 @@ class LogRegIndicator(AbsentFeatureClassifierMixin, BaseEstimator):
 
     def fit(self, X, y) -> "LogRegIndicator":
         """Fit imputer, scaler and logistic regression."""
-        check_positive_float(self, "C", self.C)
-        check_positive_int(self, "max_iter", self.max_iter)
+        validate_params(self)
         X = validate_X_fit(self, X)
         self.classes_, y_signed = validate_binary_y(self, y, X)
         self.pipeline_ = make_pipeline(

@@ -69,10 +69,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from models._validation import (
-    check_choice,
+    validate_params,
     check_param,
-    check_positive_float,
-    check_positive_int,
     validate_X_fit,
     validate_X_predict,
 )
@@ -221,15 +219,7 @@ class GaussianMixtureEM(BaseEstimator):
     # ------------------------------------------------------------------ fit
     def _check_params(self, d: int) -> None:
         name = type(self).__name__
-        check_positive_int(self, "n_components", self.n_components)
-        check_choice(self, "covariance", self.covariance, ("full", "diag", "lowrank"))
-        check_choice(self, "method", self.method, ("em", "vb"))
-        check_positive_int(self, "rank", self.rank)
-        check_positive_float(self, "reg_covar", self.reg_covar)
-        check_positive_float(self, "alpha0", self.alpha0)
-        check_positive_float(self, "beta0", self.beta0)
-        check_positive_int(self, "max_iter", self.max_iter)
-        check_positive_float(self, "tol", self.tol)
+        validate_params(self)
         if self.covariance == "full" and d > MAX_FULL_DIM:
             raise ValueError(
                 f"{name} with covariance='full' supports at most {MAX_FULL_DIM} features "

@@ -19,10 +19,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
-from ._kernels import (PatternNorms, _check_kernel_params, _kernel_from_filled,
+from ._kernels import (PatternNorms, _kernel_from_filled,
                        resolve_gamma)
-from ._validation import (AbsentFeatureClassifierMixin, check_choice, check_positive_float,
-                          check_positive_int, validate_binary_y,
+from ._validation import (validate_params, AbsentFeatureClassifierMixin, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 
 __all__ = ["GeometricMarginSVC", "AverageNormSVC", "S_MIN"]
@@ -43,10 +42,7 @@ LIBLINEAR_MAX_ITER = 20000
 
 
 def _check_common(est):
-    check_positive_float(est, "C", est.C)
-    _check_kernel_params(est, est.kernel, est.degree, est.coef0)
-    check_positive_float(est, "tol", est.tol)
-    check_positive_float(est, "cache_size", est.cache_size)
+    validate_params(est)
 
 
 class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
@@ -267,7 +263,6 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self.first_tol = first_tol
 
     def _check_solver(self) -> None:
-        check_choice(self, "solver", self.solver, ("libsvm", "liblinear"))
         if self.solver == "liblinear" and self.kernel != "linear":
             raise ValueError(f"GeometricMarginSVC: solver='liblinear' needs kernel='linear'. "
                              f"Got kernel={self.kernel!r}; use solver='libsvm' for it.")
@@ -282,10 +277,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
                 "up to 0.45 at C = 0.01, 0.15 at C = 0.1, 0.25 at C = 1 and 0.11 at C = 10, "
                 "see the 'solver' parameter); use solver='libsvm' for the exact problem.",
                 UserWarning, stacklevel=3)
-        check_positive_float(self, "s_tol", self.s_tol)
-        if self.first_tol is not None:
-            check_positive_float(self, "first_tol", self.first_tol)
-        return check_positive_int(self, "n_iter", self.n_iter)
+        return int(self.n_iter)
 
     def _first_tol(self, M) -> float:
         """Tolerance of a first QP that is not the last: ``first_tol`` (``None``

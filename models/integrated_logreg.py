@@ -76,11 +76,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from models._validation import (
+    validate_params,
     AbsentFeatureClassifierMixin,
-    check_choice,
-    check_param,
-    check_positive_float,
-    check_positive_int,
     validate_binary_y,
     validate_X_fit,
     validate_X_predict,
@@ -151,16 +148,7 @@ class IntegratedLogisticRegression(AbsentFeatureClassifierMixin, BaseEstimator):
 
     # ----------------------------------------------------------------- fit
     def _check(self):
-        check_positive_float(self, "C", self.C)
-        check_positive_int(self, "n_components", self.n_components)
-        check_choice(self, "covariance", self.covariance, ("full", "diag", "lowrank"))
-        check_choice(self, "em_method", self.em_method, ("em", "vb"))
-        check_param(self, "graph_reg", self.graph_reg,
-                    lambda v: np.isfinite(v) and v >= 0 and not isinstance(v, bool), "a float >= 0")
-        check_param(self, "graph_bandwidth", self.graph_bandwidth,
-                    lambda v: v == "median" or (np.isfinite(v) and v > 0), "'median' or a float > 0")
-        check_positive_int(self, "max_iter", self.max_iter)
-        check_positive_float(self, "tol", self.tol)
+        validate_params(self)
 
     def fit(self, X, y, X_unlabeled=None, label_noise=None):
         X = validate_X_fit(self, X)

@@ -23,7 +23,7 @@ from sklearn.decomposition import PCA
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from models._validation import (check_positive_int, validate_feature_groups, validate_X_fit,
+from models._validation import (validate_params, validate_feature_groups, validate_X_fit,
                                 validate_X_predict)
 
 __all__ = ["BlockPCA", "reduced_pipeline", "present_features"]
@@ -72,7 +72,8 @@ class BlockPCA(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None) -> "BlockPCA":
         """Fit one PCA per block on the training rows where it is present."""
-        k = check_positive_int(self, "n_components", self.n_components)
+        validate_params(self)
+        k = int(self.n_components)
         X = validate_X_fit(self, X)
         groups = validate_feature_groups(self, self.groups, X.shape[1])
         self.blocks_, self.pcas_, self.fill_ = [], [], []

@@ -71,11 +71,9 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from models._validation import (
+    validate_params,
     AbsentFeatureClassifierMixin,
-    check_choice,
     check_param,
-    check_positive_float,
-    check_positive_int,
     validate_binary_y,
     validate_X_fit,
     validate_X_predict,
@@ -145,20 +143,10 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
 
     def _validate_params(self, d):
         name = type(self).__name__
-        check_positive_float(self, "C", self.C)
-        check_choice(self, "bound", self.bound, ("normal", "chebyshev"))
-        if self.bound == "normal":
-            check_param(self, "eta", self.eta,
-                        lambda v: np.isfinite(v) and 0.5 <= v < 1, "a float in [0.5, 1)")
-        else:
-            check_param(self, "eta", self.eta,
-                        lambda v: np.isfinite(v) and 0 < v < 1, "a float in (0, 1)")
-        check_choice(self, "em", self.em, ("per_class", "joint"))
-        check_choice(self, "covariance", self.covariance, ("full", "diag", "lowrank"))
-        check_positive_int(self, "rank", self.rank)
-        check_positive_float(self, "reg_covar", self.reg_covar)
-        check_param(self, "solver", self.solver, lambda s: s in cp.installed_solvers(),
-                    "an installed cvxpy solver (" + ", ".join(cp.installed_solvers()) + ")")
+        validate_params(self)
+        if self.bound == "normal":  # kappa = Phi^-1(eta) >= 0
+            check_param(self, "eta", self.eta, lambda v: 0.5 <= v < 1,
+                        "a float in [0.5, 1) with bound='normal'")
         if self.covariance == "full" and d > MAX_FULL_DIM_SOCP:
             raise ValueError(
                 f"{name} with covariance='full' supports at most {MAX_FULL_DIM_SOCP} features "

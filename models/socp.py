@@ -13,15 +13,13 @@ program, so ``gamma`` is found by bisection, one SOCP per step (cvxpy).
 
 from __future__ import annotations
 
-import numbers
 
 import cvxpy as cp
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import (AbsentFeatureClassifierMixin, check_param, check_positive_float,
-                          check_positive_int, validate_binary_y,
+from ._validation import (validate_params, AbsentFeatureClassifierMixin, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 from .geometric import S_MIN
 
@@ -134,12 +132,8 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
         -------
         self
         """
-        tol = check_positive_float(self, "tol", self.tol)
-        check_param(self, "tol", tol, lambda v: v < 1, "a float in (0, 1)")
-        max_features = check_positive_int(self, "max_features", self.max_features)
-        check_param(self, "solver", self.solver,
-                    lambda v: isinstance(v, str) and v.upper() in cp.installed_solvers(),
-                    "an installed cvxpy solver (" + ", ".join(cp.installed_solvers()) + ")")
+        validate_params(self)
+        tol, max_features = float(self.tol), int(self.max_features)
         X = validate_X_fit(self, X, allow_all_absent_rows=False)
         self.classes_, ys = validate_binary_y(self, y, X)
         n, d = X.shape
