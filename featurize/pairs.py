@@ -60,10 +60,12 @@ import pandas as pd
 
 from featurize.exceptions import GeomarginInputError
 from featurize.expression import normalize_gene_id
+from featurize.motifs import MOTIF_TYPES
 
 __all__ = ["PairFeaturizer", "build_instances", "MOTIF_ORDER", "SOURCE_KINDS"]
 
-MOTIF_ORDER = ("fork", "funnel", "chain_up", "chain_down")
+#: Motif types in feature order: those of :mod:`featurize.motifs`, one definition.
+MOTIF_ORDER = MOTIF_TYPES
 SOURCE_KINDS = ("expr", "domain", "loc")
 
 

@@ -111,7 +111,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     array([1, 0])
     """
 
-    def __init__(self, imputer: str = "zero", n_neighbors: int = 5, n_components: int = 5,
+    def __init__(self, imputer: str = "zero", *, n_neighbors: int = 5, n_components: int = 5,
                  C: float = 1.0, kernel: str = "linear", degree: int = 2, gamma="scale",
                  coef0: float = 1.0, groups=None, random_state=None, tol: float = 1e-3):
         self.imputer = imputer
@@ -313,7 +313,7 @@ class LogRegIndicator(AbsentFeatureClassifierMixin, BaseEstimator):
     array([1])
     """
 
-    def __init__(self, C: float = 1.0, max_iter: int = 1000):
+    def __init__(self, C: float = 1.0, *, max_iter: int = 1000):
         self.C = C
         self.max_iter = max_iter
 

@@ -202,7 +202,7 @@ class GaussianMixtureEM(BaseEstimator):
     instance, EM) , log_likelihood_ (history), n_iter_, converged_.
     """
 
-    def __init__(self, n_components=1, covariance="full", rank=5, reg_covar=1e-3,
+    def __init__(self, n_components=1, *, covariance="full", rank=5, reg_covar=1e-3,
                  method="em", alpha0=1e-3, beta0=1.0, max_iter=200, tol=1e-4,
                  random_state=None):
         self.n_components = n_components
@@ -238,7 +238,6 @@ class GaussianMixtureEM(BaseEstimator):
         X = validate_X_fit(self, X)
         n, d = X.shape
         self._check_params(d)
-        K = self.n_components
         mask = ~np.isnan(X)
         col_mean = np.array([X[mask[:, j], j].mean() if mask[:, j].any() else 0.0 for j in range(d)])
         col_var = np.array([X[mask[:, j], j].var() if mask[:, j].sum() > 1 else 1.0 for j in range(d)])
@@ -276,7 +275,6 @@ class GaussianMixtureEM(BaseEstimator):
         from sklearn.cluster import KMeans
 
         K = self.n_components
-        d = X.shape[1]
         Xf = np.where(mask, X, col_mean)
         if K == 1:
             labels = np.zeros(X.shape[0], dtype=int)
@@ -302,7 +300,6 @@ class GaussianMixtureEM(BaseEstimator):
             self._chol = [cho_factor(c, lower=True) for c in self.covariances_]
         else:
             r = self.rank
-            d = S.shape[1]
             Ws, Ds = [], []
             for k in range(K):
                 vals, vecs = eigh(S[k])

@@ -205,8 +205,8 @@ class GeometricMarginSVC(_MaskedSVCBase):
     intercept_ : ndarray of shape (1,)
     w_norm_ : float
         ``||w||``.
-    coef_ : ndarray of shape (n_features,)
-        Explicit ``w`` (linear kernel only).
+    coef_ : ndarray of shape (1, n_features)
+        Explicit ``w`` (linear kernel only; scikit-learn's binary shape).
 
     Notes
     -----
@@ -246,7 +246,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
     array([1, 0])
     """
 
-    def __init__(self, C=1.0, kernel="linear", degree=2, gamma="scale", coef0=1.0,
+    def __init__(self, C=1.0, *, kernel="linear", degree=2, gamma="scale", coef0=1.0,
                  n_iter=3, groups=None, tol=1e-3, cache_size=500, s_tol=1e-3,
                  solver="libsvm", first_tol=None):
         self.C = C
@@ -421,7 +421,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self._wn2 = wn2
         self._X0_sv, self._M_sv = X0[sv], M[sv]
         if self.kernel == "linear":
-            self.coef_ = norms.w.copy()
+            self.coef_ = norms.w[None, :].copy()
 
     def grid_decision_function(self, param_list, X_train, y_train, X_val):
         """Validation decision values for many parameter settings at once.
@@ -566,7 +566,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         empty = ~M.any(axis=1)
         b = float(self.intercept_[0])
         if self.kernel == "linear":
-            raw = X0 @ self.coef_
+            raw = X0 @ self.coef_[0]
         else:
             raw = self._kernel(X0, M, self._X0_sv, self._M_sv) @ self.beta_
         s, _ = _scales(self._norms, M, self._wn2)
@@ -630,9 +630,9 @@ class AverageNormSVC(_MaskedSVCBase):
         As in :class:`GeometricMarginSVC`.
     feature_scale_ : ndarray of shape (n_features,)
         ``1 / sqrt(p_k)``, 0 for dropped features.
-    coef_ : ndarray of shape (n_features,)
+    coef_ : ndarray of shape (1, n_features)
         ``w`` in the original feature space (linear kernel only):
-        ``decision_function(x) = coef_ . x0 + intercept_``.
+        ``decision_function(x) = coef_[0] . x0 + intercept_[0]``.
 
     Notes
     -----
@@ -648,7 +648,7 @@ class AverageNormSVC(_MaskedSVCBase):
     array([1, 0])
     """
 
-    def __init__(self, C=1.0, kernel="linear", degree=2, gamma="scale", coef0=1.0,
+    def __init__(self, C=1.0, *, kernel="linear", degree=2, gamma="scale", coef0=1.0,
                  groups=None, tol=1e-3, cache_size=500):
         self.C = C
         self.kernel = kernel
@@ -698,7 +698,7 @@ class AverageNormSVC(_MaskedSVCBase):
         self.intercept_ = svc.intercept_.copy()
         self._X0_sv, self._M_sv = X0[sv], Ms[sv]
         if self.kernel == "linear":
-            self.coef_ = (X0[sv].T @ self.dual_coef_[0]) * scale
+            self.coef_ = ((X0[sv].T @ self.dual_coef_[0]) * scale)[None, :]
         return self
 
     def grid_decision_function(self, param_list, X_train, y_train, X_val):

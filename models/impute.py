@@ -392,7 +392,7 @@ class EMImputer(_AbsentTransformer):
     array([0.1, 0.2])
     """
 
-    def __init__(self, n_components: int = 5, n_em_iter: int = 10, tol: float = 1e-3,
+    def __init__(self, n_components: int = 5, *, n_em_iter: int = 10, tol: float = 1e-3,
                  max_iter: int = 3, reg_covar: float = 1e-6, random_state=None):
         self.n_components = n_components
         self.n_em_iter = n_em_iter

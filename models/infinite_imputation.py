@@ -137,7 +137,7 @@ class InfiniteImputationSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     n_iter_, fill_values_ (d,) training feature means.
     """
 
-    def __init__(self, C=1.0, gamma="scale", imputation_reg=1.0, prior="mean", max_iter=50,
+    def __init__(self, C=1.0, *, gamma="scale", imputation_reg=1.0, prior="mean", max_iter=50,
                  n_grad_steps=20, n_weight_steps=10, tol=1e-4, svm_tol=1e-5, random_state=None):
         self.C = C
         self.gamma = gamma

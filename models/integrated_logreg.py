@@ -131,7 +131,7 @@ class IntegratedLogisticRegression(AbsentFeatureClassifierMixin, BaseEstimator):
     graph_bandwidth_ (when graph_reg > 0).
     """
 
-    def __init__(self, C=1.0, n_components=1, covariance="full", rank=5, em_method="em",
+    def __init__(self, C=1.0, *, n_components=1, covariance="full", rank=5, em_method="em",
                  reg_covar=1e-3, graph_reg=0.0, graph_bandwidth="median", max_iter=1000,
                  tol=1e-8, random_state=None):
         self.C = C

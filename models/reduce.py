@@ -66,7 +66,7 @@ class BlockPCA(TransformerMixin, BaseEstimator):
     array([2.2361, 0.    , 2.2361])
     """
 
-    def __init__(self, groups=None, n_components: int = 3):
+    def __init__(self, groups=None, *, n_components: int = 3):
         self.groups = groups
         self.n_components = n_components
 

@@ -125,12 +125,12 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_, n_features_in_, coef_ (d,), intercept_ (float), kappa_,
+    classes_, n_features_in_, coef_ (1, d), intercept_ (1,), kappa_,
     gaussians_ (dict: class label -> fitted GaussianMixtureEM, or "joint"),
     class_prior_ (2,), objective_ (optimal value), solver_status_.
     """
 
-    def __init__(self, C=1.0, eta=0.9, bound="normal", em="per_class", covariance="full",
+    def __init__(self, C=1.0, *, eta=0.9, bound="normal", em="per_class", covariance="full",
                  rank=5, reg_covar=1e-3, solver="CLARABEL"):
         self.C = C
         self.eta = eta
@@ -231,8 +231,8 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
             raise RuntimeError(
                 f"{type(self).__name__}: solver {self.solver} returned status {prob.status!r}; "
                 f"try another solver (e.g. solver='ECOS' or 'SCS') or rescale the features.")
-        self.coef_ = np.asarray(w.value, dtype=float).ravel()
-        self.intercept_ = float(b.value)
+        self.coef_ = np.asarray(w.value, dtype=float).ravel()[None, :]
+        self.intercept_ = np.array([float(b.value)])
         self.objective_ = float(prob.value)
         self.solver_status_ = prob.status
 
@@ -258,7 +258,7 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "coef_")
         X = validate_X_predict(self, X)
-        return (self._completions(X) @ self.coef_ + self.intercept_).mean(axis=1)
+        return (self._completions(X) @ self.coef_[0] + self.intercept_[0]).mean(axis=1)
 
     def worst_case_margin(self, X):
         """``sign(f) * (w.mu + b) - kappa * ||Sigma^{1/2} w||`` per instance.
@@ -273,11 +273,12 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
         f = self.decision_function(X)
         s = np.where(f > 0, 1.0, -1.0)
         n = X.shape[0]
-        mean_val = X @ np.nan_to_num(self.coef_) if not np.isnan(X).any() else None
+        w, b = self.coef_[0], float(self.intercept_[0])
+        mean_val = X @ w if not np.isnan(X).any() else None
         spread = np.zeros(n)
         if mean_val is None:
             comps = self._completions(X)
-            vals = comps @ self.coef_  # (n, C)
+            vals = comps @ w  # (n, C)
             gms = list(self.gaussians_.values())
             prior = self.class_prior_ if len(gms) == 2 else np.ones(1)
             # posterior class weights given x_o (from each Gaussian's marginal likelihood)
@@ -293,6 +294,6 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
             mean_val = (r * vals).sum(1)
             var = (r * (vals - mean_val[:, None]) ** 2).sum(1)
             for c, cond in enumerate(conds):
-                var += r[:, c] * cond.quad(self.coef_)[:, 0]
+                var += r[:, c] * cond.quad(w)[:, 0]
             spread = np.sqrt(np.maximum(var, 0.0))
-        return s * (mean_val + self.intercept_) - self.kappa_ * spread
+        return s * (mean_val + b) - self.kappa_ * spread

@@ -79,9 +79,9 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (2,)
     n_features_in_ : int
-    coef_ : ndarray of shape (n_features,)
+    coef_ : ndarray of shape (1, n_features)
         ``w`` (scaled so that ``||w|| = 1``).
-    intercept_ : float
+    intercept_ : ndarray of shape (1,)
         ``b`` (same scaling).
     margin_ : float
         Geometric margin achieved on the training set,
@@ -113,7 +113,7 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
     array([1])
     """
 
-    def __init__(self, groups=None, tol=1e-4, solver="CLARABEL", max_features=200):
+    def __init__(self, groups=None, *, tol=1e-4, solver="CLARABEL", max_features=200):
         self.groups = groups
         self.tol = tol
         self.solver = solver
@@ -212,8 +212,8 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
         pos = sub > 0
         if not pos.any():
             raise RuntimeError("GeometricMarginSOCP: w vanishes on every training instance.")
-        self.coef_ = wv
-        self.intercept_ = bv
+        self.coef_ = wv[None, :]
+        self.intercept_ = np.array([bv])
         self.margin_ = float(np.min(ys[pos] * (X0[pos] @ wv + bv) / sub[pos]))
         return self
 
@@ -233,8 +233,8 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
         X = validate_X_predict(self, X)
         M = ~np.isnan(X)
         X0 = np.where(M, X, 0.0)
-        w = self.coef_
+        w, b = self.coef_[0], float(self.intercept_[0])
         s = np.maximum(np.sqrt(M @ (w * w)), S_MIN)  # ||w|| = 1
-        f = (X0 @ w + self.intercept_) / s
-        f[~M.any(axis=1)] = self.intercept_
+        f = (X0 @ w + b) / s
+        f[~M.any(axis=1)] = b
         return f

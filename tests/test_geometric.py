@@ -10,6 +10,7 @@ from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import check_estimator
 
 from models.geometric import AverageNormSVC, GeometricMarginSVC
+from toy_data import geometric_margin
 
 NAN = np.nan
 
@@ -35,13 +36,6 @@ def fig1_data():
     return X, y
 
 
-def geometric_margin(w, b, X, y):
-    M = ~np.isnan(X)
-    X0 = np.where(M, X, 0.0)
-    ys = np.where(y == 1, 1.0, -1.0)
-    return float(np.min(ys * (X0 @ w + b) / np.sqrt(M @ (w * w))))
-
-
 def test_fig1_zero_filling_mis_scales_and_geometric_does_not():
     X, y = fig1_data()
     X0 = np.nan_to_num(X)
@@ -51,9 +45,9 @@ def test_fig1_zero_filling_mis_scales_and_geometric_does_not():
     assert geometric_margin(w0, svc.intercept_[0], X, y) == pytest.approx(1.6 / np.sqrt(1.36), abs=1e-5)
 
     clf = GeometricMarginSVC(C=1e4, n_iter=5, tol=1e-8).fit(X, y)
-    np.testing.assert_allclose(clf.coef_, [0.5, 0.5], atol=1e-6)
+    np.testing.assert_allclose(clf.coef_, [[0.5, 0.5]], atol=1e-6)
     assert abs(clf.intercept_[0]) < 1e-6
-    assert geometric_margin(clf.coef_, 0.0, X, y) == pytest.approx(np.sqrt(2), abs=1e-6)
+    assert geometric_margin(clf.coef_[0], 0.0, X, y) == pytest.approx(np.sqrt(2), abs=1e-6)
     # first QP is the zero-filled SVM; the iteration then moves to (0.5, 0.5)
     assert clf.n_iter_ < 5  # converged: s stopped changing
     assert clf.s_history_[0].tolist() == [1.0] * 8
@@ -165,7 +159,7 @@ def test_average_norm_is_rescaled_svm():
     avg = AverageNormSVC(C=1.0).fit(X, y)
     np.testing.assert_allclose(avg.decision_function(X), ref.decision_function(Xs), atol=1e-6)
     # objective: (1/n) sum_i ||w^(i)||^2 = sum_k p_k w_k^2 = ||v||^2 of the scaled SVM
-    w = avg.coef_
+    w = avg.coef_[0]
     np.testing.assert_allclose((p * w * w).sum(), (ref.coef_[0] ** 2).sum(), rtol=1e-8)
     assert w[5] == 0.0
 
@@ -176,7 +170,7 @@ def test_iterations_change_the_solution_with_missing_values():
     assert len(clf.s_history_) == clf.n_iter_ + 1 == len(clf.objective_) + 1
     assert np.ptp(clf.s_) > 0.05  # instances do get different scales
     # s_ are ||w^(i)|| / ||w|| of the final w
-    w = clf.coef_
+    w = clf.coef_[0]
     M = ~np.isnan(X)
     expected = np.maximum(np.sqrt(M @ (w * w) / (w @ w)), 1e-3)
     expected[~M.any(1)] = 1.0  # rows with no valid feature
@@ -367,7 +361,7 @@ def test_liblinear_solver_agrees_with_libsvm():
         assert np.mean(np.sign(d_ref) == np.sign(d_ll)) >= 0.99
         assert np.isclose(ll.objective_[-1], ref.objective_[-1], rtol=1e-2)
         assert len(ll.s_history_) == len(ref.s_history_)
-        assert not hasattr(ll, "dual_coef_") and ll.coef_.shape == (X.shape[1],)
+        assert not hasattr(ll, "dual_coef_") and ll.coef_.shape == (1, X.shape[1])
     one = GeometricMarginSVC(C=0.1, n_iter=1, groups=groups, solver="liblinear").fit(X, y)
     assert np.abs(one.decision_function(X) - ll.decision_function(X)).max() > 1e-3
 

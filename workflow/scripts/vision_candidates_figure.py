@@ -74,7 +74,7 @@ def draw(idx: int, title: str, out: str) -> None:
     fold = int(base.loc[idx, "fold"])
     tr, te = folds[fold]
     assert idx in te, f"crop {idx} is not in the test part of fold {fold}"
-    f = CarPartFeaturizer(**smk.params.featurizer, seed=smk.params.seed).fit(X[tr], y[tr])
+    f = CarPartFeaturizer(**smk.params.featurizer, random_state=smk.params.seed).fit(X[tr], y[tr])
     centres, scores, flipped = f.candidates(X[[idx]])
     img = X[idx][:, ::-1] if flipped[0] else X[idx]
     er, ec = f.landmarks_.positions_[k]

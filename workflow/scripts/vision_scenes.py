@@ -17,7 +17,7 @@ from models.selection import select_params  # noqa: E402
 
 method = smk.wildcards.method
 X, y = load_crops(smk.input.data)
-f = CarPartFeaturizer(**smk.params.featurizer, seed=smk.params.seed).fit(X, y)
+f = CarPartFeaturizer(**smk.params.featurizer, random_state=smk.params.seed).fit(X, y)
 F = f.transform(X)
 # drop slots (almost) no training crop fills, as in vision_cv
 keep = present_features(F, smk.params.min_present_fraction)
