@@ -83,11 +83,13 @@ import scipy.sparse as sp
 
 from featurize.exceptions import GeomarginInputError
 from featurize.expression import normalize_gene_id
+from featurize.motifs import MOTIF_TYPES
 
 __all__ = ["PairFeaturizer", "build_instances", "MOTIF_ORDER", "SOURCE_KINDS", "ADJACENCY_ITEMS",
            "SUMMARY_ITEMS", "REPRESENTATIONS"]
 
-MOTIF_ORDER = ("fork", "funnel", "chain_up", "chain_down")
+#: Motif types in feature order: those of :mod:`featurize.motifs`, one definition.
+MOTIF_ORDER = MOTIF_TYPES
 SOURCE_KINDS = ("expr", "domain", "loc")
 #: Features of the ``net`` block of every motif type (see the module docstring).
 ADJACENCY_ITEMS = ("adjacent_log1p_count", "adjacent_fraction")

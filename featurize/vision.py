@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Sequence
 
 import cv2
 import numpy as np
@@ -354,7 +353,7 @@ class LandmarkModel(BaseEstimator):
     (2, 2)
     """
 
-    def __init__(self, n_landmarks: int = 19, patch_size: int = 21, min_distance: float = 9.0):
+    def __init__(self, n_landmarks: int = 19, *, patch_size: int = 21, min_distance: float = 9.0):
         self.n_landmarks = n_landmarks
         self.patch_size = patch_size
         self.min_distance = min_distance
@@ -546,7 +545,7 @@ class HogLandmarkDetector(BaseEstimator):
     jitter : positives within this many pixels of the true place.
     min_offset : displaced negatives at least this far from the true place.
     n_negatives : random negative places per crop and landmark.
-    seed : seed of the negative places.
+    random_state : seed of the negative places.
 
     Attributes
     ----------
@@ -569,9 +568,9 @@ class HogLandmarkDetector(BaseEstimator):
     True
     """
 
-    def __init__(self, patch_size: int = 21, cell_size: int = 7, orientations: int = 9,
+    def __init__(self, patch_size: int = 21, *, cell_size: int = 7, orientations: int = 9,
                  C: float = 1.0, search_radius: int = 8, jitter: int = 1, min_offset: int = 3,
-                 n_negatives: int = 4, seed: int = 0):
+                 n_negatives: int = 4, random_state: int = 0):
         self.patch_size = patch_size
         self.cell_size = cell_size
         self.orientations = orientations
@@ -580,7 +579,7 @@ class HogLandmarkDetector(BaseEstimator):
         self.jitter = jitter
         self.min_offset = min_offset
         self.n_negatives = n_negatives
-        self.seed = seed
+        self.random_state = random_state
 
     def descriptors(self, image: np.ndarray) -> np.ndarray:
         """Dense HOG of one image: (H - p + 1, W - p + 1, n_hog)."""
@@ -601,7 +600,7 @@ class HogLandmarkDetector(BaseEstimator):
         n, H, W = images.shape
         p, h = int(self.patch_size), int(self.patch_size) // 2
         regions = _search_regions(positions, int(self.search_radius), p, (H, W))
-        rng = np.random.default_rng(self.seed)
+        rng = np.random.default_rng(self.random_state)
         L = len(positions)
         J = int(self.jitter)
         feats: list[list[np.ndarray]] = [[] for _ in range(L)]
@@ -677,7 +676,7 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
     n_pca : PCA coefficients per candidate (10).
     min_distance : minimum distance between landmark centres.
     orient : mirror each crop to the orientation matching the mean car.
-    seed : random_state of the PCA (its randomised solver, if used) and of
+    random_state : seed of the PCA (its randomised solver, if used) and of
         the HOG detector's negative places.
     detector : ``"ncc"`` (template NCC) or ``"hog"`` (:class:`HogLandmarkDetector`).
     hog_threshold : minimum probability of a candidate (``detector="hog"``).
@@ -700,9 +699,9 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
     (525, 1900)
     """
 
-    def __init__(self, n_landmarks: int = 19, patch_size: int = 21, max_candidates: int = 10,
+    def __init__(self, n_landmarks: int = 19, *, patch_size: int = 21, max_candidates: int = 10,
                  threshold: float = 0.3, search_radius: int = 8, n_pca: int = 10,
-                 min_distance: float = 9.0, orient: bool = True, seed: int = 0,
+                 min_distance: float = 9.0, orient: bool = True, random_state: int = 0,
                  detector: str = "ncc", hog_threshold: float = 0.5, hog_cell_size: int = 7,
                  hog_orientations: int = 9, hog_C: float = 1.0):
         self.n_landmarks = n_landmarks
@@ -713,7 +712,7 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
         self.n_pca = n_pca
         self.min_distance = min_distance
         self.orient = orient
-        self.seed = seed
+        self.random_state = random_state
         self.detector = detector
         self.hog_threshold = hog_threshold
         self.hog_cell_size = hog_cell_size
@@ -781,12 +780,13 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
         y = y.astype(bool) if y.dtype == bool else (y == np.max(y))
         _, self.mean_car_ = align_orientation(images[y])
         oriented, _ = self._orient(images)
-        self.landmarks_ = LandmarkModel(self.n_landmarks, self.patch_size,
-                                        self.min_distance).fit(oriented, y)
+        self.landmarks_ = LandmarkModel(self.n_landmarks, patch_size=self.patch_size,
+                                        min_distance=self.min_distance).fit(oriented, y)
         if self.detector == "hog":
             self.detector_ = HogLandmarkDetector(
-                self.patch_size, self.hog_cell_size, self.hog_orientations, self.hog_C,
-                self.search_radius, seed=self.seed).fit(oriented, y, self.landmarks_.positions_)
+                self.patch_size, cell_size=self.hog_cell_size, orientations=self.hog_orientations,
+                C=self.hog_C, search_radius=self.search_radius,
+                random_state=self.random_state).fit(oriented, y, self.landmarks_.positions_)
         centres, scores = self._candidates(oriented)
         p = self.patch_size
         h = p // 2
@@ -802,7 +802,7 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
             img_i = np.broadcast_to(np.arange(len(images))[:, None], valid.shape)[valid]
             c = centres[:, k][valid]
             pt = normalise_patches(win[img_i, c[:, 0] - h, c[:, 1] - h])
-            self.pcas_.append(PCA(self.n_pca, svd_solver="covariance_eigh", random_state=self.seed).fit(pt))
+            self.pcas_.append(PCA(self.n_pca, svd_solver="covariance_eigh", random_state=self.random_state).fit(pt))
         L, K, P = self.n_landmarks, self.max_candidates, self.n_pca
         self.n_features_out_ = L * K * P
         self.groups_ = np.arange(L * K).repeat(P)

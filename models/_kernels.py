@@ -53,11 +53,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, check_choice, check_positive_float, check_positive_int
+from ._validation import KERNELS, as_float_array, check_choice, check_positive_float
 
-__all__ = ["masked_kernel", "PatternNorms", "feature_blocks", "resolve_gamma"]
+__all__ = ["masked_kernel", "kernel_from_gram", "PatternNorms", "feature_blocks", "resolve_gamma",
+           "KERNELS"]
 
-KERNELS = ("linear", "poly", "rbf")
 
 # Target number of float64 elements in a temporary chunk (~128 MB).
 _CHUNK_ELEMENTS = 1 << 24
@@ -111,24 +111,68 @@ def masked_kernel(X, Z=None, kernel: str = "linear", degree: int = 2,
     return _kernel_from_filled(X0, Mx, Z0, Mz, kernel, degree, gamma, coef0)
 
 
-def _kernel_from_filled(X0, Mx, Z0, Mz, kernel, degree, gamma, coef0) -> np.ndarray:
-    K = X0 @ Z0.T
+def kernel_from_gram(G: np.ndarray, sq_a: np.ndarray | None = None,
+                     sq_b: np.ndarray | None = None, *, kernel: str, degree: int = 2,
+                     gamma: float = 1.0, coef0: float = 1.0, sq_dist: np.ndarray | None = None,
+                     copy: bool = True) -> np.ndarray:
+    """Kernel matrix from the linear Gram matrix ``G = A @ B.T``.
+
+    The one place where every kernel of :mod:`models` is derived from a Gram
+    matrix: poly = ``(gamma * G + coef0) ** degree`` (repeated products,
+    faster than a float power), rbf = ``exp(-gamma * D2)``, as in
+    :class:`sklearn.svm.SVC`. For rbf, ``D2`` is ``sq_dist`` when given (the
+    masked distances of :func:`masked_kernel`), else
+    ``sq_a[:, None] + sq_b[None, :] - 2 G`` from the squared row norms of
+    complete rows; it is clipped at 0. ``copy=False`` may overwrite ``G``
+    (and ``sq_dist``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> kernel_from_gram(A @ A.T, kernel="poly", degree=2, gamma=1.0, coef0=1.0)
+    array([[ 4.,  1.],
+           [ 1., 25.]])
+    """
     if kernel == "linear":
-        return K
+        return G.copy() if copy else G
     if kernel == "poly":
-        K *= gamma
-        K += coef0
-        return K ** degree if degree != 1 else K
-    # rbf: ||x - z||^2 over valid-in-both = x^2.mz + mx.z^2 - 2 x.z
-    K *= -2.0
-    Mxf = Mx.astype(np.float64)
-    Mzf = Mx.astype(np.float64) if Mz is Mx else Mz.astype(np.float64)
-    K += (X0 * X0) @ Mzf.T
-    K += Mxf @ (Z0 * Z0).T
+        B = G * gamma if copy else np.multiply(G, gamma, out=G)
+        B += coef0
+        if degree == 1:
+            return B
+        K = B * B
+        for _ in range(degree - 2):
+            K *= B
+        return K
+    if sq_dist is None:
+        K = G * -2.0
+        K += sq_a[:, None]
+        K += sq_b[None, :]
+    else:
+        K = sq_dist.copy() if copy else sq_dist
     np.maximum(K, 0.0, out=K)
     K *= -gamma
-    np.exp(K, out=K)
-    return K
+    return np.exp(K, out=K)
+
+
+def _kernel_from_filled(X0, Mx, Z0, Mz, kernel, degree, gamma, coef0,
+                        G: np.ndarray | None = None) -> np.ndarray:
+    """Masked kernel of zero-filled rows with masks; ``G = X0 @ Z0.T`` may
+    be given (it is not modified)."""
+    own = G is None
+    if own:
+        G = X0 @ Z0.T
+    D2 = None
+    if kernel == "rbf":
+        # ||x - z||^2 over valid-in-both = x^2.mz + mx.z^2 - 2 x.z
+        Mxf = Mx.astype(np.float64)
+        Mzf = Mxf if Mz is Mx else Mz.astype(np.float64)
+        D2 = G * -2.0
+        D2 += (X0 * X0) @ Mzf.T
+        D2 += Mxf @ (Z0 * Z0).T
+    return kernel_from_gram(G, kernel=kernel, degree=degree, gamma=gamma, coef0=coef0,
+                            sq_dist=D2, copy=not own)
 
 
 def resolve_gamma(estimator, gamma, X: np.ndarray) -> float:
@@ -358,13 +402,3 @@ def _block_patterns(blocks: np.ndarray, G: int, Mq: np.ndarray) -> np.ndarray:
     first = np.zeros(G, dtype=np.intp)
     first[blocks[::-1]] = np.arange(blocks.size)[::-1]
     return Mq[:, first].astype(np.float64)
-
-
-def _check_kernel_params(estimator, kernel, degree, coef0):
-    check_choice(estimator, "kernel", kernel, KERNELS)
-    check_positive_int(estimator, "degree", degree)
-    from ._validation import check_param
-    import numbers
-    check_param(estimator, "coef0", coef0,
-                lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool)
-                and np.isfinite(v), "a finite float")

@@ -22,7 +22,8 @@ from typing import Any, Callable
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_array, validate_data
+from sklearn.utils.validation import (check_array, check_consistent_length, column_or_1d,
+                                      validate_data)
 
 __all__ = [
     "AbsentFeatureClassifierMixin",
@@ -33,6 +34,9 @@ __all__ = [
     "validate_X_fit",
     "validate_X_predict",
     "validate_binary_y",
+    "validate_params",
+    "PARAMETER_CONSTRAINTS",
+    "KERNELS",
     "validate_feature_groups",
     "valid_mask",
 ]
@@ -95,6 +99,138 @@ def check_choice(estimator: Any, name: str, value: Any, choices) -> Any:
     return value
 
 
+# --------------------------------------------------------------------------
+# Declarative parameter constraints: one table for every estimator of models/.
+# An entry maps a constructor parameter to (test, description); the test sees
+# the raw value. Data-dependent limits (rank < n_features, ...) stay with the
+# estimators.
+
+#: Kernels of the SVM-based estimators.
+KERNELS = ("linear", "poly", "rbf")
+#: Covariance structures of the Gaussian (mixture) models.
+COVARIANCES = ("full", "diag", "lowrank")
+
+
+def _positive_float():
+    return (lambda v: _is_real(v) and v > 0, "a float > 0")
+
+
+def _nonnegative_float():
+    return (lambda v: _is_real(v) and v >= 0, "a float >= 0")
+
+
+def _finite_float():
+    return (_is_real, "a finite float")
+
+
+def _int_at_least(minimum: int = 1):
+    return (lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool)
+            and v >= minimum, f"an int >= {minimum}")
+
+
+def _one_of(*choices):
+    return (lambda v: isinstance(v, str) and v in choices,
+            "one of " + ", ".join(repr(c) for c in choices))
+
+
+def _positive_float_or(*choices):
+    return (lambda v: (isinstance(v, str) and v in choices) or (_is_real(v) and v > 0),
+            ", ".join(repr(c) for c in choices) + " or a float > 0")
+
+
+def _open_unit_interval():
+    return (lambda v: _is_real(v) and 0 < v < 1, "a float in (0, 1)")
+
+
+def _none_or_positive_float():
+    return (lambda v: v is None or (_is_real(v) and v > 0), "None or a float > 0")
+
+
+def _imputer():
+    from models.impute import IMPUTERS  # models.impute imports this module
+    return _one_of(*IMPUTERS)
+
+
+def _cvxpy_solver():
+    def ok(v):
+        import cvxpy as cp
+        return isinstance(v, str) and v.upper() in cp.installed_solvers()
+
+    def text():
+        import cvxpy as cp
+        return "an installed cvxpy solver (" + ", ".join(cp.installed_solvers()) + ")"
+    return ok, text
+
+
+_SVM = {"C": _positive_float, "kernel": lambda: _one_of(*KERNELS), "degree": _int_at_least,
+        "gamma": lambda: _positive_float_or("scale", "auto"), "coef0": _finite_float,
+        "tol": _positive_float, "cache_size": _positive_float}
+
+#: ``{estimator class name: {parameter: factory of (test, description)}}``.
+PARAMETER_CONSTRAINTS: dict[str, dict[str, Callable]] = {
+    "GeometricMarginSVC": {**_SVM, "n_iter": _int_at_least, "s_tol": _positive_float,
+                           "solver": lambda: _one_of("libsvm", "liblinear"),
+                           "first_tol": _none_or_positive_float},
+    "AverageNormSVC": dict(_SVM),
+    "GeometricMarginSOCP": {"tol": _open_unit_interval, "solver": _cvxpy_solver,
+                            "max_features": _int_at_least},
+    "ImputedSVC": {**{k: v for k, v in _SVM.items() if k != "cache_size"},
+                   "imputer": _imputer, "n_neighbors": _int_at_least,
+                   "n_components": _int_at_least},
+    "LogRegIndicator": {"C": _positive_float, "max_iter": _int_at_least},
+    "RobustSOCPClassifier": {"C": _positive_float, "eta": _open_unit_interval,
+                             "bound": lambda: _one_of("normal", "chebyshev"),
+                             "em": lambda: _one_of("per_class", "joint"),
+                             "covariance": lambda: _one_of(*COVARIANCES),
+                             "rank": _int_at_least, "reg_covar": _positive_float,
+                             "solver": _cvxpy_solver},
+    "InfiniteImputationSVC": {"C": _positive_float,
+                              "gamma": lambda: _positive_float_or("scale"),
+                              "imputation_reg": _nonnegative_float,
+                              "prior": lambda: _one_of("mean", "class_mean"),
+                              "max_iter": _int_at_least, "n_grad_steps": _int_at_least,
+                              "n_weight_steps": _int_at_least, "tol": _positive_float,
+                              "svm_tol": _positive_float},
+    "IntegratedLogisticRegression": {"C": _positive_float, "n_components": _int_at_least,
+                                     "covariance": lambda: _one_of(*COVARIANCES),
+                                     "em_method": lambda: _one_of("em", "vb"),
+                                     "rank": _int_at_least, "reg_covar": _positive_float,
+                                     "graph_reg": _nonnegative_float,
+                                     "graph_bandwidth": lambda: _positive_float_or("median"),
+                                     "max_iter": _int_at_least, "tol": _positive_float},
+    "GaussianMixtureEM": {"n_components": _int_at_least,
+                          "covariance": lambda: _one_of(*COVARIANCES),
+                          "method": lambda: _one_of("em", "vb"), "rank": _int_at_least,
+                          "reg_covar": _positive_float, "alpha0": _positive_float,
+                          "beta0": _positive_float, "max_iter": _int_at_least,
+                          "tol": _positive_float},
+    "MaskedKNNImputer": {"n_neighbors": _int_at_least},
+    "EMImputer": {"n_components": _int_at_least, "n_em_iter": _int_at_least,
+                  "tol": _positive_float, "max_iter": _int_at_least,
+                  "reg_covar": _positive_float},
+    "BlockPCA": {"n_components": _int_at_least},
+}
+
+
+def validate_params(estimator: Any) -> None:
+    """Check every constructor parameter of ``estimator`` against its row of
+    :data:`PARAMETER_CONSTRAINTS` (scikit-learn's message style).
+
+    Examples
+    --------
+    >>> from models.infinite_imputation import InfiniteImputationSVC
+    >>> validate_params(InfiniteImputationSVC(gamma=True))
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'gamma' parameter of InfiniteImputationSVC must be 'scale' or a float > 0. Got True instead.
+    """
+    name = _name(estimator)
+    for param, factory in PARAMETER_CONSTRAINTS[name].items():
+        ok, expected = factory()
+        check_param(estimator, param, getattr(estimator, param), ok,
+                    expected() if callable(expected) else expected)
+
+
 def validate_X_fit(estimator: Any, X, *, allow_all_absent_rows: bool = True) -> np.ndarray:
     """Validate a training matrix with NaN for absent features.
 
@@ -125,30 +261,43 @@ def validate_X_predict(estimator: Any, X) -> np.ndarray:
                          ensure_all_finite="allow-nan")
 
 
-def validate_binary_y(estimator: Any, y) -> tuple[np.ndarray, np.ndarray]:
+def validate_binary_y(estimator: Any, y, X=None) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(classes_, y_signed)`` with ``y_signed`` in {-1, +1}.
 
-    Raises ``ValueError`` naming the estimator unless ``y`` has exactly two
-    classes.
+    The one label check of every estimator in :mod:`models`, with
+    scikit-learn's conventions: ``y=None`` is an error, a column vector is
+    ravelled with a ``DataConversionWarning``, a continuous target raises
+    "Unknown label type", and anything but exactly two classes raises a
+    ``ValueError`` naming the estimator and the classes found. With ``X``
+    the lengths must agree.
+
+    Examples
+    --------
+    >>> validate_binary_y("Est", ["b", "a", "b"])
+    (array(['a', 'b'], dtype='<U1'), array([ 1., -1.,  1.]))
+    >>> validate_binary_y("Est", [0, 1, 2])
+    Traceback (most recent call last):
+    ...
+    ValueError: Only binary classification is supported: Est is a binary classifier and y must have exactly two classes. Got 3 classes [0, 1, 2] (target type 'multiclass') instead.
     """
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
+    name = _name(estimator)
+    if y is None:
+        raise ValueError(f"{name} requires y to be passed, but the target y is None.")
+    y = column_or_1d(y, warn=True)
+    if X is not None:
+        check_consistent_length(X, y)
     kind = type_of_target(y, input_name="y")
-    if kind == "binary" and np.unique(y).size < 2:
+    if kind not in ("binary", "multiclass"):
         raise ValueError(
-            f"Only binary classification is supported. {_name(estimator)} needs y with exactly "
-            f"two classes; got one class {np.unique(y).tolist()} instead."
-        )
-    if kind not in ("binary",):
-        classes = np.unique(y) if y.ndim == 1 and kind != "continuous" else None
-        raise ValueError(
-            f"{_name(estimator)} is a binary classifier: y must have exactly two classes. "
-            f"Got target type {kind!r}"
-            + (f" with classes {classes.tolist()}" if classes is not None else "")
-            + " instead."
-        )
+            f"Unknown label type: {kind!r}. {name} is a binary classifier: y must have "
+            f"exactly two classes (target type 'binary'). Got target type {kind!r} instead.")
     classes = np.unique(y)
+    if classes.size != 2:
+        what = (f"one class {classes.tolist()}" if classes.size == 1 else
+                f"{classes.size} classes {classes.tolist()[:10]} (target type {kind!r})")
+        raise ValueError(
+            f"Only binary classification is supported: {name} is a binary classifier and y "
+            f"must have exactly two classes. Got {what} instead.")
     y_signed = np.where(y == classes[1], 1.0, -1.0)
     return classes, y_signed
 

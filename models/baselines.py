@@ -31,9 +31,8 @@ uses it. Memory is ``O(n_train^2)`` (about 0.5 GB at 8000 instances).
 
 from __future__ import annotations
 
-import numbers
 from collections import OrderedDict
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
@@ -43,62 +42,20 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
-
+from sklearn.utils.validation import check_is_fitted
 
 from models._validation import (
+    validate_params,
     AbsentFeatureClassifierMixin,
-    check_choice,
-    check_param,
-    check_positive_float,
-    check_positive_int,
     validate_binary_y,
     validate_feature_groups,
     validate_X_fit,
     validate_X_predict,
 )
-from models.impute import IMPUTERS, make_imputer
+from models._kernels import kernel_from_gram
+from models.impute import make_imputer
 
-__all__ = ["ImputedSVC", "LogRegIndicator", "make_hgb", "kernel_from_gram"]
-
-KERNELS = ("linear", "poly", "rbf")
-
-
-def kernel_from_gram(G: np.ndarray, sq_a: np.ndarray, sq_b: np.ndarray, *,
-                     kernel: str, degree: int, gamma: float, coef0: float) -> np.ndarray:
-    """Kernel matrix from the linear Gram ``G = A @ B.T`` (a new array).
-
-    ``sq_a``/``sq_b`` are the squared row norms of A and B (used by RBF).
-    poly = ``(gamma * <a, b> + coef0) ** degree``, rbf =
-    ``exp(-gamma * ||a - b||^2)``, as in :class:`sklearn.svm.SVC`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> A = np.array([[1.0, 0.0], [0.0, 2.0]])
-    >>> kernel_from_gram(A @ A.T, (A**2).sum(1), (A**2).sum(1), kernel="poly",
-    ...                  degree=2, gamma=1.0, coef0=1.0)
-    array([[ 4.,  1.],
-           [ 1., 25.]])
-    """
-    if kernel == "linear":
-        return G.copy()
-    if kernel == "poly":
-        B = G * gamma
-        B += coef0
-        if degree == 1:
-            return B
-        K = B * B                      # repeated products: much faster than float **
-        for _ in range(degree - 2):
-            K *= B
-        return K
-    K = G * (2.0 * gamma)
-    K -= gamma * sq_a[:, None]
-    K -= gamma * sq_b[None, :]
-    np.minimum(K, 0.0, out=K)
-    return np.exp(K, out=K)
-
+__all__ = ["ImputedSVC", "LogRegIndicator", "make_hgb"]
 
 class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     """An imputer followed by an SVM: the paper's baselines.
@@ -154,7 +111,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     array([1, 0])
     """
 
-    def __init__(self, imputer: str = "zero", n_neighbors: int = 5, n_components: int = 5,
+    def __init__(self, imputer: str = "zero", *, n_neighbors: int = 5, n_components: int = 5,
                  C: float = 1.0, kernel: str = "linear", degree: int = 2, gamma="scale",
                  coef0: float = 1.0, groups=None, random_state=None, tol: float = 1e-3):
         self.imputer = imputer
@@ -171,21 +128,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ validation
     def _check_params(self) -> None:
-        check_choice(self, "imputer", self.imputer, IMPUTERS)
-        check_positive_int(self, "n_neighbors", self.n_neighbors)
-        check_positive_int(self, "n_components", self.n_components)
-        check_positive_float(self, "C", self.C)
-        check_choice(self, "kernel", self.kernel, KERNELS)
-        check_positive_int(self, "degree", self.degree)
-        check_param(self, "gamma", self.gamma,
-                    lambda g: g in ("scale", "auto") if isinstance(g, str)
-                    else (isinstance(g, numbers.Real) and not isinstance(g, bool)
-                          and np.isfinite(g) and g > 0),
-                    "'scale', 'auto' or a float > 0")
-        check_param(self, "coef0", self.coef0,
-                    lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool)
-                    and np.isfinite(v), "a finite float")
-        check_positive_float(self, "tol", self.tol)
+        validate_params(self)
 
     def _imputer_key(self) -> tuple:
         """Parameters that determine the fitted imputer (for grid sharing)."""
@@ -235,8 +178,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         """Fit the imputer on ``X``, then the SVM on the imputed ``X``."""
         self._check_params()
         X = validate_X_fit(self, X)
-        check_consistent_length(X, y)
-        self.classes_, y_signed = _binary_y(self, y)
+        self.classes_, y_signed = validate_binary_y(self, y, X)
         self.imputer_ = self._make_imputer(X.shape[1])
         Z = self.imputer_.fit_transform(X)
         return self._fit_imputed(Z, y_signed)
@@ -285,7 +227,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
             by_key.setdefault(est._imputer_key(), []).append(i)
         out: list[np.ndarray | None] = [None] * len(ests)
         X_train = validate_X_fit(ests[0], X_train)
-        classes, y_signed = _binary_y(self, y_train)
+        classes, y_signed = validate_binary_y(self, y_train)
         knn_cache: dict = {}
         for key, idx in by_key.items():
             first = ests[idx[0]]
@@ -321,24 +263,6 @@ def _knn_shared(first: ImputedSVC, X_train, X_val, by_key, ests, cache):
         cache["val"] = dict(zip(ks, imp._impute(Xv, ks)))
     k = first.n_neighbors
     return cache["train"].pop(k), cache["val"].pop(k)
-
-
-def _binary_y(estimator, y) -> tuple[np.ndarray, np.ndarray]:
-    """``validate_binary_y`` plus scikit-learn's messages for odd targets.
-
-    Continuous y -> "Unknown label type" (as scikit-learn); one class or
-    more than two -> a ValueError naming the classes (``validate_binary_y``
-    would index past a single class).
-    """
-    y = column_or_1d(y, warn=True)
-    check_classification_targets(y)
-    classes = np.unique(y)
-    if classes.size != 2:
-        raise ValueError(
-            f"{type(estimator).__name__} is a binary classifier: y must have exactly two "
-            f"classes. Got {classes.size} class(es) {classes.tolist()[:10]} instead. "
-            "Only binary classification is supported.")
-    return validate_binary_y(estimator, y)
 
 
 def make_hgb(*, learning_rate: float = 0.1, max_leaf_nodes: int = 31, max_iter: int = 100,
@@ -389,17 +313,15 @@ class LogRegIndicator(AbsentFeatureClassifierMixin, BaseEstimator):
     array([1])
     """
 
-    def __init__(self, C: float = 1.0, max_iter: int = 1000):
+    def __init__(self, C: float = 1.0, *, max_iter: int = 1000):
         self.C = C
         self.max_iter = max_iter
 
     def fit(self, X, y) -> "LogRegIndicator":
         """Fit imputer, scaler and logistic regression."""
-        check_positive_float(self, "C", self.C)
-        check_positive_int(self, "max_iter", self.max_iter)
+        validate_params(self)
         X = validate_X_fit(self, X)
-        check_consistent_length(X, y)
-        self.classes_, y_signed = _binary_y(self, y)
+        self.classes_, y_signed = validate_binary_y(self, y, X)
         self.pipeline_ = make_pipeline(
             SimpleImputer(strategy="mean", add_indicator=True, keep_empty_features=True),
             StandardScaler(),

@@ -69,10 +69,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from models._validation import (
-    check_choice,
+    validate_params,
     check_param,
-    check_positive_float,
-    check_positive_int,
     validate_X_fit,
     validate_X_predict,
 )
@@ -204,7 +202,7 @@ class GaussianMixtureEM(BaseEstimator):
     instance, EM) , log_likelihood_ (history), n_iter_, converged_.
     """
 
-    def __init__(self, n_components=1, covariance="full", rank=5, reg_covar=1e-3,
+    def __init__(self, n_components=1, *, covariance="full", rank=5, reg_covar=1e-3,
                  method="em", alpha0=1e-3, beta0=1.0, max_iter=200, tol=1e-4,
                  random_state=None):
         self.n_components = n_components
@@ -221,15 +219,7 @@ class GaussianMixtureEM(BaseEstimator):
     # ------------------------------------------------------------------ fit
     def _check_params(self, d: int) -> None:
         name = type(self).__name__
-        check_positive_int(self, "n_components", self.n_components)
-        check_choice(self, "covariance", self.covariance, ("full", "diag", "lowrank"))
-        check_choice(self, "method", self.method, ("em", "vb"))
-        check_positive_int(self, "rank", self.rank)
-        check_positive_float(self, "reg_covar", self.reg_covar)
-        check_positive_float(self, "alpha0", self.alpha0)
-        check_positive_float(self, "beta0", self.beta0)
-        check_positive_int(self, "max_iter", self.max_iter)
-        check_positive_float(self, "tol", self.tol)
+        validate_params(self)
         if self.covariance == "full" and d > MAX_FULL_DIM:
             raise ValueError(
                 f"{name} with covariance='full' supports at most {MAX_FULL_DIM} features "
@@ -248,7 +238,6 @@ class GaussianMixtureEM(BaseEstimator):
         X = validate_X_fit(self, X)
         n, d = X.shape
         self._check_params(d)
-        K = self.n_components
         mask = ~np.isnan(X)
         col_mean = np.array([X[mask[:, j], j].mean() if mask[:, j].any() else 0.0 for j in range(d)])
         col_var = np.array([X[mask[:, j], j].var() if mask[:, j].sum() > 1 else 1.0 for j in range(d)])
@@ -286,7 +275,6 @@ class GaussianMixtureEM(BaseEstimator):
         from sklearn.cluster import KMeans
 
         K = self.n_components
-        d = X.shape[1]
         Xf = np.where(mask, X, col_mean)
         if K == 1:
             labels = np.zeros(X.shape[0], dtype=int)
@@ -312,7 +300,6 @@ class GaussianMixtureEM(BaseEstimator):
             self._chol = [cho_factor(c, lower=True) for c in self.covariances_]
         else:
             r = self.rank
-            d = S.shape[1]
             Ws, Ds = [], []
             for k in range(K):
                 vals, vecs = eigh(S[k])

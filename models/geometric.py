@@ -17,13 +17,11 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
-from ._kernels import (KERNELS, PatternNorms, _check_kernel_params, _kernel_from_filled,
+from ._kernels import (PatternNorms, _kernel_from_filled,
                        resolve_gamma)
-from ._validation import (AbsentFeatureClassifierMixin, check_choice, check_positive_float,
-                          check_positive_int, validate_binary_y,
+from ._validation import (validate_params, AbsentFeatureClassifierMixin, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 
 __all__ = ["GeometricMarginSVC", "AverageNormSVC", "S_MIN"]
@@ -34,34 +32,17 @@ __all__ = ["GeometricMarginSVC", "AverageNormSVC", "S_MIN"]
 S_MIN = 1e-3
 
 #: liblinear settings of ``solver="liblinear"``: the bias is a feature of this
-#: constant value (liblinear regularises it: a larger value weakens that
-#: penalty but slows convergence; 3 matched libsvm's decision values to ~1e-2
-#: on standardised data), and the dual coordinate descent's iteration cap.
+#: constant value (liblinear regularises it, adding ``b^2 / (2 * 3^2)`` to the
+#: objective; a larger value weakens that penalty but liblinear then stops
+#: converging: with 30 or 300 the error against the paper's QP grew, see
+#: ``benchmarks/geometric_vs_reference.py``), and the dual coordinate
+#: descent's iteration cap.
 LIBLINEAR_INTERCEPT_SCALING = 3.0
 LIBLINEAR_MAX_ITER = 20000
 
 
-def _validate_y(est, X, y):
-    name = type(est).__name__
-    if y is None:
-        raise ValueError(f"{name} requires y to be passed, but the target y is None.")
-    y = column_or_1d(y, warn=True)
-    check_consistent_length(X, y)
-    check_classification_targets(y)
-    classes = np.unique(y)
-    if classes.size != 2:
-        raise ValueError(
-            f"Only binary classification is supported. {name} needs y with exactly "
-            f"two classes; got {classes.size} class(es) {classes.tolist()[:10]} instead."
-        )
-    return validate_binary_y(est, y)
-
-
 def _check_common(est):
-    check_positive_float(est, "C", est.C)
-    _check_kernel_params(est, est.kernel, est.degree, est.coef0)
-    check_positive_float(est, "tol", est.tol)
-    check_positive_float(est, "cache_size", est.cache_size)
+    validate_params(est)
 
 
 class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
@@ -71,9 +52,10 @@ class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
         return SVC(kernel="precomputed", C=float(self.C), tol=float(self.tol),
                    cache_size=float(self.cache_size))
 
-    def _kernel(self, X0, M, Z0, Mz):
+    def _kernel(self, X0, M, Z0, Mz, G=None):
         """Masked kernel with the estimators' convention for rows with no
         valid feature: ``phi(x) = 0``, i.e. their kernel rows/columns are 0.
+        ``G = X0 @ Z0.T`` may be given (it is not modified).
 
         (The raw masked formula would give ``coef0 ** degree`` for ``poly``
         and 1 for ``rbf``.) Training, the pattern norms and prediction must
@@ -81,7 +63,7 @@ class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
         support vectors' ``beta_j`` into ``w`` at prediction time only.
         """
         K = _kernel_from_filled(X0, M, Z0, Mz, self.kernel, self.degree,
-                                self.gamma_, self.coef0)
+                                self.gamma_, self.coef0, G=G)
         if self.kernel != "linear":
             ex, ez = ~M.any(axis=1), ~Mz.any(axis=1)
             if ex.any():
@@ -106,6 +88,21 @@ class GeometricMarginSVC(_MaskedSVCBase):
 
     whose solution is ``w = sum_j beta_j phi(x_j)`` with
     ``beta_j = alpha_j y_j / s_j`` (libsvm's ``dual_coef_`` divided by ``s_j``).
+
+    **Bias convention.** The paper is not consistent here: its eq. 6 writes
+    the constraint as ``y_i (w.x_i + b) / s_i >= 1 - xi_i`` (the bias divided
+    by ``s_i``), while its eq. 7 (the dual, a standard SVM on
+    ``K_ij / (s_i s_j)``) implies an unscaled ``b``. This estimator uses the
+    unscaled bias above (eq. 7), because (i) at fixed ``s`` the QP is then
+    exactly a standard soft-margin SVM on the rows ``phi(x_i) / s_i``, with
+    the usual unpenalised bias and dual constraint ``sum_i alpha_i y_i = 0``,
+    so libsvm solves it as is (with ``b / s_i`` the bias would be a feature of
+    value ``1 / s_i`` that differs per row), and (ii) the decision function
+    ``<w, phi(x)> / s(x) + b`` compares every instance's margin with one
+    threshold, whatever its missingness. The reference of the tests
+    (``tests/reference_geometric.py``) follows the same convention. The
+    separable :class:`models.socp.GeometricMarginSOCP` solves eq. 4, where
+    the bias is inside the ratio: ``y_i (w.x_i + b) / ||w^(i)||``.
 
     Parameters
     ----------
@@ -139,15 +136,18 @@ class GeometricMarginSVC(_MaskedSVCBase):
         moves by more than this, a further QP would change the kernel by at
         most ``~2 s_tol`` relatively, so the iteration stops.
     first_tol : float or None, default=None
-        Solver tolerance of the first QP (at ``s = 1``) when more QPs follow:
-        its solution only sets the first scales, which then typically move a
-        lot (by up to ~0.5), so solving it to ``tol`` buys nothing. ``None``
-        means ``10 * tol``. At n = 8000, d = 4000 (``bench_geometric.py``,
-        C = 1) this halves the first QP's time and moves the first scales by
-        at most 1.4e-4, well below ``s_tol``. The iteration never stops on a
-        QP solved at ``first_tol``: the returned solution is always a QP
-        solved to ``tol`` (with ``n_iter=1``, or when no instance lacks a
-        feature that another has, the first QP is solved to ``tol``).
+        Solver tolerance of the first QP (at ``s = 1``) when more QPs follow.
+        ``None`` (default) means ``tol``: every QP is solved to ``tol``, the
+        paper's iteration. A larger value (e.g. ``10 * tol``) is an opt-in
+        speed-up that changes the result: the first scales come from a less
+        accurate solution and the later QPs start from them. Measured against
+        the paper's iteration (``python benchmarks/geometric_vs_reference.py``:
+        8 features, block-absent and MCAR, centred or shifted, C from 0.01 to
+        10, linear and poly2, 3 QPs): with ``first_tol = 10 tol`` the scales
+        differ from the reference's by up to 9.3e-3 and the test decision
+        values by up to 1.5e-2 relative, against 2.1e-3 and 4.6e-3 at the
+        default. The iteration never stops on a QP solved at ``first_tol``:
+        the returned solution is always a QP solved to ``tol``.
     solver : {"libsvm", "liblinear"}, default="libsvm"
         QP solver of each iteration. ``"libsvm"`` (``sklearn.svm.SVC`` on the
         precomputed scaled kernel) solves the paper's QP exactly and works
@@ -157,12 +157,21 @@ class GeometricMarginSVC(_MaskedSVCBase):
         the rows ``x_i / s_i``; ``kernel="linear"`` only) needs no kernel
         matrix: its memory grows with n d instead of n^2 (half of libsvm's
         at n = 8000, d = 4000, at about the same speed; see
-        ``benchmarks/bench_geometric.py``). It differs from the paper's QP in
-        one respect: liblinear also penalises the bias, as a feature
-        of value :data:`LIBLINEAR_INTERCEPT_SCALING` (so the penalty is
-        ``b^2 / 18``). With ``"liblinear"``, ``dual_coef_`` and ``beta_``
-        are not available and ``support_`` holds the instances on or inside
-        the margin.
+        ``benchmarks/bench_geometric.py``). It does **not** solve the paper's
+        QP: liblinear also penalises the bias, as a feature of value
+        :data:`LIBLINEAR_INTERCEPT_SCALING` (the penalty is ``b^2 / 18``),
+        and a larger value makes liblinear fail to converge. Measured against
+        the paper's iteration (``python benchmarks/geometric_vs_reference.py
+        --settings liblinear``; 8 features, block-absent and MCAR, centred
+        or shifted by 1): largest ``|f - f_ref| / max |f_ref|`` 0.45 (up to
+        25 of 160 test signs flipped) at C = 0.01, 0.15 (3 flips) at
+        C = 0.1, 0.25 (1 flip) at C = 1, 0.11 (3 flips) at C = 10; on
+        centred data 7.5e-4 to 2.5e-2 for C >= 0.1 but still 0.26 at
+        C = 0.01. At C = 10 liblinear often stops at its iteration cap
+        (a ``ConvergenceWarning`` is raised). Every fit with ``"liblinear"``
+        warns (``UserWarning``) that the result is an approximation. With
+        ``"liblinear"``, ``dual_coef_`` and ``beta_`` are not available and
+        ``support_`` holds the instances on or inside the margin.
 
     Attributes
     ----------
@@ -195,8 +204,8 @@ class GeometricMarginSVC(_MaskedSVCBase):
     intercept_ : ndarray of shape (1,)
     w_norm_ : float
         ``||w||``.
-    coef_ : ndarray of shape (n_features,)
-        Explicit ``w`` (linear kernel only).
+    coef_ : ndarray of shape (1, n_features)
+        Explicit ``w`` (linear kernel only; scikit-learn's binary shape).
 
     Notes
     -----
@@ -236,7 +245,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
     array([1, 0])
     """
 
-    def __init__(self, C=1.0, kernel="linear", degree=2, gamma="scale", coef0=1.0,
+    def __init__(self, C=1.0, *, kernel="linear", degree=2, gamma="scale", coef0=1.0,
                  n_iter=3, groups=None, tol=1e-3, cache_size=500, s_tol=1e-3,
                  solver="libsvm", first_tol=None):
         self.C = C
@@ -253,7 +262,6 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self.first_tol = first_tol
 
     def _check_solver(self) -> None:
-        check_choice(self, "solver", self.solver, ("libsvm", "liblinear"))
         if self.solver == "liblinear" and self.kernel != "linear":
             raise ValueError(f"GeometricMarginSVC: solver='liblinear' needs kernel='linear'. "
                              f"Got kernel={self.kernel!r}; use solver='libsvm' for it.")
@@ -261,19 +269,23 @@ class GeometricMarginSVC(_MaskedSVCBase):
     def _check_iteration_params(self) -> int:
         """Validate the iteration's own parameters; returns ``n_iter``."""
         self._check_solver()
-        check_positive_float(self, "s_tol", self.s_tol)
-        if self.first_tol is not None:
-            check_positive_float(self, "first_tol", self.first_tol)
-        return check_positive_int(self, "n_iter", self.n_iter)
+        if self.solver == "liblinear":
+            warnings.warn(
+                "GeometricMarginSVC: solver='liblinear' penalises the bias, so it only "
+                "approximates the paper's QP (measured relative error of the decision values "
+                "up to 0.45 at C = 0.01, 0.15 at C = 0.1, 0.25 at C = 1 and 0.11 at C = 10, "
+                "see the 'solver' parameter); use solver='libsvm' for the exact problem.",
+                UserWarning, stacklevel=3)
+        return int(self.n_iter)
 
     def _first_tol(self, M) -> float:
-        """Tolerance of a first QP that is not the last: ``first_tol`` (or
-        ``10 * tol``), unless no instance lacks a feature that another
-        instance has (then every ``s_i`` stays 1 and QP 1 is final)."""
+        """Tolerance of a first QP that is not the last: ``first_tol`` (``None``
+        = ``tol``), unless no instance lacks a feature that another instance
+        has (then every ``s_i`` stays 1 and QP 1 is final)."""
         cols = M.any(axis=0)
-        if M[:, cols].all():
+        if M[:, cols].all() or self.first_tol is None:
             return float(self.tol)
-        return float(10.0 * self.tol if self.first_tol is None else self.first_tol)
+        return float(self.first_tol)
 
     def _solve_liblinear(self, X0, s, ys, tol):
         """One iteration's QP with liblinear on the rows ``x_i / s_i``:
@@ -284,6 +296,9 @@ class GeometricMarginSVC(_MaskedSVCBase):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", category=ConvergenceWarning)
             lin.fit(X0 / s[:, None], ys)
+        for w in caught:  # re-raise what is not liblinear's convergence report
+            if not issubclass(w.category, ConvergenceWarning):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         if any(issubclass(w.category, ConvergenceWarning) for w in caught):
             warnings.warn(f"GeometricMarginSVC: liblinear did not converge in {LIBLINEAR_MAX_ITER} "
                           f"iterations (C={self.C}, tol={tol}); the solution is approximate. "
@@ -308,7 +323,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         _check_common(self)
         n_iter = self._check_iteration_params()
         X = validate_X_fit(self, X)
-        self.classes_, ys = _validate_y(self, X, y)
+        self.classes_, ys = validate_binary_y(self, y, X)
         groups = validate_feature_groups(self, self.groups, X.shape[1])
         self.gamma_ = resolve_gamma(self, self.gamma, X)
         M = ~np.isnan(X)
@@ -405,7 +420,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self._wn2 = wn2
         self._X0_sv, self._M_sv = X0[sv], M[sv]
         if self.kernel == "linear":
-            self.coef_ = norms.w.copy()
+            self.coef_ = norms.w[None, :].copy()
 
     def grid_decision_function(self, param_list, X_train, y_train, X_val):
         """Validation decision values for many parameter settings at once.
@@ -468,7 +483,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
                    None if g is None else tuple(np.asarray(g).ravel().tolist()), est.solver,
                    float(est.s_tol), est.first_tol)
             runs.setdefault(key, []).append(i)
-        _, ys = _validate_y(proto, X_train, y_train)
+        _, ys = validate_binary_y(proto, y_train, X_train)
         Xv = validate_X_predict(proto, X_val)
         Mv = ~np.isnan(Xv)
         X0v = np.where(Mv, Xv, 0.0)
@@ -550,7 +565,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         empty = ~M.any(axis=1)
         b = float(self.intercept_[0])
         if self.kernel == "linear":
-            raw = X0 @ self.coef_
+            raw = X0 @ self.coef_[0]
         else:
             raw = self._kernel(X0, M, self._X0_sv, self._M_sv) @ self.beta_
         s, _ = _scales(self._norms, M, self._wn2)
@@ -560,24 +575,12 @@ class GeometricMarginSVC(_MaskedSVCBase):
 
 
 def _train_val_kernels(est, X0, M, X0v, Mv, gram: dict):
-    """``(K_train, K_val_train)`` of ``est``'s kernel, equal to
-    ``est._kernel``; linear and poly reuse the linear Gram matrices cached in
-    ``gram`` (computed on first use)."""
-    if est.kernel == "rbf":
-        return est._kernel(X0, M, X0, M), est._kernel(X0v, Mv, X0, M)
+    """``(K_train, K_val_train)``: ``est._kernel`` on the linear Gram matrices
+    cached in ``gram`` (computed on first use, shared by every kernel)."""
     if "G" not in gram:
         gram["G"] = X0 @ X0.T
         gram["Gv"] = X0v @ X0.T
-    K, Kv = gram["G"].copy(), gram["Gv"].copy()
-    if est.kernel == "poly":
-        for A, Ma in ((K, M), (Kv, Mv)):
-            A *= est.gamma_
-            A += est.coef0
-            if est.degree != 1:
-                A **= est.degree
-            A[~Ma.any(axis=1), :] = 0.0
-            A[:, ~M.any(axis=1)] = 0.0
-    return K, Kv
+    return est._kernel(X0, M, X0, M, G=gram["G"]), est._kernel(X0v, Mv, X0, M, G=gram["Gv"])
 
 
 def _scales(norms: PatternNorms, M: np.ndarray, wn2: float,
@@ -626,9 +629,9 @@ class AverageNormSVC(_MaskedSVCBase):
         As in :class:`GeometricMarginSVC`.
     feature_scale_ : ndarray of shape (n_features,)
         ``1 / sqrt(p_k)``, 0 for dropped features.
-    coef_ : ndarray of shape (n_features,)
+    coef_ : ndarray of shape (1, n_features)
         ``w`` in the original feature space (linear kernel only):
-        ``decision_function(x) = coef_ . x0 + intercept_``.
+        ``decision_function(x) = coef_[0] . x0 + intercept_[0]``.
 
     Notes
     -----
@@ -644,7 +647,7 @@ class AverageNormSVC(_MaskedSVCBase):
     array([1, 0])
     """
 
-    def __init__(self, C=1.0, kernel="linear", degree=2, gamma="scale", coef0=1.0,
+    def __init__(self, C=1.0, *, kernel="linear", degree=2, gamma="scale", coef0=1.0,
                  groups=None, tol=1e-3, cache_size=500):
         self.C = C
         self.kernel = kernel
@@ -674,7 +677,7 @@ class AverageNormSVC(_MaskedSVCBase):
         """
         _check_common(self)
         X = validate_X_fit(self, X)
-        self.classes_, ys = _validate_y(self, X, y)
+        self.classes_, ys = validate_binary_y(self, y, X)
         validate_feature_groups(self, self.groups, X.shape[1])
         M = ~np.isnan(X)
         p = M.mean(axis=0)
@@ -694,7 +697,7 @@ class AverageNormSVC(_MaskedSVCBase):
         self.intercept_ = svc.intercept_.copy()
         self._X0_sv, self._M_sv = X0[sv], Ms[sv]
         if self.kernel == "linear":
-            self.coef_ = (X0[sv].T @ self.dual_coef_[0]) * scale
+            self.coef_ = ((X0[sv].T @ self.dual_coef_[0]) * scale)[None, :]
         return self
 
     def grid_decision_function(self, param_list, X_train, y_train, X_val):
@@ -723,7 +726,7 @@ class AverageNormSVC(_MaskedSVCBase):
 
         proto = clone(self)
         X_train = validate_X_fit(proto, X_train)
-        _, ys = _validate_y(proto, X_train, y_train)
+        _, ys = validate_binary_y(proto, y_train, X_train)
         Xv = validate_X_predict(proto, X_val)
         M = ~np.isnan(X_train)
         p = M.mean(axis=0)

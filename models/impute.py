@@ -24,7 +24,6 @@ chains them with the SVM.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -35,10 +34,9 @@ from sklearn.mixture import GaussianMixture
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from models._validation import (
+    validate_params,
     check_choice,
     check_param,
-    check_positive_float,
-    check_positive_int,
     validate_feature_groups,
     validate_X_fit,
     validate_X_predict,
@@ -271,7 +269,7 @@ class MaskedKNNImputer(_AbsentTransformer):
 
     def fit(self, X, y=None):
         """Store the training instances (the donors)."""
-        check_positive_int(self, "n_neighbors", self.n_neighbors)
+        validate_params(self)
         X = validate_X_fit(self, X)
         self.fit_X_ = X
         obs = valid_mask(X)
@@ -394,7 +392,7 @@ class EMImputer(_AbsentTransformer):
     array([0.1, 0.2])
     """
 
-    def __init__(self, n_components: int = 5, n_em_iter: int = 10, tol: float = 1e-3,
+    def __init__(self, n_components: int = 5, *, n_em_iter: int = 10, tol: float = 1e-3,
                  max_iter: int = 3, reg_covar: float = 1e-6, random_state=None):
         self.n_components = n_components
         self.n_em_iter = n_em_iter
@@ -428,11 +426,8 @@ class EMImputer(_AbsentTransformer):
         return self._fit_transform(X)
 
     def _fit_transform(self, X) -> np.ndarray:
-        n_components = check_positive_int(self, "n_components", self.n_components)
-        n_em_iter = check_positive_int(self, "n_em_iter", self.n_em_iter)
-        check_positive_float(self, "tol", self.tol)
-        check_positive_int(self, "max_iter", self.max_iter)
-        check_positive_float(self, "reg_covar", self.reg_covar)
+        validate_params(self)
+        n_components, n_em_iter = int(self.n_components), int(self.n_em_iter)
         X = validate_X_fit(self, X)
         check_param(self, "n_components", n_components, lambda v: v <= X.shape[0],
                     f"an int <= n_samples={X.shape[0]}")

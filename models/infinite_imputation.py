@@ -78,14 +78,12 @@ from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
 from models._validation import (
+    validate_params,
     AbsentFeatureClassifierMixin,
-    check_choice,
-    check_param,
-    check_positive_float,
-    check_positive_int,
+    validate_binary_y,
+    validate_X_fit,
     validate_X_predict,
 )
-from models.robust_socp import _validate_Xy
 
 __all__ = ["InfiniteImputationSVC", "MAX_TRAIN"]
 
@@ -139,7 +137,7 @@ class InfiniteImputationSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     n_iter_, fill_values_ (d,) training feature means.
     """
 
-    def __init__(self, C=1.0, gamma="scale", imputation_reg=1.0, prior="mean", max_iter=50,
+    def __init__(self, C=1.0, *, gamma="scale", imputation_reg=1.0, prior="mean", max_iter=50,
                  n_grad_steps=20, n_weight_steps=10, tol=1e-4, svm_tol=1e-5, random_state=None):
         self.C = C
         self.gamma = gamma
@@ -153,17 +151,7 @@ class InfiniteImputationSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check(self, n):
-        check_positive_float(self, "C", self.C)
-        check_param(self, "gamma", self.gamma,
-                    lambda v: v == "scale" or (np.isfinite(v) and v > 0), "'scale' or a float > 0")
-        check_param(self, "imputation_reg", self.imputation_reg,
-                    lambda v: np.isfinite(v) and v >= 0 and not isinstance(v, bool), "a float >= 0")
-        check_choice(self, "prior", self.prior, ("mean", "class_mean"))
-        check_positive_int(self, "max_iter", self.max_iter)
-        check_positive_int(self, "n_grad_steps", self.n_grad_steps)
-        check_positive_int(self, "n_weight_steps", self.n_weight_steps)
-        check_positive_float(self, "tol", self.tol)
-        check_positive_float(self, "svm_tol", self.svm_tol)
+        validate_params(self)
         if n > MAX_TRAIN:
             raise ValueError(
                 f"{type(self).__name__} keeps one dense n x n kernel per imputation; it supports at "
@@ -208,7 +196,8 @@ class InfiniteImputationSVC(AbsentFeatureClassifierMixin, BaseEstimator):
 
     # --------------------------------------------------------------- fit
     def fit(self, X, y):
-        X, ys = _validate_Xy(self, X, y)
+        X = validate_X_fit(self, X)
+        self.classes_, ys = validate_binary_y(self, y, X)
         n, d = X.shape
         self._check(n)
         self._miss = np.isnan(X)

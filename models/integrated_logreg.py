@@ -76,15 +76,13 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from models._validation import (
+    validate_params,
     AbsentFeatureClassifierMixin,
-    check_choice,
-    check_param,
-    check_positive_float,
-    check_positive_int,
+    validate_binary_y,
+    validate_X_fit,
     validate_X_predict,
 )
 from models.gaussian_em import GaussianMixtureEM
-from models.robust_socp import _validate_Xy
 
 __all__ = ["IntegratedLogisticRegression", "MAX_GRAPH_INSTANCES"]
 
@@ -133,7 +131,7 @@ class IntegratedLogisticRegression(AbsentFeatureClassifierMixin, BaseEstimator):
     graph_bandwidth_ (when graph_reg > 0).
     """
 
-    def __init__(self, C=1.0, n_components=1, covariance="full", rank=5, em_method="em",
+    def __init__(self, C=1.0, *, n_components=1, covariance="full", rank=5, em_method="em",
                  reg_covar=1e-3, graph_reg=0.0, graph_bandwidth="median", max_iter=1000,
                  tol=1e-8, random_state=None):
         self.C = C
@@ -150,19 +148,11 @@ class IntegratedLogisticRegression(AbsentFeatureClassifierMixin, BaseEstimator):
 
     # ----------------------------------------------------------------- fit
     def _check(self):
-        check_positive_float(self, "C", self.C)
-        check_positive_int(self, "n_components", self.n_components)
-        check_choice(self, "covariance", self.covariance, ("full", "diag", "lowrank"))
-        check_choice(self, "em_method", self.em_method, ("em", "vb"))
-        check_param(self, "graph_reg", self.graph_reg,
-                    lambda v: np.isfinite(v) and v >= 0 and not isinstance(v, bool), "a float >= 0")
-        check_param(self, "graph_bandwidth", self.graph_bandwidth,
-                    lambda v: v == "median" or (np.isfinite(v) and v > 0), "'median' or a float > 0")
-        check_positive_int(self, "max_iter", self.max_iter)
-        check_positive_float(self, "tol", self.tol)
+        validate_params(self)
 
     def fit(self, X, y, X_unlabeled=None, label_noise=None):
-        X, ys = _validate_Xy(self, X, y)
+        X = validate_X_fit(self, X)
+        self.classes_, ys = validate_binary_y(self, y, X)
         self._check()
         n, d = X.shape
         if label_noise is None:

@@ -23,10 +23,10 @@ from sklearn.decomposition import PCA
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from models._validation import (check_positive_int, validate_feature_groups, validate_X_fit,
+from models._validation import (validate_params, validate_feature_groups, validate_X_fit,
                                 validate_X_predict)
 
-__all__ = ["BlockPCA", "reduced_pipeline"]
+__all__ = ["BlockPCA", "reduced_pipeline", "present_features"]
 
 
 class BlockPCA(TransformerMixin, BaseEstimator):
@@ -66,13 +66,14 @@ class BlockPCA(TransformerMixin, BaseEstimator):
     array([2.2361, 0.    , 2.2361])
     """
 
-    def __init__(self, groups=None, n_components: int = 3):
+    def __init__(self, groups=None, *, n_components: int = 3):
         self.groups = groups
         self.n_components = n_components
 
     def fit(self, X, y=None) -> "BlockPCA":
         """Fit one PCA per block on the training rows where it is present."""
-        k = check_positive_int(self, "n_components", self.n_components)
+        validate_params(self)
+        k = int(self.n_components)
         X = validate_X_fit(self, X)
         groups = validate_feature_groups(self, self.groups, X.shape[1])
         self.blocks_, self.pcas_, self.fill_ = [], [], []
@@ -134,3 +135,24 @@ def reduced_pipeline(estimator, groups=None, n_components: int = 3) -> Pipeline:
     """
     return Pipeline([("blockpca", BlockPCA(groups=groups, n_components=n_components)),
                      ("clf", estimator)])
+
+
+def present_features(X, min_fraction: float) -> np.ndarray:
+    """Mask of the columns of ``X`` present (not NaN) in at least
+    ``max(1, ceil(min_fraction * n_rows))`` rows.
+
+    A feature (almost) no training instance has carries (almost) no
+    information and breaks some methods (no mean to impute; gradient
+    boosting cannot bin an all-absent column); an inner split then misses a
+    kept feature with probability about ``val_fraction ** count``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, np.nan, np.nan], [2.0, 3.0, np.nan], [np.nan, 4.0, np.nan]])
+    >>> present_features(X, 0.5)
+    array([ True,  True, False])
+    """
+    X = np.asarray(X, dtype=np.float64)
+    min_count = max(1, int(np.ceil(min_fraction * X.shape[0])))
+    return (~np.isnan(X)).sum(axis=0) >= min_count

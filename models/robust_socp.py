@@ -71,11 +71,9 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from models._validation import (
+    validate_params,
     AbsentFeatureClassifierMixin,
-    check_choice,
     check_param,
-    check_positive_float,
-    check_positive_int,
     validate_binary_y,
     validate_X_fit,
     validate_X_predict,
@@ -84,37 +82,6 @@ from models.gaussian_em import GaussianMixtureEM
 
 __all__ = ["RobustSOCPClassifier", "MAX_FULL_DIM_SOCP"]
 
-
-def _validate_Xy(est, X, y):
-    """validate_X_fit + validate_binary_y (sets classes_), plus the label checks
-    scikit-learn's estimator checks expect (y=None, 1 class, multiclass, unknown
-    label types, column-vector y)."""
-    import warnings
-
-    from sklearn.exceptions import DataConversionWarning
-    from sklearn.utils.multiclass import type_of_target
-
-    name = type(est).__name__
-    if y is None:
-        raise ValueError(f"{name} requires y to be passed, but the target y is None.")
-    X = validate_X_fit(est, X)
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        warnings.warn("A column-vector y was passed when a 1d array was expected; "
-                      f"{name} ravels it.", DataConversionWarning, stacklevel=3)
-        y = y.ravel()
-    kind = type_of_target(y, input_name="y", raise_unknown=True)
-    if kind == "multiclass":
-        raise ValueError(f"Only binary classification is supported by {name}: y must have "
-                         f"exactly two classes. Got {np.unique(y).size} classes instead.")
-    if np.unique(y).size < 2:
-        raise ValueError(f"{name} needs exactly two classes in y; got a single class "
-                         f"{np.unique(y).tolist()} instead.")
-    est.classes_, ys = validate_binary_y(est, y)
-    if ys.shape[0] != X.shape[0]:
-        raise ValueError(f"{name}: X has {X.shape[0]} rows but y has "
-                         f"{ys.shape[0]} labels; they must have the same length.")
-    return X, ys
 
 MAX_FULL_DIM_SOCP = 100
 
@@ -158,12 +125,12 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_, n_features_in_, coef_ (d,), intercept_ (float), kappa_,
+    classes_, n_features_in_, coef_ (1, d), intercept_ (1,), kappa_,
     gaussians_ (dict: class label -> fitted GaussianMixtureEM, or "joint"),
     class_prior_ (2,), objective_ (optimal value), solver_status_.
     """
 
-    def __init__(self, C=1.0, eta=0.9, bound="normal", em="per_class", covariance="full",
+    def __init__(self, C=1.0, *, eta=0.9, bound="normal", em="per_class", covariance="full",
                  rank=5, reg_covar=1e-3, solver="CLARABEL"):
         self.C = C
         self.eta = eta
@@ -176,20 +143,10 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
 
     def _validate_params(self, d):
         name = type(self).__name__
-        check_positive_float(self, "C", self.C)
-        check_choice(self, "bound", self.bound, ("normal", "chebyshev"))
-        if self.bound == "normal":
-            check_param(self, "eta", self.eta,
-                        lambda v: np.isfinite(v) and 0.5 <= v < 1, "a float in [0.5, 1)")
-        else:
-            check_param(self, "eta", self.eta,
-                        lambda v: np.isfinite(v) and 0 < v < 1, "a float in (0, 1)")
-        check_choice(self, "em", self.em, ("per_class", "joint"))
-        check_choice(self, "covariance", self.covariance, ("full", "diag", "lowrank"))
-        check_positive_int(self, "rank", self.rank)
-        check_positive_float(self, "reg_covar", self.reg_covar)
-        check_param(self, "solver", self.solver, lambda s: s in cp.installed_solvers(),
-                    "an installed cvxpy solver (" + ", ".join(cp.installed_solvers()) + ")")
+        validate_params(self)
+        if self.bound == "normal":  # kappa = Phi^-1(eta) >= 0
+            check_param(self, "eta", self.eta, lambda v: 0.5 <= v < 1,
+                        "a float in [0.5, 1) with bound='normal'")
         if self.covariance == "full" and d > MAX_FULL_DIM_SOCP:
             raise ValueError(
                 f"{name} with covariance='full' supports at most {MAX_FULL_DIM_SOCP} features "
@@ -206,7 +163,8 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
         return gm.fit(X)
 
     def fit(self, X, y):
-        X, ys = _validate_Xy(self, X, y)
+        X = validate_X_fit(self, X)
+        self.classes_, ys = validate_binary_y(self, y, X)
         n, d = X.shape
         self._validate_params(d)
         self.kappa_ = float(norm.ppf(self.eta) if self.bound == "normal"
@@ -273,8 +231,8 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
             raise RuntimeError(
                 f"{type(self).__name__}: solver {self.solver} returned status {prob.status!r}; "
                 f"try another solver (e.g. solver='ECOS' or 'SCS') or rescale the features.")
-        self.coef_ = np.asarray(w.value, dtype=float).ravel()
-        self.intercept_ = float(b.value)
+        self.coef_ = np.asarray(w.value, dtype=float).ravel()[None, :]
+        self.intercept_ = np.array([float(b.value)])
         self.objective_ = float(prob.value)
         self.solver_status_ = prob.status
 
@@ -300,7 +258,7 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "coef_")
         X = validate_X_predict(self, X)
-        return (self._completions(X) @ self.coef_ + self.intercept_).mean(axis=1)
+        return (self._completions(X) @ self.coef_[0] + self.intercept_[0]).mean(axis=1)
 
     def worst_case_margin(self, X):
         """``sign(f) * (w.mu + b) - kappa * ||Sigma^{1/2} w||`` per instance.
@@ -315,11 +273,12 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
         f = self.decision_function(X)
         s = np.where(f > 0, 1.0, -1.0)
         n = X.shape[0]
-        mean_val = X @ np.nan_to_num(self.coef_) if not np.isnan(X).any() else None
+        w, b = self.coef_[0], float(self.intercept_[0])
+        mean_val = X @ w if not np.isnan(X).any() else None
         spread = np.zeros(n)
         if mean_val is None:
             comps = self._completions(X)
-            vals = comps @ self.coef_  # (n, C)
+            vals = comps @ w  # (n, C)
             gms = list(self.gaussians_.values())
             prior = self.class_prior_ if len(gms) == 2 else np.ones(1)
             # posterior class weights given x_o (from each Gaussian's marginal likelihood)
@@ -335,6 +294,6 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
             mean_val = (r * vals).sum(1)
             var = (r * (vals - mean_val[:, None]) ** 2).sum(1)
             for c, cond in enumerate(conds):
-                var += r[:, c] * cond.quad(self.coef_)[:, 0]
+                var += r[:, c] * cond.quad(w)[:, 0]
             spread = np.sqrt(np.maximum(var, 0.0))
-        return s * (mean_val + self.intercept_) - self.kappa_ * spread
+        return s * (mean_val + b) - self.kappa_ * spread

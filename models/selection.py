@@ -23,7 +23,6 @@ Determinism: every split and every estimator seed derives from ``seed``.
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -42,7 +41,8 @@ from sklearn.model_selection import (
 from models._validation import check_param, check_positive_int
 from models.registry import MethodSpec, get_method
 
-__all__ = ["CVResult", "nested_cross_validate", "select_params", "expand_grid"]
+__all__ = ["CVResult", "FoldResult", "nested_cross_validate", "evaluate_fold", "fold_seed",
+           "select_params", "expand_grid"]
 
 _NAME = "nested_cross_validate"
 
@@ -249,6 +249,83 @@ def _to_json(params: dict) -> str:
     return json.dumps(params, sort_keys=True, default=conv)
 
 
+@dataclass
+class FoldResult:
+    """One outer fold, as :func:`evaluate_fold` returns it.
+
+    Attributes
+    ----------
+    row : dict
+        ``accuracy``, ``roc_auc`` (NaN when the test fold has one class),
+        ``fit_seconds`` (the refit), ``n_train``, ``n_test``,
+        ``best_params`` (JSON string), ``select_seconds`` (the inner search).
+    decision : ndarray of shape (n_test,)
+        Test decision values (positive = ``classes[1]``; ``predict_proba - 0.5``
+        for an estimator without ``decision_function``).
+    prediction : ndarray of shape (n_test,)
+        ``estimator.predict`` on the test fold.
+    estimator : the estimator refitted on the training fold.
+    best_params : dict
+    """
+
+    row: dict
+    decision: np.ndarray
+    prediction: np.ndarray
+    estimator: Any
+    best_params: dict
+
+    def summary(self) -> str:
+        r = self.row
+        return (f"best {r['best_params']} accuracy {r['accuracy']:.3f} roc_auc {r['roc_auc']:.3f} "
+                f"(select {r['select_seconds']:.1f}s, refit {r['fit_seconds']:.1f}s)")
+
+
+def fold_seed(seed: int, fold: int) -> int:
+    """The seed of outer fold ``fold`` (0-based): its inner split and its
+    estimator's ``random_state``; independent streams per fold."""
+    return _seed(seed, fold)
+
+
+def evaluate_fold(method, X_train, y_train, X_test, y_test, *, classes=None,
+                  feature_groups=None, instance_groups=None, val_fraction: float = 0.2,
+                  param_grid=None, seed: int = 0, fold: int = 0) -> FoldResult:
+    """The body of one outer fold of :func:`nested_cross_validate`: choose the
+    parameters on an inner split of the training fold (:func:`select_params`),
+    refit on the whole training fold, score the test fold.
+
+    Every split and the estimator take :func:`fold_seed` ``(seed, fold)``.
+    ``instance_groups`` are those of the training rows. ``classes`` (sorted,
+    two) defaults to the classes of ``y_train``. Used by
+    :func:`nested_cross_validate` and by the workflow scripts whose outer
+    folds are made elsewhere (the car crops, featurized per fold).
+
+    Returns
+    -------
+    FoldResult
+    """
+    spec = _spec(method)
+    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
+    classes = np.unique(y_train) if classes is None else np.asarray(classes)
+    points = expand_grid(spec.param_grid if param_grid is None else param_grid)
+    s = fold_seed(seed, fold)
+    t0 = time.perf_counter()
+    best = select_params(spec, X_train, y_train, feature_groups=feature_groups,
+                         instance_groups=instance_groups, val_fraction=val_fraction,
+                         param_grid=points, seed=s)
+    t_sel = time.perf_counter() - t0
+    est = spec.make(groups=feature_groups, random_state=s).set_params(**best)
+    t0 = time.perf_counter()
+    est.fit(X_train, y_train)
+    t_fit = time.perf_counter() - t0
+    dv = _decision(est, X_test)
+    pred = est.predict(X_test)
+    acc = float(accuracy_score(y_test, pred))
+    _, auc = _scores(y_test == classes[1], dv)
+    row = {"accuracy": acc, "roc_auc": auc, "fit_seconds": t_fit, "n_train": int(len(y_train)),
+           "n_test": int(len(y_test)), "best_params": _to_json(best), "select_seconds": t_sel}
+    return FoldResult(row=row, decision=dv, prediction=pred, estimator=est, best_params=best)
+
+
 def nested_cross_validate(method, X, y, *, feature_groups=None, instance_groups=None,
                           n_splits: int = 5, val_fraction: float = 0.2, param_grid=None,
                           seed: int = 0, progress: Callable[[str], None] | None = None
@@ -307,32 +384,17 @@ def nested_cross_validate(method, X, y, *, feature_groups=None, instance_groups=
     oof = np.full(X.shape[0], np.nan)
     rows, models, bests, tests = [], [], [], []
     for k, (tr, te) in enumerate(splits):
-        fold_seed = _seed(seed, k)
-        t0 = time.perf_counter()
-        best = select_params(spec, X[tr], y[tr], feature_groups=feature_groups,
+        fold = evaluate_fold(spec, X[tr], y[tr], X[te], y[te], classes=classes,
+                             feature_groups=feature_groups,
                              instance_groups=None if instance_groups is None
                              else instance_groups[tr],
-                             val_fraction=val_fraction, param_grid=points, seed=fold_seed)
-        t_sel = time.perf_counter() - t0
-        est = spec.make(groups=feature_groups, random_state=fold_seed).set_params(**best)
-        t0 = time.perf_counter()
-        est.fit(X[tr], y[tr])
-        t_fit = time.perf_counter() - t0
-        dv = _decision(est, X[te])
-        pos = y[te] == classes[1]
-        pred = est.predict(X[te])
-        acc = float(accuracy_score(y[te], pred))
-        auc = float(roc_auc_score(pos, dv)) if 0 < pos.sum() < len(pos) else math.nan
-        oof[te] = dv
-        rows.append({"fold": k, "accuracy": acc, "roc_auc": auc, "fit_seconds": t_fit,
-                     "n_train": int(len(tr)), "n_test": int(len(te)),
-                     "best_params": _to_json(best), "select_seconds": t_sel})
-        models.append(est)
-        bests.append(best)
+                             val_fraction=val_fraction, param_grid=points, seed=seed, fold=k)
+        oof[te] = fold.decision
+        rows.append({"fold": k, **fold.row})
+        models.append(fold.estimator)
+        bests.append(fold.best_params)
         tests.append(te)
         if progress is not None:
-            progress(f"fold {k + 1}/{len(splits)} {spec.name}: best {_to_json(best)} "
-                     f"accuracy {acc:.3f} roc_auc {auc:.3f} "
-                     f"(select {t_sel:.1f}s, refit {t_fit:.1f}s)")
+            progress(f"fold {k + 1}/{len(splits)} {spec.name}: {fold.summary()}")
     return CVResult(folds=pd.DataFrame(rows), oof_score=oof, test_index=tests,
                     models=models, best_params=bests, classes=classes)

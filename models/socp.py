@@ -13,17 +13,15 @@ program, so ``gamma`` is found by bisection, one SOCP per step (cvxpy).
 
 from __future__ import annotations
 
-import numbers
 
 import cvxpy as cp
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import (AbsentFeatureClassifierMixin, check_param, check_positive_float,
-                          check_positive_int,
+from ._validation import (validate_params, AbsentFeatureClassifierMixin, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
-from .geometric import S_MIN, _validate_y
+from .geometric import S_MIN
 
 __all__ = ["GeometricMarginSOCP", "NotSeparableError"]
 
@@ -81,9 +79,9 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (2,)
     n_features_in_ : int
-    coef_ : ndarray of shape (n_features,)
+    coef_ : ndarray of shape (1, n_features)
         ``w`` (scaled so that ``||w|| = 1``).
-    intercept_ : float
+    intercept_ : ndarray of shape (1,)
         ``b`` (same scaling).
     margin_ : float
         Geometric margin achieved on the training set,
@@ -115,7 +113,7 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
     array([1])
     """
 
-    def __init__(self, groups=None, tol=1e-4, solver="CLARABEL", max_features=200):
+    def __init__(self, groups=None, *, tol=1e-4, solver="CLARABEL", max_features=200):
         self.groups = groups
         self.tol = tol
         self.solver = solver
@@ -134,14 +132,10 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
         -------
         self
         """
-        tol = check_positive_float(self, "tol", self.tol)
-        check_param(self, "tol", tol, lambda v: v < 1, "a float in (0, 1)")
-        max_features = check_positive_int(self, "max_features", self.max_features)
-        check_param(self, "solver", self.solver,
-                    lambda v: isinstance(v, str) and v.upper() in cp.installed_solvers(),
-                    "an installed cvxpy solver (" + ", ".join(cp.installed_solvers()) + ")")
+        validate_params(self)
+        tol, max_features = float(self.tol), int(self.max_features)
         X = validate_X_fit(self, X, allow_all_absent_rows=False)
-        self.classes_, ys = _validate_y(self, X, y)
+        self.classes_, ys = validate_binary_y(self, y, X)
         n, d = X.shape
         validate_feature_groups(self, self.groups, d)
         if d > max_features:
@@ -218,8 +212,8 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
         pos = sub > 0
         if not pos.any():
             raise RuntimeError("GeometricMarginSOCP: w vanishes on every training instance.")
-        self.coef_ = wv
-        self.intercept_ = bv
+        self.coef_ = wv[None, :]
+        self.intercept_ = np.array([bv])
         self.margin_ = float(np.min(ys[pos] * (X0[pos] @ wv + bv) / sub[pos]))
         return self
 
@@ -239,8 +233,8 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
         X = validate_X_predict(self, X)
         M = ~np.isnan(X)
         X0 = np.where(M, X, 0.0)
-        w = self.coef_
+        w, b = self.coef_[0], float(self.intercept_[0])
         s = np.maximum(np.sqrt(M @ (w * w)), S_MIN)  # ||w|| = 1
-        f = (X0 @ w + self.intercept_) / s
-        f[~M.any(axis=1)] = self.intercept_
+        f = (X0 @ w + b) / s
+        f[~M.any(axis=1)] = b
         return f

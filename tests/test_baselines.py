@@ -12,7 +12,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import check_estimator
 
-from models.baselines import ImputedSVC, LogRegIndicator, kernel_from_gram, make_hgb
+from models._kernels import kernel_from_gram
+from models.baselines import ImputedSVC, LogRegIndicator, make_hgb
 
 nan = np.nan
 
@@ -123,7 +124,7 @@ def test_bad_params(data, kwargs, msg):
 
 def test_bad_inputs(data):
     X, y, _ = data
-    with pytest.raises(ValueError, match="ImputedSVC is a binary classifier: y must have "
+    with pytest.raises(ValueError, match="ImputedSVC is a binary classifier and y must have "
                                          "exactly two classes"):
         ImputedSVC().fit(X, np.arange(len(y)) % 3)
     Xi = X.copy()

@@ -17,7 +17,6 @@ they are the only columns that may differ, and the tests check they exist.
 
 from __future__ import annotations
 
-import copy
 import os
 import shutil
 import signal

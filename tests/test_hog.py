@@ -30,8 +30,10 @@ def test_dense_hog_depends_only_on_the_patch():
     skimage: the gradient is taken inside the patch)."""
     rng = np.random.default_rng(3)
     patch = rng.random((21, 21))
-    a = np.zeros((40, 60)); a[5:26, 30:51] = patch
-    b = rng.random((30, 30)); b[9:30, 0:21] = patch
+    a = np.zeros((40, 60))
+    a[5:26, 30:51] = patch
+    b = rng.random((30, 30))
+    b[9:30, 0:21] = patch
     np.testing.assert_allclose(dense_hog(a)[5, 30], dense_hog(b)[9, 0], atol=1e-12)
 
 

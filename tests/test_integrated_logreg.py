@@ -8,15 +8,11 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import check_estimator
 
 from models.integrated_logreg import MAX_GRAPH_INSTANCES, IntegratedLogisticRegression
+from toy_data import noisy_linear
 
 
 def _data(n=150, d=4, seed=0, frac=0.0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = (X[:, 0] + 0.5 * X[:, 1] + 0.5 * rng.normal(size=n) > 0).astype(int)
-    Xm = X.copy()
-    Xm[rng.random(X.shape) < frac] = np.nan
-    return X, Xm, y
+    return noisy_linear(n, d, seed, frac, noise=0.5)
 
 
 @pytest.mark.parametrize("C", [0.05, 1.0, 20.0])

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import cobra
-import pytest
 
 from featurize.motifs import MOTIF_TYPES, find_motifs
 from featurize.network import build_directed_network, load_model

@@ -7,15 +7,11 @@ from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import check_estimator
 
 from models.robust_socp import MAX_FULL_DIM_SOCP, RobustSOCPClassifier
+from toy_data import noisy_linear
 
 
 def _data(n=80, d=4, seed=0, frac=0.0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = (X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=n) > 0).astype(int)
-    Xm = X.copy()
-    Xm[rng.random(X.shape) < frac] = np.nan
-    return X, Xm, y
+    return noisy_linear(n, d, seed, frac, noise=0.3)
 
 
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
@@ -25,7 +21,7 @@ def test_no_missing_values_is_the_soft_margin_svm(C):
     svc = SVC(kernel="linear", C=C, tol=1e-8).fit(X, y)
     ref = svc.decision_function(X)
     np.testing.assert_allclose(ours.decision_function(X), ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
-    np.testing.assert_allclose(ours.coef_, svc.coef_.ravel(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(ours.coef_, svc.coef_, rtol=1e-4, atol=1e-5)
     assert ours.gaussians_ == {}
 
 
@@ -43,7 +39,7 @@ def test_eta_one_half_is_svm_on_conditional_mean_imputation():
     gm = ours.gaussians_["joint"]
     Xi = np.array([_cond_mean(gm.means_[0], gm.covariances_[0], x)[0] for x in Xm])
     svc = SVC(kernel="linear", C=1.0, tol=1e-8).fit(Xi, y)
-    np.testing.assert_allclose(ours.coef_, svc.coef_.ravel(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(ours.coef_, svc.coef_, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(ours.decision_function(Xm), svc.decision_function(Xi), atol=1e-4)
 
 
@@ -55,7 +51,7 @@ def test_solution_satisfies_chance_constraints_and_objective(covariance):
                                rank=2).fit(Xm, y)
     kappa = norm.ppf(eta)
     assert clf.kappa_ == pytest.approx(kappa)
-    w, b = clf.coef_, clf.intercept_
+    w, b = clf.coef_[0], clf.intercept_[0]
     ys = np.where(y == clf.classes_[1], 1.0, -1.0)
     xi = np.empty(len(y))
     for i, x in enumerate(Xm):
@@ -78,12 +74,12 @@ def test_prediction_rule_and_worst_case_margin():
     clf = RobustSOCPClassifier(C=1.0, eta=0.7).fit(Xm, y)
     f = clf.decision_function(Xm)
     full = ~np.isnan(Xm).any(1)
-    np.testing.assert_allclose(f[full], Xm[full] @ clf.coef_ + clf.intercept_)
+    np.testing.assert_allclose(f[full], Xm[full] @ clf.coef_[0] + clf.intercept_[0])
     i = np.flatnonzero(~full)[0]
     comps = []
     for lab in clf.classes_:
         gm = clf.gaussians_[lab]
-        comps.append(_cond_mean(gm.means_[0], gm.covariances_[0], Xm[i])[0] @ clf.coef_ + clf.intercept_)
+        comps.append(_cond_mean(gm.means_[0], gm.covariances_[0], Xm[i])[0] @ clf.coef_[0] + clf.intercept_[0])
     d_minus, d_plus = comps
     expected = clf.classes_[1] if d_plus > -d_minus else clf.classes_[0]
     assert clf.predict(Xm[i:i + 1])[0] == expected
@@ -93,7 +89,7 @@ def test_prediction_rule_and_worst_case_margin():
     # joint Gaussian: worst-case margin = |w.mu + b| - kappa sqrt(w_m' S_mm|o w_m), by hand
     joint = RobustSOCPClassifier(C=1.0, eta=0.7, em="joint").fit(Xm, y)
     gm = joint.gaussians_["joint"]
-    w, b = joint.coef_, joint.intercept_
+    w, b = joint.coef_[0], joint.intercept_[0]
     wc = joint.worst_case_margin(Xm)
     for i in np.flatnonzero(~full)[:10]:
         mu_i, m, cc = _cond_mean(gm.means_[0], gm.covariances_[0], Xm[i])
@@ -121,7 +117,7 @@ def test_lowrank_runs_beyond_full_limit():
     y = (X[:, 0] > 0).astype(int)
     X[rng.random(X.shape) < 0.3] = np.nan
     clf = RobustSOCPClassifier(covariance="lowrank", rank=3, eta=0.6).fit(X, y)
-    assert clf.coef_.shape == (120,)
+    assert clf.coef_.shape == (1, 120) and clf.intercept_.shape == (1,)
 
 
 def test_sklearn_estimator_checks():

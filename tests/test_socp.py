@@ -8,15 +8,9 @@ from sklearn.utils.estimator_checks import check_estimator
 
 from models.geometric import GeometricMarginSVC
 from models.socp import GeometricMarginSOCP, NotSeparableError
+from toy_data import geometric_margin
 
 NAN = np.nan
-
-
-def geo_margin(w, b, X, y):
-    M = ~np.isnan(X)
-    X0 = np.where(M, X, 0.0)
-    ys = np.where(y == 1, 1.0, -1.0)
-    return float(np.min(ys * (X0 @ w + b) / np.sqrt(M @ (w * w))))
 
 
 def test_fig1_margin_by_hand():
@@ -25,9 +19,9 @@ def test_fig1_margin_by_hand():
     y = np.array([1, 1, 0, 0, 1, 0])
     clf = GeometricMarginSOCP(tol=1e-6).fit(X, y)
     assert clf.margin_ == pytest.approx(np.sqrt(2), abs=1e-5)
-    np.testing.assert_allclose(clf.coef_, [np.sqrt(0.5), np.sqrt(0.5)], atol=1e-3)
-    assert abs(clf.intercept_) < 1e-3
-    assert clf.margin_ == pytest.approx(geo_margin(clf.coef_, clf.intercept_, X, y), rel=1e-12)
+    np.testing.assert_allclose(clf.coef_, [[np.sqrt(0.5), np.sqrt(0.5)]], atol=1e-3)
+    assert clf.intercept_.shape == (1,) and abs(clf.intercept_[0]) < 1e-3
+    assert clf.margin_ == pytest.approx(geometric_margin(clf.coef_[0], clf.intercept_[0], X, y), rel=1e-12)
     np.testing.assert_allclose(clf.decision_function([[1.6, NAN], [NAN, -2.0]]), [1.6, -2.0], atol=1e-3)
     assert clf.predict([[NAN, 0.5]]).tolist() == [1]
 
@@ -52,13 +46,13 @@ def test_socp_margin_at_least_iterative(seed):
     it = GeometricMarginSVC(C=1e3, n_iter=5).fit(X, y)
     # the iterative solution's geometric margin, with its own bias and with
     # the best of a grid of biases: the SOCP maximises over (w, b) jointly
-    w = it.coef_
-    best = max(geo_margin(w, b, X, y) for b in np.linspace(-2, 2, 401) * np.linalg.norm(w))
+    w = it.coef_[0]
+    best = max(geometric_margin(w, b, X, y) for b in np.linspace(-2, 2, 401) * np.linalg.norm(w))
     assert socp.margin_ > 0
     assert socp.margin_ >= best - 1e-5 * np.abs(np.nan_to_num(X)).max()
-    assert socp.margin_ >= geo_margin(w, it.intercept_[0], X, y) - 1e-5
+    assert socp.margin_ >= geometric_margin(w, it.intercept_[0], X, y) - 1e-5
     # sanity: the margin is what the returned (w, b) achieve
-    assert socp.margin_ == pytest.approx(geo_margin(socp.coef_, socp.intercept_, X, y), rel=1e-10)
+    assert socp.margin_ == pytest.approx(geometric_margin(socp.coef_[0], socp.intercept_[0], X, y), rel=1e-10)
 
 
 def test_non_separable_points_to_svc():

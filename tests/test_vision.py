@@ -155,7 +155,7 @@ def hand_featurizer(n_pca=2, max_candidates=3):
     p = 11
     f = CarPartFeaturizer(n_landmarks=2, patch_size=p, max_candidates=max_candidates,
                           threshold=0.5, search_radius=9, n_pca=n_pca, orient=False)
-    lm = LandmarkModel(2, p)
+    lm = LandmarkModel(2, patch_size=p)
     lm.positions_ = np.array([[20, 25], [20, 70]])
     lm.templates_ = np.stack([disc_template(p, radius=3), disc_template(p, radius=3)])
     f.landmarks_ = lm
@@ -268,7 +268,7 @@ def known_part_images(n=30, seed=0):
 def test_hog_detector_finds_known_parts():
     X, y, truth = known_part_images()
     tr, te = np.r_[0:20, 30:50], np.r_[20:30, 50:60]
-    det = HogLandmarkDetector(patch_size=21, cell_size=7, search_radius=6, seed=0)
+    det = HogLandmarkDetector(patch_size=21, cell_size=7, search_radius=6, random_state=0)
     det.fit(X[tr], y[tr], np.array([[26, 25], [12, 62]]))
     assert det.coef_.shape == (2, 144) and (det.train_accuracy_ > 0.9).all()
     centres, scores = [], []
@@ -342,7 +342,7 @@ def test_real_crops_smoke(mirror):
     X, y = load_crops(d)
     assert X.shape == (1050, 40, 100) and int(y.sum()) == 550
     sub = np.r_[0:550:6, 550:1050:6]
-    f = CarPartFeaturizer(seed=0).fit(X[sub], y[sub])
+    f = CarPartFeaturizer(random_state=0).fit(X[sub], y[sub])
     test = np.r_[1:550:25, 551:1050:25]
     F = f.transform(X[test])
     assert F.shape == (len(test), 1900)

@@ -105,3 +105,23 @@ def write_toy_inputs(directory: Path, n_pathways: int = 6, pathway_len: int = 6,
     cobra.io.save_json_model(model, str(model_path))
     return {"model": model_path, "expression": expr_path, "annotation": gaf_path,
             "orphans": orphans}
+
+
+def geometric_margin(w, b, X, y) -> float:
+    """``min_i y_i (w.x_i + b) / ||w^(i)||`` (Chechik et al. eq. 4), by hand:
+    NaN = absent, ``y`` in {0, 1}."""
+    M = ~np.isnan(X)
+    X0 = np.where(M, X, 0.0)
+    ys = np.where(np.asarray(y) == 1, 1.0, -1.0)
+    return float(np.min(ys * (X0 @ w + b) / np.sqrt(M @ (w * w))))
+
+
+def noisy_linear(n: int, d: int = 4, seed: int = 0, frac: float = 0.0, noise: float = 0.5):
+    """``(X, Xm, y)``: Gaussian X, labels from ``x_0 + 0.5 x_1`` plus noise,
+    and ``Xm`` = X with a ``frac`` share of the values removed at random."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X[:, 0] + 0.5 * X[:, 1] + noise * rng.normal(size=n) > 0).astype(int)
+    Xm = X.copy()
+    Xm[rng.random(X.shape) < frac] = np.nan
+    return X, Xm, y

@@ -63,7 +63,7 @@ rule vision_cv:
         runtime=120,
     params:
         val_fraction=VIS["val_fraction"],
-        min_present_fraction=0.01,  # drop features present in < 1% of training crops
+        min_present_fraction=VIS["min_present_fraction"],
         grid=lambda wc: VIS["param_grids"].get(wc.method),
         seed=config["seed"],
     script:
@@ -117,7 +117,7 @@ rule vision_scene_method:
         stride=VIS["stride"],
         nms_radius=VIS["nms_radius"],
         val_fraction=VIS["val_fraction"],
-        min_present_fraction=0.01,  # drop features present in < 1% of training crops
+        min_present_fraction=VIS["min_present_fraction"],
         grid=lambda wc: VIS["param_grids"].get(wc.method),
         seed=config["seed"],
     script:
@@ -187,7 +187,6 @@ rule vision_candidates_figure:
         reference="geometric",
         landmark=0,  # the most distinctive landmark (highest Fisher score)
         featurizer=VIS_FEAT,
-        n_splits=VIS["n_splits"],
         seed=config["seed"],
     script:
         "../scripts/vision_candidates_figure.py"

@@ -7,6 +7,8 @@ from _bootstrap import setup
 log = setup(snakemake)  # noqa: F821 - injected by Snakemake
 smk = snakemake  # noqa: F821
 
+from types import SimpleNamespace  # noqa: E402
+
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
@@ -16,7 +18,7 @@ import pandas as pd  # noqa: E402
 
 from featurize.io import atomic_path, write_tsv_atomic  # noqa: E402
 from models.registry import get_method  # noqa: E402
-from models.report import sem  # noqa: E402
+from models.report import accuracy_table  # noqa: E402
 
 info = {}
 for path, (ds, sc) in zip(smk.input.data, smk.params.jobs):
@@ -25,17 +27,21 @@ for path, (ds, sc) in zip(smk.input.data, smk.params.jobs):
                       "observed_fraction": float(d["observed_fraction"]),
                       "n_instances": d["X"].shape[1], "n_features": d["X"].shape[2]}
 folds = pd.concat([pd.read_csv(p, sep="\t") for p in smk.input.folds], ignore_index=True)
-rows = []
+parts = []
 for (ds, sc) in smk.params.jobs:
-    for m in smk.params.methods:
-        f = folds[(folds["dataset"] == ds) & (folds["scenario"] == sc) & (folds["method"] == m)]
-        rows.append({"dataset": ds, "scenario": sc, **info[(ds, sc)], "method": m,
-                     "accuracy_mean": f["accuracy"].mean(), "accuracy_sem": sem(f["accuracy"]),
-                     "roc_auc_mean": f["roc_auc"].mean(), "roc_auc_sem": sem(f["roc_auc"]),
-                     "fit_seconds_mean": f["fit_seconds"].mean(),
-                     "select_seconds_mean": f["select_seconds"].mean(),
-                     "n_partitions": f["partition"].nunique(), "n_folds": len(f)})
-table = pd.DataFrame(rows)
+    cell = folds[(folds["dataset"] == ds) & (folds["scenario"] == sc)]
+    per_method = {m: SimpleNamespace(folds=cell[cell["method"] == m]) for m in smk.params.methods}
+    # the columns of every accuracy table (models.report.accuracy_table)
+    t = accuracy_table(per_method, n_instances=info[(ds, sc)]["n_instances"],
+                       n_features=info[(ds, sc)]["n_features"])
+    t.insert(0, "scenario", sc)
+    t.insert(0, "dataset", ds)
+    t["missing_fraction"] = info[(ds, sc)]["missing_fraction"]
+    t["observed_fraction"] = info[(ds, sc)]["observed_fraction"]
+    t["select_seconds_mean"] = [per_method[m].folds["select_seconds"].mean() for m in t["method"]]
+    t["n_partitions"] = [per_method[m].folds["partition"].nunique() for m in t["method"]]
+    parts.append(t)
+table = pd.concat(parts, ignore_index=True)
 num = table.select_dtypes("float").columns
 table[num] = table[num].round(4)
 log.info("\n%s", table.to_string(index=False))

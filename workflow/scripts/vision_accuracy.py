@@ -6,6 +6,8 @@ from _bootstrap import setup
 log = setup(snakemake)  # noqa: F821 - injected by Snakemake
 smk = snakemake  # noqa: F821
 
+from types import SimpleNamespace  # noqa: E402
+
 import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
@@ -14,26 +16,22 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from featurize.io import atomic_path, write_tsv_atomic  # noqa: E402
-from models.registry import get_method  # noqa: E402
+from models.report import accuracy_table  # noqa: E402
 
 PAPER_ERROR = {"geometric": 0.276, "zero": 0.392, "mean": 0.386, "flags": 0.405, "knn": 0.483, "em": 0.383}
-rows = []
-for method, path in zip(smk.params.methods, smk.input):
-    f = pd.read_csv(path, sep="\t")
-    sem = lambda c: f[c].std(ddof=1) / np.sqrt(len(f))
-    rows.append(dict(method=method, label=get_method(method).label,
-                     accuracy=f["accuracy"].mean(), accuracy_sem=sem("accuracy"),
-                     roc_auc=f["roc_auc"].mean(), roc_auc_sem=sem("roc_auc"),
-                     fit_seconds=f["fit_seconds"].mean(), n_features=smk.params.n_features,
-                     # after dropping features present in < 1% of a fold's training crops
-                     n_features_used=f["n_features_used"].mean(),
-                     n_folds=len(f), paper_accuracy=1 - PAPER_ERROR[method] if method in PAPER_ERROR else np.nan))
-table = pd.DataFrame(rows)
+folds = {m: pd.read_csv(p, sep="\t") for m, p in zip(smk.params.methods, smk.input)}
+# the columns of every accuracy table (models.report.accuracy_table), plus the
+# features kept after the min_present_fraction filter and the paper's figure
+table = accuracy_table({m: SimpleNamespace(folds=f) for m, f in folds.items()},
+                       n_instances=int(next(iter(folds.values()))["n_test"].sum()),
+                       n_features=smk.params.n_features)
+table["n_features_used_mean"] = [folds[m]["n_features_used"].mean() for m in table["method"]]
+table["paper_accuracy"] = [1 - PAPER_ERROR[m] if m in PAPER_ERROR else np.nan for m in table["method"]]
 write_tsv_atomic(table, smk.output.table)
 # horizontal bars: the method labels are long
 fig, ax = plt.subplots(figsize=(7.5, 1.2 + 0.42 * len(table)))
 pos = np.arange(len(table))[::-1]
-ax.barh(pos + 0.2, table["accuracy"], 0.4, xerr=table["accuracy_sem"], label="ours (UIUC cars)")
+ax.barh(pos + 0.2, table["accuracy_mean"], 0.4, xerr=table["accuracy_sem"], label="ours (UIUC cars)")
 ax.barh(pos - 0.2, table["paper_accuracy"], 0.4, label="Chechik et al. (own images)", alpha=0.6)
 ax.set_yticks(pos, table["label"])
 ax.set_xlabel("accuracy (5-fold CV, mean +- SEM)")

@@ -18,7 +18,6 @@ import matplotlib.patches as mpatches  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from sklearn.model_selection import StratifiedKFold  # noqa: E402
 
 from featurize.io import atomic_path  # noqa: E402
 from featurize.vision import CarPartFeaturizer, load_crops  # noqa: E402
@@ -62,7 +61,11 @@ if not hard_exists:
                 "most others wrong (%d of %d)", ref, hard_wrong, len(others))
 
 X, y = load_crops(smk.input.data)
-folds = list(StratifiedKFold(smk.params.n_splits, shuffle=True, random_state=smk.params.seed).split(X, y))
+# the outer folds as vision_fold_features made them (stored in each fold's .npz)
+folds = []
+for path in smk.input.features:
+    with np.load(path) as d:
+        folds.append((d["train_index"], d["test_index"]))
 p = smk.params.featurizer["patch_size"]
 radius = smk.params.featurizer["search_radius"]
 
@@ -71,7 +74,7 @@ def draw(idx: int, title: str, out: str) -> None:
     fold = int(base.loc[idx, "fold"])
     tr, te = folds[fold]
     assert idx in te, f"crop {idx} is not in the test part of fold {fold}"
-    f = CarPartFeaturizer(**smk.params.featurizer, seed=smk.params.seed).fit(X[tr], y[tr])
+    f = CarPartFeaturizer(**smk.params.featurizer, random_state=smk.params.seed).fit(X[tr], y[tr])
     centres, scores, flipped = f.candidates(X[[idx]])
     img = X[idx][:, ::-1] if flipped[0] else X[idx]
     er, ec = f.landmarks_.positions_[k]

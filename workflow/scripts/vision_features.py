@@ -16,10 +16,16 @@ fold = int(smk.wildcards.fold)
 X, y = load_crops(smk.input.data)
 folds = list(StratifiedKFold(smk.params.n_splits, shuffle=True, random_state=smk.params.seed).split(X, y))
 tr, te = folds[fold]
-f = CarPartFeaturizer(**smk.params.featurizer, seed=smk.params.seed).fit(X[tr], y[tr])
+f = CarPartFeaturizer(**smk.params.featurizer, random_state=smk.params.seed).fit(X[tr], y[tr])
 Ftr, Fte = f.transform(X[tr]), f.transform(X[te])
 K, P = f.max_candidates, f.n_pca
-cnt = lambda F: (~np.isnan(F)).reshape(len(F), f.n_landmarks, K, P).all(-1).sum(-1)
+
+
+def cnt(F):
+    """Candidates per (crop, landmark): slots whose PCA block is present."""
+    return (~np.isnan(F)).reshape(len(F), f.n_landmarks, K, P).all(-1).sum(-1)
+
+
 for name, F, yy in (("train", Ftr, y[tr]), ("test", Fte, y[te])):
     c = cnt(F)
     log.info("fold %d %s: candidates per landmark cars %.2f, non-cars %.2f", fold, name,

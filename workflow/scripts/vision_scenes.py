@@ -7,23 +7,23 @@ from _bootstrap import setup
 log = setup(snakemake)  # noqa: F821 - injected by Snakemake
 smk = snakemake  # noqa: F821
 
-import numpy as np  # noqa: E402
 
 from featurize.io import write_tsv_atomic  # noqa: E402
 from featurize.scenes import detect_scenes, load_test_scenes  # noqa: E402
 from featurize.vision import CarPartFeaturizer, load_crops  # noqa: E402
+from models.reduce import present_features  # noqa: E402
 from models.registry import get_method  # noqa: E402
 from models.selection import select_params  # noqa: E402
 
 method = smk.wildcards.method
 X, y = load_crops(smk.input.data)
-f = CarPartFeaturizer(**smk.params.featurizer, seed=smk.params.seed).fit(X, y)
+f = CarPartFeaturizer(**smk.params.featurizer, random_state=smk.params.seed).fit(X, y)
 F = f.transform(X)
 # drop slots (almost) no training crop fills, as in vision_cv
-min_count = max(1, int(np.ceil(smk.params.min_present_fraction * len(y))))
-keep = (~np.isnan(F)).sum(axis=0) >= min_count
+keep = present_features(F, smk.params.min_present_fraction)
 F = F[:, keep]
-log.info("%d of %d features present in >= %d training crops", keep.sum(), keep.size, min_count)
+log.info("%d of %d features kept (min_present_fraction %g)", keep.sum(), keep.size,
+         smk.params.min_present_fraction)
 params = select_params(method, F, y, feature_groups=f.groups_[keep], val_fraction=smk.params.val_fraction,
                        param_grid=smk.params.grid, seed=smk.params.seed)
 est = get_method(method).make(groups=f.groups_[keep], random_state=smk.params.seed).set_params(**params).fit(F, y)
