@@ -43,6 +43,7 @@ __all__ = [
     "non_max_suppression",
     "detect_in_scene",
     "detect_scenes",
+    "DecisionScorer",
     "match_detections",
     "precision_recall",
     "equal_error_recall",
@@ -232,20 +233,47 @@ def detect_in_scene(scene: np.ndarray, featurizer, score: Callable[[np.ndarray],
     return pd.DataFrame({"row": b[idx, 0], "col": b[idx, 1], "width": b[idx, 2], "score": v[idx]})
 
 
+class DecisionScorer:
+    """Picklable window scorer: ``estimator.decision_function(X[:, keep])``
+    (``keep`` = the feature columns the estimator was trained on)."""
+
+    def __init__(self, estimator, keep=None):
+        self.estimator = estimator
+        self.keep = keep
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        return self.estimator.decision_function(X if self.keep is None else X[:, self.keep])
+
+
+def _detect_one(scene, featurizer, score, stride, nms_radius, pyramid):
+    scales = None if pyramid is None else pyramid_scales(scene.shape, **pyramid)
+    return detect_in_scene(scene, featurizer, score, stride, nms_radius, scales=scales)
+
+
 def detect_scenes(scenes: Sequence[np.ndarray], featurizer, score, stride: int = 4,
                   nms_radius: tuple[int, int] = (20, 50), progress=None,
-                  pyramid: dict | None = None) -> pd.DataFrame:
+                  pyramid: dict | None = None, n_jobs: int = 1) -> pd.DataFrame:
     """:func:`detect_in_scene` over scenes -> DataFrame(scene, row, col, score);
     with ``pyramid`` = {"max_scale": ..., "step": ...} multi-scale
-    (:func:`pyramid_scales` of each scene), adding a ``width`` column."""
-    parts = []
-    for k, scene in enumerate(scenes):
-        scales = None if pyramid is None else pyramid_scales(scene.shape, **pyramid)
-        d = detect_in_scene(scene, featurizer, score, stride, nms_radius, scales=scales)
-        d.insert(0, "scene", k)
-        parts.append(d)
+    (:func:`pyramid_scales` of each scene), adding a ``width`` column.
+    ``n_jobs`` > 1 spreads the scenes over processes (joblib; ``score`` must
+    then be picklable, e.g. a bound method or a ``functools.partial``); the
+    result does not depend on it."""
+    if n_jobs == 1:
+        parts = []
+        for k, scene in enumerate(scenes):
+            parts.append(_detect_one(scene, featurizer, score, stride, nms_radius, pyramid))
+            if progress is not None:
+                progress(f"scene {k + 1}/{len(scenes)}: {len(parts[-1])} windows kept")
+    else:
+        from joblib import Parallel, delayed
+
+        parts = Parallel(n_jobs=n_jobs)(
+            delayed(_detect_one)(scene, featurizer, score, stride, nms_radius, pyramid) for scene in scenes)
         if progress is not None:
-            progress(f"scene {k + 1}/{len(scenes)}: {len(d)} windows kept")
+            progress(f"{len(scenes)} scenes on {n_jobs} processes: {sum(map(len, parts))} windows kept")
+    for k, d in enumerate(parts):
+        d.insert(0, "scene", k)
     return pd.concat(parts, ignore_index=True)
 
 
@@ -331,9 +359,12 @@ def precision_recall(detections: pd.DataFrame, truths: Sequence[np.ndarray],
 
 def equal_error_recall(curve: pd.DataFrame) -> float:
     """Recall where recall = precision (linear interpolation between the two
-    thresholds where precision - recall changes sign); NaN if never equal."""
+    thresholds where precision - recall changes sign); NaN if never equal.
+    Thresholds above the first correct detection (precision = recall = 0
+    there) are skipped: they are not an equal error rate."""
     r = curve["recall"].to_numpy(float)
     p = curve["precision"].to_numpy(float)
+    p, r = p[r > 0], r[r > 0]
     d = p - r
     if len(d) == 0:
         return float("nan")

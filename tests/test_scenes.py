@@ -10,6 +10,7 @@ from featurize.exceptions import InputFileError
 from featurize.scenes import (
     average_precision,
     detect_in_scene,
+    detect_scenes,
     equal_error_recall,
     image_pyramid,
     load_test_scenes,
@@ -82,6 +83,15 @@ def test_precision_recall_and_eer_by_hand():
     np.testing.assert_allclose(c["precision"], [1, 1 / 2, 2 / 3, 2 / 4, 3 / 5])
     # p - r: 2/3, 1/6, 0 -> equal at recall 2/3
     assert equal_error_recall(c) == pytest.approx(2 / 3)
+
+
+def test_eer_skips_thresholds_before_the_first_correct_detection():
+    # the best detection is false: precision = recall = 0 there is no EER
+    c = pd.DataFrame({"recall": [0.0, 0.5, 1.0], "precision": [0.0, 0.5, 2 / 3]})
+    assert equal_error_recall(c) == pytest.approx(0.5)
+    c = pd.DataFrame({"recall": [0.0, 0.25, 0.5], "precision": [0.0, 0.5, 0.25]})
+    # from (0.25, 0.5): d = 0.25 -> -0.25 at recall 0.5: zero halfway, recall 0.375
+    assert equal_error_recall(c) == pytest.approx(0.375)
 
 
 def test_eer_interpolates():
@@ -245,6 +255,10 @@ class _BoxFeaturizer:
         return (s_in / a_in - ring)[:, None]
 
 
+def _first_column(X):
+    return X[:, 0]
+
+
 def test_multiscale_detection_on_synthetic_scene():
     # two "cars": white boxes of 80x200 (scale 0.5) and 40x100 (scale 1)
     scene = np.zeros((200, 420), np.float32)
@@ -252,7 +266,7 @@ def test_multiscale_detection_on_synthetic_scene():
     scene[140:180, 300:400] = 1.0
     scales = pyramid_scales(scene.shape, max_scale=1.0, step=2 ** 0.25)
     np.testing.assert_allclose(scales[[0, 4]], [1.0, 0.5])
-    det = detect_in_scene(scene, _BoxFeaturizer(), lambda X: X[:, 0], stride=2, scales=scales)
+    det = detect_in_scene(scene, _BoxFeaturizer(), _first_column, stride=2, scales=scales)
     top = det.iloc[:2].sort_values("width")
     np.testing.assert_allclose(top[["row", "col", "width"]].to_numpy(),
                                [[140, 300, 100], [20, 40, 200]], atol=1e-6)
@@ -264,6 +278,10 @@ def test_multiscale_detection_on_synthetic_scene():
         near = (np.abs(centres[:, 0] - cr) < 0.2 * w - 1e-6) & (np.abs(centres[:, 1] - cc) < 0.5 * w - 1e-6)
         assert near.sum() == 1
     truths = [np.array([[20, 40, 200], [140, 300, 100]])]
+    # the same detections with the scenes spread over 2 processes
+    both = detect_scenes([scene, scene[:, ::-1].copy()], _BoxFeaturizer(), _first_column, stride=2,
+                         pyramid={"max_scale": 1.0, "step": 2 ** 0.25}, n_jobs=2)
+    pd.testing.assert_frame_equal(both[both["scene"] == 0].drop(columns="scene"), det)
     c = precision_recall(det.assign(scene=0), truths)
     at2 = c[c["n_detections"] == 2].iloc[0]  # the two cars come first (maybe tied)
     assert at2["recall"] == 1.0 and at2["precision"] == 1.0

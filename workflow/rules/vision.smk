@@ -151,6 +151,7 @@ use rule vision_scene_method as vision_scene_method_scale with:
         f"{VIS_DIR}/scenes_scale/{{method}}_detections.tsv",
     log:
         "logs/vision/scenes_scale_{method}.log",
+    threads: 2
     params:
         multiscale=True,
         pyramid=VIS["pyramid"],

@@ -12,17 +12,18 @@ import time  # noqa: E402
 import joblib  # noqa: E402
 
 from featurize.io import write_tsv_atomic  # noqa: E402
-from featurize.scenes import detect_scenes, load_test_scenes  # noqa: E402
+from featurize.scenes import DecisionScorer, detect_scenes, load_test_scenes  # noqa: E402
 
 model = joblib.load(smk.input.model)
 f, keep, est = model["featurizer"], model["keep"], model["estimator"]
 multi = bool(smk.params.multiscale)
 scenes, truths, names = load_test_scenes(smk.input.data, scale=multi)
 t0 = time.perf_counter()
-det = detect_scenes(scenes, f, lambda A: est.decision_function(A[:, keep]), stride=smk.params.stride,
+det = detect_scenes(scenes, f, DecisionScorer(est, keep), stride=smk.params.stride,
                     nms_radius=tuple(smk.params.nms_radius), progress=log.info,
-                    pyramid=dict(smk.params.pyramid) if multi else None)
+                    pyramid=dict(smk.params.pyramid) if multi else None, n_jobs=smk.threads)
 sec = time.perf_counter() - t0
-log.info("%s: %d scenes in %.1f s (%.2f s/scene)", model["method"], len(scenes), sec, sec / len(scenes))
+log.info("%s: %d scenes in %.1f s on %d processes (%.2f s/scene)", model["method"], len(scenes), sec,
+         smk.threads, sec / len(scenes))
 det.insert(1, "name", [names[k] for k in det["scene"]])
 write_tsv_atomic(det, smk.output[0])
