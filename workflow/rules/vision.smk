@@ -133,7 +133,7 @@ rule vision_scene_method:
         "logs/vision/scenes_{method}.log",
     conda:
         "../envs/geomargin.yaml"
-    threads: 1
+    threads: 2  # scenes spread over processes
     resources:
         mem_mb=4000,
         runtime=60,
@@ -151,7 +151,6 @@ use rule vision_scene_method as vision_scene_method_scale with:
         f"{VIS_DIR}/scenes_scale/{{method}}_detections.tsv",
     log:
         "logs/vision/scenes_scale_{method}.log",
-    threads: 2
     params:
         multiscale=True,
         pyramid=VIS["pyramid"],
