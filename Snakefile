@@ -33,6 +33,7 @@ rule all:
         "results/metabolic/ranking_validation.tsv",
         "results/detection_accuracy.tsv",
         "results/vision/scene_detection.tsv",
+        "results/vision/scene_detection_scale.tsv",
         "results/vision/candidates_easy.png",
         "results/vision/candidates_hard.png",
         "results/vision/candidate_counts.tsv",

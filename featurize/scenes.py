@@ -1,4 +1,4 @@
-"""Sliding-window car detection in the UIUC single-scale test scenes.
+"""Sliding-window car detection in the UIUC test scenes (single- and multi-scale).
 
 A fitted :class:`featurize.vision.CarPartFeaturizer` turns every 100x40 window
 (top-left on a grid of ``stride`` pixels) into features, computing each
@@ -9,6 +9,16 @@ README: a detection (top-left of its window) is correct when it lies inside
 the ellipse centred on a true top-left location with semi-axes 25% of the
 object's height (10 px) and width (25 px); at most one detection per car is
 counted as correct, the others are false detections.
+
+Multi-scale (``TestImages_Scale/``, ``trueLocations_Scale.txt``): each scene is
+resized by every scale of :func:`pyramid_scales` (an image pyramid,
+:func:`image_pyramid`, ``cv2.resize``), the same 100x40 windows are scored at
+every level and mapped back to the scene as (row, col, width) with
+width = 100 / scale; :func:`non_max_suppression` then works across scales.
+The README's multi-scale criterion: a detection (i, j, w) is correct when it
+lies inside the ellipsoid centred on a true (i0, j0, w0) with semi-axes 25% of
+the true object's dimensions: 0.25 * 0.4 * w0 along i (the height of a window
+of width w0 is 0.4 * w0), 0.25 * w0 along j and 0.25 * w0 along w.
 """
 
 from __future__ import annotations
@@ -17,6 +27,7 @@ import re
 from pathlib import Path
 from typing import Callable, Sequence
 
+import cv2
 import numpy as np
 import pandas as pd
 
@@ -27,20 +38,27 @@ __all__ = [
     "parse_true_locations",
     "load_test_scenes",
     "window_origins",
+    "pyramid_scales",
+    "image_pyramid",
     "non_max_suppression",
     "detect_in_scene",
     "detect_scenes",
+    "DecisionScorer",
     "match_detections",
     "precision_recall",
     "equal_error_recall",
+    "average_precision",
 ]
 
 _LINE = re.compile(r"^\s*(\d+)\s*:(.*)$")
 _PAIR = re.compile(r"\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)")
+_TRIPLE = re.compile(r"\(\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(\d+)\s*\)")
 
 
-def parse_true_locations(path: str | Path) -> dict[int, np.ndarray]:
-    """Parse ``trueLocations.txt`` (``n: (i1,j1) (i2,j2)``) -> {n: int (m, 2)}.
+def parse_true_locations(path: str | Path, scale: bool = False) -> dict[int, np.ndarray]:
+    """Parse ``trueLocations.txt`` (``n: (i1,j1) (i2,j2)``) -> {n: int (m, 2)},
+    or with ``scale`` ``trueLocations_Scale.txt`` (``n: (i1,j1,w1) ...``) ->
+    {n: int (m, 3)} (top-left row, col and width of the true window).
 
     Raises
     ------
@@ -51,33 +69,40 @@ def parse_true_locations(path: str | Path) -> dict[int, np.ndarray]:
     if not path.is_file():
         raise InputFileError(path, "ground-truth file does not exist",
                              "the UIUC dataset directory holds trueLocations.txt")
+    pattern, ncol = (_TRIPLE, 3) if scale else (_PAIR, 2)
+    form = "(row,col,width) (row,col,width)" if scale else "(row,col) (row,col)"
     out: dict[int, np.ndarray] = {}
     for lineno, line in enumerate(path.read_text().splitlines(), 1):
         if not line.strip():
             continue
         m = _LINE.match(line)
         rest = m.group(2) if m else ""
-        pairs = _PAIR.findall(rest)
-        if m is None or _PAIR.sub("", rest).strip():
-            raise InputFileError(path, f"line {lineno} is {line!r}, expected 'n: (row,col) (row,col) ...'")
-        out[int(m.group(1))] = np.array(pairs, dtype=int).reshape(-1, 2)
+        found = pattern.findall(rest)
+        if m is None or pattern.sub("", rest).strip():
+            raise InputFileError(path, f"line {lineno} is {line!r}, expected 'n: {form} ...'")
+        out[int(m.group(1))] = np.array(found, dtype=int).reshape(-1, ncol)
     return out
 
 
-def load_test_scenes(dataset_dir: str | Path) -> tuple[list[np.ndarray], list[np.ndarray], list[str]]:
-    """Single-scale test scenes with their true car locations.
+def load_test_scenes(dataset_dir: str | Path, scale: bool = False
+                     ) -> tuple[list[np.ndarray], list[np.ndarray], list[str]]:
+    """Test scenes with their true car locations.
 
     Returns ``(scenes, truths, names)``: float32 images in [0, 1], int (m, 2)
     top-left (row, col) of the true 100x40 windows, and file names; scene
-    ``k`` is ``TestImages/test-k.pgm``.
+    ``k`` is ``TestImages/test-k.pgm``. With ``scale``: the multi-scale set
+    ``TestImages_Scale/`` and int (m, 3) (row, col, width) truths from
+    ``trueLocations_Scale.txt``.
     """
     dataset_dir = Path(dataset_dir)
-    base = dataset_dir if (dataset_dir / "TestImages").is_dir() else dataset_dir / "CarData"
-    folder = base / "TestImages"
+    sub, truth_name = ("TestImages_Scale", "trueLocations_Scale.txt") if scale else \
+        ("TestImages", "trueLocations.txt")
+    base = dataset_dir if (dataset_dir / sub).is_dir() else dataset_dir / "CarData"
+    folder = base / sub
     if not folder.is_dir():
-        raise InputFileError(dataset_dir, "has no TestImages/ folder",
+        raise InputFileError(dataset_dir, f"has no {sub}/ folder",
                              "pass the UIUC car dataset directory")
-    truth = parse_true_locations(base / "trueLocations.txt")
+    truth = parse_true_locations(base / truth_name, scale=scale)
     scenes, truths, names = [], [], []
     for k in sorted(truth):
         p = folder / f"test-{k}.pgm"
@@ -101,56 +126,169 @@ def window_origins(shape: tuple[int, int], stride: int) -> np.ndarray:
     return np.stack([rr.ravel(), cc.ravel()], axis=1)
 
 
+def pyramid_scales(shape: tuple[int, int], max_scale: float = 1.2, step: float = 2 ** 0.25) -> np.ndarray:
+    """Scales of an image pyramid: ``max_scale``, ``max_scale / step``, ...,
+    down to the smallest at which a 100x40 window still fits the resized
+    scene (rounded size). A level of scale ``s`` finds cars about ``100 / s``
+    pixels wide.
+
+    Examples
+    --------
+    >>> pyramid_scales((80, 200), max_scale=1.0, step=2.0).tolist()
+    [1.0, 0.5]
+    """
+    if not float(max_scale) > 0:
+        raise ValueError(f"max_scale must be a float > 0. Got {max_scale!r} instead.")
+    if not float(step) > 1:
+        raise ValueError(f"step must be a float > 1. Got {step!r} instead.")
+    H, W = shape
+    h, w = CROP_SHAPE
+    out = []
+    s = float(max_scale)
+    while round(H * s) >= h and round(W * s) >= w:
+        out.append(s)
+        s /= step
+    return np.array(out)
+
+
+def image_pyramid(scene: np.ndarray, scales: Sequence[float]) -> list[np.ndarray]:
+    """The scene resized by each scale (``cv2.resize``: area averaging when
+    shrinking, bilinear when enlarging; size rounded to whole pixels)."""
+    scene = np.ascontiguousarray(scene, dtype=np.float32)
+    H, W = scene.shape
+    out = []
+    for s in scales:
+        size = (int(round(W * s)), int(round(H * s)))
+        if size == (W, H):
+            out.append(scene)
+            continue
+        interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+        out.append(cv2.resize(scene, size, interpolation=interp))
+    return out
+
+
 def non_max_suppression(origins: np.ndarray, scores: np.ndarray,
-                        radius: tuple[int, int] = (20, 50)) -> np.ndarray:
+                        radius: tuple[int, int] = (20, 50),
+                        widths: np.ndarray | None = None) -> np.ndarray:
     """Greedy NMS: take windows by decreasing score, dropping any window whose
     top-left is within ``radius`` = (rows, cols) (|d_row| < r0 and
-    |d_col| < r1) of an already kept one. Returns kept indices, best first."""
-    origins = np.asarray(origins)
+    |d_col| < r1) of an already kept one. Returns kept indices, best first.
+
+    With ``widths`` (multi-scale windows of width w and height 0.4 w), the
+    window *centres* are compared and the radius is scaled by
+    max(w_a, w_b) / 100: a window is dropped when its centre is that close to
+    a kept window's in both directions, whatever their scales (with the
+    default radius: when the centre of one lies in the central half of the
+    larger one), so windows on parts of a better-scoring larger car are
+    suppressed. For equal widths of 100 this is the single-scale rule.
+    """
+    origins = np.asarray(origins, dtype=float)
     order = np.argsort(-np.asarray(scores), kind="stable")
+    h, w = CROP_SHAPE
+    if widths is None:
+        centres, wid = origins, np.full(len(origins), float(w))
+    else:
+        wid = np.asarray(widths, dtype=float)
+        centres = origins + np.stack([wid * h / w, wid], axis=1) / 2
     kept: list[int] = []
     for i in order:
-        if not kept or not (
-            (np.abs(origins[kept, 0] - origins[i, 0]) < radius[0])
-            & (np.abs(origins[kept, 1] - origins[i, 1]) < radius[1])
-        ).any():
-            kept.append(int(i))
+        if kept:
+            f = np.maximum(wid[kept], wid[i]) / w
+            close = (np.abs(centres[kept, 0] - centres[i, 0]) < radius[0] * f) & \
+                (np.abs(centres[kept, 1] - centres[i, 1]) < radius[1] * f)
+            if close.any():
+                continue
+        kept.append(int(i))
     return np.array(kept, dtype=int)
 
 
 def detect_in_scene(scene: np.ndarray, featurizer, score: Callable[[np.ndarray], np.ndarray],
                     stride: int = 4, nms_radius: tuple[int, int] = (20, 50),
-                    min_score: float = -np.inf) -> pd.DataFrame:
+                    min_score: float = -np.inf, scales: Sequence[float] | None = None) -> pd.DataFrame:
     """Detections (row, col, score) in one scene after NMS, best first.
 
     ``score`` maps a feature matrix (NaN = absent) to one value per window
-    (e.g. a fitted classifier's ``decision_function``).
+    (e.g. a fitted classifier's ``decision_function``). With ``scales``, the
+    windows of every level of :func:`image_pyramid` are scored and suppressed
+    together; the result then has (row, col, width, score) in scene pixels
+    (row, col and width as floats: a level's window mapped back by 1 / scale).
     """
-    origins = window_origins(scene.shape, stride)
-    X = featurizer.transform_windows(scene, origins)
-    s = np.asarray(score(X), dtype=float)
-    keep = s >= min_score
-    idx = np.flatnonzero(keep)[non_max_suppression(origins[keep], s[keep], nms_radius)]
-    return pd.DataFrame({"row": origins[idx, 0], "col": origins[idx, 1], "score": s[idx]})
+    if scales is None:
+        origins = window_origins(scene.shape, stride)
+        X = featurizer.transform_windows(scene, origins)
+        s = np.asarray(score(X), dtype=float)
+        keep = s >= min_score
+        idx = np.flatnonzero(keep)[non_max_suppression(origins[keep], s[keep], nms_radius)]
+        return pd.DataFrame({"row": origins[idx, 0], "col": origins[idx, 1], "score": s[idx]})
+    boxes, values = [], []
+    for sc, level in zip(scales, image_pyramid(scene, scales)):
+        o = window_origins(level.shape, stride)
+        v = np.asarray(score(featurizer.transform_windows(level, o)), dtype=float)
+        boxes.append(np.column_stack([o / sc, np.full(len(o), CROP_SHAPE[1] / sc)]))
+        values.append(v)
+    b, v = np.concatenate(boxes), np.concatenate(values)
+    keep = v >= min_score
+    b, v = b[keep], v[keep]
+    idx = non_max_suppression(b[:, :2], v, nms_radius, widths=b[:, 2])
+    return pd.DataFrame({"row": b[idx, 0], "col": b[idx, 1], "width": b[idx, 2], "score": v[idx]})
+
+
+class DecisionScorer:
+    """Picklable window scorer: ``estimator.decision_function(X[:, keep])``
+    (``keep`` = the feature columns the estimator was trained on)."""
+
+    def __init__(self, estimator, keep=None):
+        self.estimator = estimator
+        self.keep = keep
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        return self.estimator.decision_function(X if self.keep is None else X[:, self.keep])
+
+
+def _detect_one(scene, featurizer, score, stride, nms_radius, pyramid):
+    scales = None if pyramid is None else pyramid_scales(scene.shape, **pyramid)
+    return detect_in_scene(scene, featurizer, score, stride, nms_radius, scales=scales)
 
 
 def detect_scenes(scenes: Sequence[np.ndarray], featurizer, score, stride: int = 4,
-                  nms_radius: tuple[int, int] = (20, 50), progress=None) -> pd.DataFrame:
-    """:func:`detect_in_scene` over scenes -> DataFrame(scene, row, col, score)."""
-    parts = []
-    for k, scene in enumerate(scenes):
-        d = detect_in_scene(scene, featurizer, score, stride, nms_radius)
-        d.insert(0, "scene", k)
-        parts.append(d)
+                  nms_radius: tuple[int, int] = (20, 50), progress=None,
+                  pyramid: dict | None = None, n_jobs: int = 1) -> pd.DataFrame:
+    """:func:`detect_in_scene` over scenes -> DataFrame(scene, row, col, score);
+    with ``pyramid`` = {"max_scale": ..., "step": ...} multi-scale
+    (:func:`pyramid_scales` of each scene), adding a ``width`` column.
+    ``n_jobs`` > 1 spreads the scenes over processes (joblib; ``score`` must
+    then be picklable, e.g. a bound method or a ``functools.partial``); the
+    result does not depend on it."""
+    if n_jobs == 1:
+        parts = []
+        for k, scene in enumerate(scenes):
+            parts.append(_detect_one(scene, featurizer, score, stride, nms_radius, pyramid))
+            if progress is not None:
+                progress(f"scene {k + 1}/{len(scenes)}: {len(parts[-1])} windows kept")
+    else:
+        from joblib import Parallel, delayed
+
+        parts = Parallel(n_jobs=n_jobs)(
+            delayed(_detect_one)(scene, featurizer, score, stride, nms_radius, pyramid) for scene in scenes)
         if progress is not None:
-            progress(f"scene {k + 1}/{len(scenes)}: {len(d)} windows kept")
+            progress(f"{len(scenes)} scenes on {n_jobs} processes: {sum(map(len, parts))} windows kept")
+    for k, d in enumerate(parts):
+        d.insert(0, "scene", k)
     return pd.concat(parts, ignore_index=True)
 
 
-def _inside(det: np.ndarray, truth: np.ndarray, tolerance: float) -> np.ndarray:
-    h, w = CROP_SHAPE
+def _ellipse_distance(det: np.ndarray, truth: np.ndarray, tolerance: float) -> np.ndarray:
+    """Squared ellipse (ellipsoid) distance of detections (n, 2|3) to truths
+    (m, 2|3): <= 1 means inside. Two columns: (row, col) with semi-axes
+    tolerance * (40, 100); three: (row, col, width) with semi-axes
+    tolerance * (0.4 w0, w0, w0) for a true width w0."""
     d = det[:, None, :].astype(float) - truth[None, :, :]
-    return (d[..., 0] / (tolerance * h)) ** 2 + (d[..., 1] / (tolerance * w)) ** 2 <= 1.0
+    h, w = CROP_SHAPE
+    if truth.shape[1] == 2:
+        return (d[..., 0] / (tolerance * h)) ** 2 + (d[..., 1] / (tolerance * w)) ** 2
+    w0 = truth[None, :, 2].astype(float)
+    ax = tolerance * w0
+    return (d[..., 0] / (ax * h / w)) ** 2 + (d[..., 1] / ax) ** 2 + (d[..., 2] / ax) ** 2
 
 
 def match_detections(detections: pd.DataFrame, truths: Sequence[np.ndarray],
@@ -162,21 +300,28 @@ def match_detections(detections: pd.DataFrame, truths: Sequence[np.ndarray],
     ellipse contains it. A detection inside the ellipse of an already matched
     car only is false ("only one detection per object is allowed"). Because
     matching goes by score, the matches at any score threshold are the prefix
-    of these.
+    of these. Truths with three columns (row, col, width) use the multi-scale
+    ellipsoid (module docstring) and need a ``width`` column in ``detections``.
 
     Returns a bool array aligned with ``detections``.
     """
     correct = np.zeros(len(detections), bool)
-    h, w = CROP_SHAPE
+    ncol = 2
+    for t in truths:
+        t = np.asarray(t)
+        if t.size:
+            ncol = t.shape[-1]
+            break
+    cols = ["row", "col", "width"][:ncol]
+    if ncol == 3 and "width" not in detections.columns:
+        raise ValueError("multi-scale truths (row, col, width) need a 'width' column in the detections")
     for k, grp in detections.groupby("scene", sort=False):
-        truth = np.asarray(truths[int(k)]).reshape(-1, 2)
+        truth = np.asarray(truths[int(k)]).reshape(-1, ncol)
         if len(truth) == 0:
             continue
         grp = grp.sort_values("score", ascending=False, kind="stable")
         used = np.zeros(len(truth), bool)
-        det = grp[["row", "col"]].to_numpy()
-        d = det[:, None, :].astype(float) - truth[None, :, :]
-        dist = (d[..., 0] / (tolerance * h)) ** 2 + (d[..., 1] / (tolerance * w)) ** 2
+        dist = _ellipse_distance(grp[cols].to_numpy(float), truth, tolerance)
         for pos, label in enumerate(grp.index):
             ok = (dist[pos] <= 1.0) & ~used
             if ok.any():
@@ -194,7 +339,7 @@ def precision_recall(detections: pd.DataFrame, truths: Sequence[np.ndarray],
     precision, f_measure), thresholds decreasing; a detection counts at
     threshold t when its score >= t.
     """
-    n_true = int(sum(len(np.asarray(t).reshape(-1, 2)) for t in truths))
+    n_true = int(sum(len(np.asarray(t)) if np.ndim(t) == 2 else np.size(t) // 2 for t in truths))
     if n_true == 0:
         raise ValueError("no true car locations: recall is undefined")
     correct = match_detections(detections, truths, tolerance)
@@ -214,9 +359,12 @@ def precision_recall(detections: pd.DataFrame, truths: Sequence[np.ndarray],
 
 def equal_error_recall(curve: pd.DataFrame) -> float:
     """Recall where recall = precision (linear interpolation between the two
-    thresholds where precision - recall changes sign); NaN if never equal."""
+    thresholds where precision - recall changes sign); NaN if never equal.
+    Thresholds above the first correct detection (precision = recall = 0
+    there) are skipped: they are not an equal error rate."""
     r = curve["recall"].to_numpy(float)
     p = curve["precision"].to_numpy(float)
+    p, r = p[r > 0], r[r > 0]
     d = p - r
     if len(d) == 0:
         return float("nan")
@@ -229,3 +377,15 @@ def equal_error_recall(curve: pd.DataFrame) -> float:
     i = sign[0]
     t = d[i] / (d[i] - d[i + 1])
     return float(r[i] + t * (r[i + 1] - r[i]))
+
+
+def average_precision(curve: pd.DataFrame) -> float:
+    """Average precision of a :func:`precision_recall` curve: the sum over
+    thresholds of (recall increase) x precision, recall counted against all
+    true cars (as ``sklearn.metrics.average_precision_score`` with the cars
+    never detected scored below every detection); NaN for an empty curve."""
+    r = curve["recall"].to_numpy(float)
+    p = curve["precision"].to_numpy(float)
+    if len(r) == 0:
+        return float("nan")
+    return float(np.sum(np.diff(np.r_[0.0, r]) * p))

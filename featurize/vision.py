@@ -921,16 +921,25 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
         win_plain = sliding_window_view(scene, (p, p))
         win_flip = sliding_window_view(flipped_scene, (p, p))
 
-        def source(k, valid):
+        # Overlapping windows share candidates: each distinct (place, flip) of
+        # a landmark is described once and its coefficients copied to every
+        # window that has it (the same numbers as describing each copy).
+        F = np.full((m, L, K, self.n_pca), np.nan)
+        for k in range(L):
+            valid = centres[:, k, :, 0] >= 0
+            if not valid.any():
+                continue
             c = centres[:, k][valid]
             f = np.broadcast_to(flip[:, None], valid.shape)[valid]
-            out = np.empty((len(c), p, p), np.float32)
-            a = ~f
-            out[a] = win_plain[c[a, 0] - h, c[a, 1] - h]
-            out[f] = win_flip[c[f, 0] - h, (W - 1 - c[f, 1]) - h]
-            return out
-
-        X = self._assemble(centres, source)
+            key = (c[:, 0].astype(np.int64) * W + c[:, 1]) * 2 + f
+            uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+            cu, fu = c[first], f[first]
+            patches = np.empty((len(uniq), p, p), np.float32)
+            a = ~fu
+            patches[a] = win_plain[cu[a, 0] - h, cu[a, 1] - h]
+            patches[fu] = win_flip[cu[fu, 0] - h, (W - 1 - cu[fu, 1]) - h]
+            F[:, k][valid] = self._coefficients(k, patches)[inv.ravel()]
+        X = F.reshape(m, -1)
         return (X, centres, scores) if return_candidates else X
 
 

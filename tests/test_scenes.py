@@ -8,12 +8,17 @@ import pytest
 
 from featurize.exceptions import InputFileError
 from featurize.scenes import (
+    average_precision,
+    detect_in_scene,
+    detect_scenes,
     equal_error_recall,
+    image_pyramid,
     load_test_scenes,
     match_detections,
     non_max_suppression,
     parse_true_locations,
     precision_recall,
+    pyramid_scales,
     window_origins,
 )
 
@@ -80,6 +85,15 @@ def test_precision_recall_and_eer_by_hand():
     assert equal_error_recall(c) == pytest.approx(2 / 3)
 
 
+def test_eer_skips_thresholds_before_the_first_correct_detection():
+    # the best detection is false: precision = recall = 0 there is no EER
+    c = pd.DataFrame({"recall": [0.0, 0.5, 1.0], "precision": [0.0, 0.5, 2 / 3]})
+    assert equal_error_recall(c) == pytest.approx(0.5)
+    c = pd.DataFrame({"recall": [0.0, 0.25, 0.5], "precision": [0.0, 0.5, 0.25]})
+    # from (0.25, 0.5): d = 0.25 -> -0.25 at recall 0.5: zero halfway, recall 0.375
+    assert equal_error_recall(c) == pytest.approx(0.375)
+
+
 def test_eer_interpolates():
     c = pd.DataFrame({"recall": [0.2, 0.6], "precision": [0.8, 0.4]})
     # d = 0.6 -> -0.2 : zero at t = 0.75 -> recall 0.2 + 0.75 * 0.4 = 0.5
@@ -105,3 +119,170 @@ def test_real_scenes_smoke(mirror):
         o = window_origins(s.shape, 4)
         for r, c in t:
             assert (((o[:, 0] - r) / 10.0) ** 2 + ((o[:, 1] - c) / 25.0) ** 2 <= 1).any()
+
+
+# --- multi-scale -------------------------------------------------------------
+
+def test_parse_true_locations_scale(tmp_path):
+    p = tmp_path / "trueLocations_Scale.txt"
+    p.write_text("0: (67,-1,156)\n1: (50,28,91) (10,200,120)\n2:\n")
+    t = parse_true_locations(p, scale=True)
+    assert t[0].tolist() == [[67, -1, 156]]
+    assert t[1].tolist() == [[50, 28, 91], [10, 200, 120]]
+    assert t[2].shape == (0, 3)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("0: (67,-1,156)\n1: (67,-1)\n")
+    with pytest.raises(InputFileError, match=r"bad\.txt: line 2 .*\(row,col,width\)"):
+        parse_true_locations(bad, scale=True)
+
+
+def test_match_detections_multiscale_ellipsoid_by_hand():
+    # true window: top-left (100, 100), width 200 (height 80); semi-axes
+    # 0.25 * 80 = 20 (rows), 0.25 * 200 = 50 (cols), 50 (width)
+    truths = [np.array([[100, 100, 200]]), np.array([[0, 0, 100], [0, 300, 100]])]
+    det = pd.DataFrame({
+        "scene": [0, 0, 0, 0, 0, 0, 1, 1],
+        "row":   [112, 115, 100, 100, 110, 100, 0, 0],
+        "col":   [130, 100, 100, 100, 125, 100, 0, 300],
+        "width": [230, 200, 251, 250, 225, 100, 126, 100],
+        "score": [0.99, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3],
+    })
+    # (112,130,230): 0.36 + 0.36 + 0.36 = 1.08 > 1 -> false
+    # (115,100,200): (15/20)^2 = 0.5625 inside -> correct (first inside)
+    # (100,100,251): (51/50)^2 > 1 -> false
+    # (100,100,250): exactly 1, inside, but the car is taken -> false
+    # (110,125,225): 0.25 * 3 = 0.75 inside, car taken -> false
+    # (100,100,100): width 100 vs 200: (100/50)^2 -> false
+    # scene 1: (0,0,126): (26/25)^2 > 1 -> false; (0,300,100) exact -> correct
+    assert match_detections(det, truths).tolist() == [False, True, False, False, False, False, False, True]
+    # the width axis scales with the true width: the same offsets on a car of
+    # width 100 (axes 10, 25, 25) fall outside
+    small = pd.DataFrame({"scene": [0], "row": [107.5], "col": [100], "width": [100], "score": [1.0]})
+    assert match_detections(small, [np.array([[100, 100, 100]])]).tolist() == [True]  # (7.5/10)^2
+    small["width"] = 120.0  # + (20/25)^2 = 0.5625 + 0.64 > 1
+    assert match_detections(small, [np.array([[100, 100, 100]])]).tolist() == [False]
+    with pytest.raises(ValueError, match="width"):
+        match_detections(det.drop(columns="width"), truths)
+    c = precision_recall(det, truths)
+    assert c["correct"].iloc[-1] == 2 and c["recall"].iloc[-1] == pytest.approx(2 / 3)
+
+
+def test_average_precision_by_hand():
+    c = pd.DataFrame({"recall": [1 / 3, 1 / 3, 2 / 3, 2 / 3, 1.0],
+                      "precision": [1, 1 / 2, 2 / 3, 2 / 4, 3 / 5]})
+    assert average_precision(c) == pytest.approx(1 / 3 * 1 + 1 / 3 * 2 / 3 + 1 / 3 * 3 / 5)
+
+
+def test_average_precision_matches_sklearn():
+    from sklearn.metrics import average_precision_score
+    truths = [np.array([[0, 0]]), np.array([[0, 0], [100, 100]])]
+    det = pd.DataFrame({"scene": [0, 1, 1, 0, 1],
+                        "row": [0, 300, 100, 200, 0],
+                        "col": [0, 300, 100, 200, 0],
+                        "score": [5.0, 4.0, 3.0, 2.0, 1.0]})
+    ok = match_detections(det, truths)
+    # every car is detected here, so sklearn's AP over the detections is ours
+    assert average_precision(precision_recall(det, truths)) == pytest.approx(
+        average_precision_score(ok, det["score"]))
+    # a missed car (recall counted against 4 cars) scales AP by 3/4 here
+    more = [truths[0], np.array([[0, 0], [100, 100], [500, 500]])]
+    assert average_precision(precision_recall(det, more)) == pytest.approx(
+        0.75 * average_precision_score(ok, det["score"]))
+
+
+def test_pyramid_scales_by_hand():
+    np.testing.assert_allclose(pyramid_scales((80, 200), max_scale=1.0, step=2.0), [1.0, 0.5])
+    # 0.5 -> 40x100 fits; 0.25 -> 20x50 does not
+    np.testing.assert_allclose(pyramid_scales((80, 400), max_scale=2.0, step=2.0), [2.0, 1.0, 0.5])
+    assert len(pyramid_scales((39, 500), 1.0, 1.5)) == 0
+    with pytest.raises(ValueError, match="step must be a float > 1"):
+        pyramid_scales((80, 200), 1.0, 1.0)
+
+
+def test_image_pyramid_area_average():
+    # 2x2 blocks of constant value: halving gives the block values exactly
+    blocks = np.arange(12, dtype=np.float32).reshape(3, 4) / 12
+    img = np.kron(blocks, np.ones((2, 2), np.float32))
+    lv = image_pyramid(img, [1.0, 0.5, 2.0])
+    assert lv[0] is not None and np.array_equal(lv[0], img)
+    np.testing.assert_allclose(lv[1], blocks, atol=1e-6)
+    assert lv[2].shape == (12, 16)
+
+
+def test_non_max_suppression_across_scales_by_hand():
+    # boxes (row, col, width); height = 0.4 width; centres compared with the
+    # radius (20, 50) scaled by the larger width / 100
+    origins = np.array([[0, 0], [10, 25], [0, 0], [0, 220], [100, 0], [0, 260]], float)
+    widths = np.array([200, 100, 100, 100, 100, 30], float)
+    scores = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4])
+    # centres: (40,100) (30,75) (20,50) (20,270) (120,50) (6,275)
+    # 1 vs 0 (radius 40, 100): |dr|=10, |dc|=25 -> dropped
+    # 2 vs 0: |dr|=20 < 40, |dc|=50 < 100 -> dropped (a part of the big car)
+    # 3 vs 0: |dc|=170 -> kept
+    # 4 vs 0: |dr|=80 -> kept
+    # 5 vs 3 (radius 20, 50): |dr|=14, |dc|=5 -> dropped; vs 0: |dc|=175
+    assert non_max_suppression(origins, scores, (20, 50), widths=widths).tolist() == [0, 3, 4]
+    # equal widths of 100 reduce to the single-scale rule on top-lefts
+    o = np.array([[0, 0], [5, 10], [0, 60], [30, 0], [2, 55]], float)
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.95])
+    assert non_max_suppression(o, s, (20, 50), widths=np.full(5, 100.0)).tolist() == \
+        non_max_suppression(o, s, (20, 50)).tolist() == [4, 0, 3]
+    # a better small window does not survive inside a bigger one either:
+    # width 30 centred (22, 95) vs width 200 centred (40, 100) -> radius (40, 100)
+    o2 = np.array([[16, 80], [0, 0]], float)
+    assert non_max_suppression(o2, np.array([1.0, 0.5]), (20, 50),
+                               widths=np.array([30.0, 200.0])).tolist() == [0]
+
+
+class _BoxFeaturizer:
+    """Stand-in featurizer for synthetic scenes: one feature per window, the
+    mean inside the 40x100 window minus the mean of the 8-pixel ring around
+    it (clipped to the image): 1 exactly on a white 40x100 box on black."""
+
+    def transform_windows(self, scene, origins):
+        ii = np.pad(np.cumsum(np.cumsum(scene.astype(float), 0), 1), ((1, 0), (1, 0)))
+        H, W = scene.shape
+
+        def box(r0, c0, r1, c1):
+            r0, c0 = np.clip(r0, 0, H), np.clip(c0, 0, W)
+            r1, c1 = np.clip(r1, 0, H), np.clip(c1, 0, W)
+            return ii[r1, c1] - ii[r0, c1] - ii[r1, c0] + ii[r0, c0], (r1 - r0) * (c1 - c0)
+
+        r, c = origins[:, 0], origins[:, 1]
+        s_in, a_in = box(r, c, r + 40, c + 100)
+        s_out, a_out = box(r - 8, c - 8, r + 48, c + 108)
+        ring = (s_out - s_in) / np.maximum(a_out - a_in, 1)
+        return (s_in / a_in - ring)[:, None]
+
+
+def _first_column(X):
+    return X[:, 0]
+
+
+def test_multiscale_detection_on_synthetic_scene():
+    # two "cars": white boxes of 80x200 (scale 0.5) and 40x100 (scale 1)
+    scene = np.zeros((200, 420), np.float32)
+    scene[20:100, 40:240] = 1.0
+    scene[140:180, 300:400] = 1.0
+    scales = pyramid_scales(scene.shape, max_scale=1.0, step=2 ** 0.25)
+    np.testing.assert_allclose(scales[[0, 4]], [1.0, 0.5])
+    det = detect_in_scene(scene, _BoxFeaturizer(), _first_column, stride=2, scales=scales)
+    top = det.iloc[:2].sort_values("width")
+    np.testing.assert_allclose(top[["row", "col", "width"]].to_numpy(),
+                               [[140, 300, 100], [20, 40, 200]], atol=1e-6)
+    np.testing.assert_allclose(det["score"].iloc[:2], 1.0, atol=1e-6)
+    # suppression across scales: no other kept window is centred in the
+    # central half of a car
+    centres = det[["row", "col"]].to_numpy() + det[["width"]].to_numpy() * np.array([0.2, 0.5])
+    for (cr, cc, w) in [(60, 140, 200), (160, 350, 100)]:
+        near = (np.abs(centres[:, 0] - cr) < 0.2 * w - 1e-6) & (np.abs(centres[:, 1] - cc) < 0.5 * w - 1e-6)
+        assert near.sum() == 1
+    truths = [np.array([[20, 40, 200], [140, 300, 100]])]
+    # the same detections with the scenes spread over 2 processes
+    both = detect_scenes([scene, scene[:, ::-1].copy()], _BoxFeaturizer(), _first_column, stride=2,
+                         pyramid={"max_scale": 1.0, "step": 2 ** 0.25}, n_jobs=2)
+    pd.testing.assert_frame_equal(both[both["scene"] == 0].drop(columns="scene"), det)
+    c = precision_recall(det.assign(scene=0), truths)
+    at2 = c[c["n_detections"] == 2].iloc[0]  # the two cars come first (maybe tied)
+    assert at2["recall"] == 1.0 and at2["precision"] == 1.0
+    assert equal_error_recall(c) == 1.0 and average_precision(c) == pytest.approx(1.0)

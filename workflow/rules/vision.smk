@@ -1,7 +1,8 @@
 # Part-based car detection (Chechik et al. 2008, Sec. 4.1) on the UIUC cars:
 # fetch -> per-fold landmark-candidate features (featurizer fitted on the
 # fold's training crops only) -> per-method CV -> accuracy table + chart;
-# and sliding-window detection on the 170 single-scale test scenes.
+# and sliding-window detection on the 170 single-scale test scenes and (image
+# pyramid) the 108 multi-scale scenes, one trained model per method for both.
 
 VIS = config["vision"]
 VIS_DIR = "results/vision"
@@ -99,13 +100,13 @@ rule vision_detection_accuracy:
         "../scripts/vision_accuracy.py"
 
 
-rule vision_scene_method:
+rule vision_scene_model:
     input:
         data=rules.fetch_uiuc_cars.output[0],
     output:
-        f"{VIS_DIR}/scenes/{{method}}_detections.tsv",
+        f"{VIS_DIR}/scenes/{{method}}_model.joblib",
     log:
-        "logs/vision/scenes_{method}.log",
+        "logs/vision/scene_model_{method}.log",
     conda:
         "../envs/geomargin.yaml"
     threads: 1
@@ -114,14 +115,47 @@ rule vision_scene_method:
         runtime=60,
     params:
         featurizer=VIS_FEAT,
-        stride=VIS["stride"],
-        nms_radius=VIS["nms_radius"],
         val_fraction=VIS["val_fraction"],
         min_present_fraction=VIS["min_present_fraction"],
         grid=lambda wc: VIS["param_grids"].get(wc.method),
         seed=config["seed"],
     script:
+        "../scripts/vision_scene_model.py"
+
+
+rule vision_scene_method:
+    input:
+        data=rules.fetch_uiuc_cars.output[0],
+        model=f"{VIS_DIR}/scenes/{{method}}_model.joblib",
+    output:
+        f"{VIS_DIR}/scenes/{{method}}_detections.tsv",
+    log:
+        "logs/vision/scenes_{method}.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 2  # scenes spread over processes
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        multiscale=False,
+        pyramid=None,
+        stride=VIS["stride"],
+        nms_radius=VIS["nms_radius"],
+    script:
         "../scripts/vision_scenes.py"
+
+
+use rule vision_scene_method as vision_scene_method_scale with:
+    output:
+        f"{VIS_DIR}/scenes_scale/{{method}}_detections.tsv",
+    log:
+        "logs/vision/scenes_scale_{method}.log",
+    params:
+        multiscale=True,
+        pyramid=VIS["pyramid"],
+        stride=VIS["stride"],
+        nms_radius=VIS["nms_radius"],
 
 
 rule vision_scene_detection:
@@ -152,8 +186,35 @@ rule vision_scene_detection:
     params:
         methods=VIS["scene_methods"],
         tolerance=VIS["tolerance"],
+        multiscale=False,
     script:
         "../scripts/vision_scene_report.py"
+
+
+use rule vision_scene_detection as vision_scene_detection_scale with:
+    input:
+        data=rules.fetch_uiuc_cars.output[0],
+        detections=expand(
+            f"{VIS_DIR}/scenes_scale/{{method}}_detections.tsv",
+            method=VIS["scene_methods"],
+        ),
+    output:
+        table=report(
+            f"{VIS_DIR}/scene_detection_scale.tsv",
+            caption="../report/scene_detection_scale.rst",
+            category="Car detection",
+        ),
+        plot=report(
+            f"{VIS_DIR}/scene_detection_scale.png",
+            caption="../report/scene_detection_scale.rst",
+            category="Car detection",
+        ),
+    log:
+        "logs/vision/scene_detection_scale.log",
+    params:
+        methods=VIS["scene_methods"],
+        tolerance=VIS["tolerance"],
+        multiscale=True,
 
 
 rule vision_candidates_figure:

@@ -1,5 +1,7 @@
-"""Precision/recall per threshold and recall at equal error rate per method,
-with the README's criteria; recall-precision plot."""
+"""Precision/recall per threshold, recall at equal error rate and average
+precision per method, with the README's criteria (single-scale ellipse, or
+with ``multiscale`` the ellipsoid over (row, col, width)); precision-recall
+plot of every method beside the published equal-error recalls."""
 
 from _bootstrap import setup
 
@@ -13,25 +15,39 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from featurize.io import atomic_path, write_tsv_atomic  # noqa: E402
-from featurize.scenes import equal_error_recall, load_test_scenes, precision_recall  # noqa: E402
+from featurize.scenes import (  # noqa: E402
+    average_precision,
+    equal_error_recall,
+    load_test_scenes,
+    precision_recall,
+)
 
-_, truths, _ = load_test_scenes(smk.input.data)
+multi = bool(smk.params.multiscale)
+# published recall at EER on this test set (README, "Scene detection")
+PUBLISHED = {"Agarwal & Roth 2004": 0.40 if multi else 0.77, "Mutch & Lowe 2006": 0.906 if multi else 0.999}
+_, truths, _ = load_test_scenes(smk.input.data, scale=multi)
 parts = []
-fig, ax = plt.subplots(figsize=(4.5, 4))
+fig, ax = plt.subplots(figsize=(5.5, 4.5))
 for method, path in zip(smk.params.methods, smk.input.detections):
     det = pd.read_csv(path, sep="\t")
     curve = precision_recall(det, truths, smk.params.tolerance)
-    eer = equal_error_recall(curve)
+    eer, ap = equal_error_recall(curve), average_precision(curve)
     curve.insert(0, "method", method)
     curve["recall_at_eer"] = eer
+    curve["average_precision"] = ap
     parts.append(curve)
-    ax.plot(1 - curve["precision"], curve["recall"], label=f"{method} (EER recall {eer:.2f})")
-    log.info("%s: recall at EER %.3f", method, eer)
+    ax.plot(1 - curve["precision"], curve["recall"], lw=1, label=f"{method} (EER {eer:.3f}, AP {ap:.3f})")
+    log.info("%s: recall at EER %.3f, average precision %.3f", method, eer, ap)
 write_tsv_atomic(pd.concat(parts, ignore_index=True), smk.output.table)
+for (name, value), ls in zip(PUBLISHED.items(), (":", "--")):
+    ax.axhline(value, ls=ls, c="grey", lw=1, label=f"{name}, EER recall {value}")
 ax.set_xlabel("1 - precision")
 ax.set_ylabel("recall")
-ax.axhline(0.77, ls=":", c="grey", label="Agarwal & Roth (~0.77)")
-ax.legend(fontsize=7)
+ax.set_xlim(0, 1)
+ax.set_ylim(0, 1.01)
+n_cars = sum(len(t) for t in truths)
+ax.set_title(f"{'Multi' if multi else 'Single'}-scale UIUC test set ({len(truths)} scenes, {n_cars} cars)", fontsize=9)
+ax.legend(fontsize=6, loc="lower right")
 fig.tight_layout()
 with atomic_path(smk.output.plot, ".png") as tmp:
     fig.savefig(tmp, dpi=120)
