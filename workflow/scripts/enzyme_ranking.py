@@ -13,8 +13,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from featurize.io import write_tsv_atomic  # noqa: E402
-from models.ranking import (consensus_params, pair_score_fn, rank_candidates,  # noqa: E402
-                            supporting_neighbours)
+from models.evidence import explain_ranking, mark_ranked, orphan_reactions  # noqa: E402
+from models.ranking import consensus_params, pair_score_fn, rank_candidates  # noqa: E402
 from models.registry import get_method  # noqa: E402
 
 p = smk.params
@@ -40,11 +40,11 @@ model = get_method(p.method).make(groups=data["groups"], random_state=p.seed).se
 model.fit(data["X"], data["y"])
 log.info("fit in %.1f s", time.perf_counter() - start)
 
-orphans = [r for r, genes in net.reactions["genes"].items() if not genes]
-with_evidence = [r for r in orphans
-                 if any(featurizer.neighbour_genes(r, "").values())]
-log.info("orphan directed reactions: %d; with at least one motif neighbour gene: %d "
-         "(the others have no evidence and are not ranked)", len(orphans), len(with_evidence))
+orphans = orphan_reactions(net, featurizer, kinds=p.kinds)
+with_evidence = orphans.index[orphans["eligible"]].tolist()
+log.info("orphan directed reactions: %d (%s); to rank: %d (kinds %s, with at least one motif "
+         "neighbour gene)", len(orphans), orphans["reaction_kind"].value_counts().to_dict(),
+         len(with_evidence), ",".join(p.kinds))
 score = pair_score_fn(featurizer, model.decision_function)
 start = time.perf_counter()
 top = rank_candidates(score, with_evidence, candidates, top_n=p.top_n, batch_size=p.batch_size)
@@ -52,31 +52,15 @@ log.info("scored %d reactions x %d candidates in %.1f s", len(with_evidence), le
          time.perf_counter() - start)
 top = top.dropna(subset=["score"])
 
-rows = []
-for i, row in enumerate(top.itertuples(index=False), start=1):
-    r, g = row.reaction, row.gene
-    info = net.reactions.loc[r]
-    blocks = [t for t, hs in featurizer.neighbour_genes(r, g).items() if hs]
-    support = supporting_neighbours(featurizer, model.decision_function, r, g, top=3)
-    rows.append({
-        "reaction_id": r,
-        "reaction_name": info["name"],
-        "equation": info["equation"],
-        "ec_numbers": info["ec_numbers"],
-        "rank": row.rank,
-        "gene": g,
-        "gene_name": names.get(g, ""),
-        "gene_description": descriptions.get(g, ""),
-        "score": round(float(row.score), 6),
-        "motif_blocks": ",".join(blocks),
-        "supporting_neighbours": ";".join(f"{h}({m})" for h, m, _ in support),
-        "method": p.method,
-    })
-    if i % 1000 == 0:
-        log.info("explained %d/%d ranked candidates", i, len(top))
-table = pd.DataFrame(rows, columns=["reaction_id", "reaction_name", "equation", "ec_numbers", "rank",
-                                    "gene", "gene_name", "gene_description", "score",
-                                    "motif_blocks", "supporting_neighbours", "method"])
-table = table.sort_values(["reaction_id", "rank"], kind="stable")
-write_tsv_atomic(table, smk.output[0])
+table = explain_ranking(top, featurizer, net, model.decision_function, method=p.method,
+                        names=names, descriptions=descriptions,
+                        gene_domains=bundle["gene_domains"],
+                        gene_compartments=bundle["gene_compartments"],
+                        true_ranks=pd.read_csv(smk.input.true_ranks, sep="\t"), log=log)
+write_tsv_atomic(table, smk.output.table)
 log.info("wrote %d rows for %d reactions", len(table), table["reaction_id"].nunique())
+orphan_table = mark_ranked(orphans, table["reaction_id"].unique())
+write_tsv_atomic(orphan_table, smk.output.orphans)
+log.info("orphan reactions: %d, ranked %d; not ranked: %s", len(orphan_table),
+         int((orphan_table["ranked"] == "yes").sum()),
+         orphan_table.loc[orphan_table["ranked"] == "no", "reason"].value_counts().to_dict())
