@@ -29,6 +29,8 @@ rule all:
     default_target: True
     input:
         "results/enzyme_ranking.tsv",
+        "results/orphan_reactions.tsv",
+        "results/enzyme_ranking.html",
         "results/metabolic/accuracy.tsv",
         "results/metabolic/ranking_validation.tsv",
         "results/detection_accuracy.tsv",

@@ -203,5 +203,6 @@ rule enzyme_browser:
         runtime=10,
     params:
         dataset=MET["dataset"],
+        bigg_model=DATASET.get("bigg_model", ""),
     script:
         "../scripts/enzyme_browser.py"
