@@ -77,16 +77,14 @@
   DATA.reactions.forEach(function (r) {
     var parts = [r.id, r.model_id, r.name, r.kind, r.subsystem, r.ec, r.equation];
     (DATA.candidates[r.id] || []).forEach(function (c) { parts.push(c.gene, c.name); });
-    searchText[r.id] = parts.join(" ").toLowerCase();
+    searchText[r.id] = parts.join(" | ").toLowerCase().replace(/\s+/g, " ");
   });
   function visibleReactions() {
-    var q = state.query.toLowerCase().trim();
-    var words = q ? q.split(/\s+/) : [];
+    var q = state.query.toLowerCase().trim().replace(/\s+/g, " ");
     var rows = DATA.reactions.filter(function (r) {
       if (state.rankedOnly && !r.ranked) { return false; }
       if (state.kind && r.kind !== state.kind) { return false; }
-      var t = searchText[r.id];
-      return words.every(function (w) { return t.indexOf(w) >= 0; });
+      return !q || searchText[r.id].indexOf(q) >= 0;
     });
     var k = state.sortKey, d = state.sortDir;
     rows.sort(function (a, b) {
@@ -148,7 +146,7 @@
 
   // ------------------------------------------------------------ profile plot
   function profilePlot(reaction, cand) {
-    var W = 240, H = 84, P = 4;
+    var W = 170, H = 60, P = 4;
     var g = DATA.profiles[cand.key];
     var m = DATA.own_mean[reaction.id + "|" + cand.key] || DATA.nb_mean[reaction.id];
     var box = el("div", { class: "plot" });
@@ -230,12 +228,13 @@
     cands.forEach(function (c) {
       var geneCell = el("td", { class: "gene" }, [
         link(sgd(c.gene), c.gene), c.name && c.name !== c.gene ? " " + c.name : "",
-        el("div", { class: "desc", text: c.desc }), el("div", { class: "evidence", text: c.evidence })]);
+        el("div", { class: "desc", text: c.desc })]);
       var co = el("td", null, MOTIFS.filter(function (t) { return c.coexpr[t] !== null; }).map(function (t) {
         return el("div", { class: "num", text: t + " " + fmt(c.coexpr[t], 2) });
       }));
       var sup = el("td", null, c.support.map(function (s) {
-        return el("div", null, [link(sgd(s[0]), s[0]), s[1] && s[1] !== s[0] ? " " + s[1] : "", " (" + s[2] + ")"]);
+        return el("div", { class: "nowrap" }, [link(sgd(s[0]), s[0]), s[1] && s[1] !== s[0] ? " " + s[1] : "",
+          el("span", { class: "motif", text: " " + s[2] })]);
       }));
       tbody.appendChild(el("tr", { class: "candidate" }, [
         el("td", { class: "num", text: String(c.rank) }), geneCell,
@@ -243,6 +242,9 @@
         el("td", { class: "num", text: c.vp === null ? "" : (100 * c.vp).toFixed(0) + "%" }),
         co, sup, el("td", null, [chips(c.domains)]), el("td", null, [chips(c.comps)]),
         el("td", null, [profilePlot(r, c)])]));
+      var ev = el("td", { class: "evidence", text: "Evidence: " + c.evidence });
+      ev.colSpan = 9;
+      tbody.appendChild(el("tr", { class: "evidence-row" }, [ev]));
     });
     box.appendChild(el("table", { id: "candidates" }, [el("thead", null, [head]), tbody]));
   }

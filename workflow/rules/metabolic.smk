@@ -187,6 +187,8 @@ rule enzyme_browser:
         orphans=rules.enzyme_ranking.output.orphans,
         featurizer=rules.metabolic_features.output.featurizer,
         validation=rules.metabolic_ranking_validation.output.table,
+        # the page's inlined JavaScript and CSS: editing them rebuilds the page
+        assets=[str(REPO / "models" / "browser_assets" / f) for f in ("browser.js", "browser.css")],
     output:
         report(
             "results/enzyme_ranking.html",
