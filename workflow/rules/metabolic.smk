@@ -188,7 +188,10 @@ rule enzyme_browser:
         featurizer=rules.metabolic_features.output.featurizer,
         validation=rules.metabolic_ranking_validation.output.table,
         # the page's inlined JavaScript and CSS: editing them rebuilds the page
-        assets=[str(REPO / "models" / "browser_assets" / f) for f in ("browser.js", "browser.css")],
+        assets=[
+            str(REPO / "models" / "browser_assets" / f)
+            for f in ("browser.js", "browser.css")
+        ],
     output:
         report(
             "results/enzyme_ranking.html",
