@@ -1,5 +1,6 @@
 # geomargin: learning from structurally absent features.
 #   snakemake --cores 8 results/enzyme_ranking.tsv       rank candidate enzymes (main job)
+#   snakemake --cores 8 results/enzyme_ranking.html      ... and the candidate browser
 #   snakemake --cores 8 results/detection_accuracy.tsv   car detection from landmark candidates
 #   snakemake --cores 2 results/mcar/accuracy.tsv        missing-completely-at-random sanity check
 # All parameters live in config/config.yaml (validated by workflow/schemas/config.schema.yaml).
@@ -29,6 +30,8 @@ rule all:
     default_target: True
     input:
         "results/enzyme_ranking.tsv",
+        "results/orphan_reactions.tsv",
+        "results/enzyme_ranking.html",
         "results/metabolic/accuracy.tsv",
         "results/metabolic/ranking_validation.tsv",
         "results/detection_accuracy.tsv",

@@ -22,7 +22,9 @@ read with python-libsbml:
   and are left out of the stoichiometry, so uptake/excretion reactions become
   ordinary exchange reactions (``model.boundary``);
 * EC numbers come from MIRIAM ``urn:miriam:ec-code:`` (or identifiers.org)
-  annotations into ``reaction.annotation['ec-code']``.
+  annotations into ``reaction.annotation['ec-code']``. (iFF708 has no
+  subsystems; its KEGG pathway annotations are on the gene species, so
+  orphan reactions have none.)
 
 Ids are kept as in the file (``R_GLK1_1``, ``M_m220``).
 
@@ -286,7 +288,11 @@ class DirectedNetwork:
         when a reaction spans several), ``ec_numbers`` (";"-joined),
         ``genes`` (sorted tuple of gene ids; ``()`` for orphans),
         ``direction`` ("forward"/"reverse"), ``model_reactions`` (";"-joined
-        model ids merged into this one).
+        model ids merged into this one), ``subsystem`` (the model's
+        subsystem, else the reaction's KEGG pathway annotations, ";"-joined;
+        "" when the model has neither, as iFF708), ``reaction_kind`` and ``named_diffusion``
+        (:func:`featurize.reaction_kinds.reaction_kind` of the first model
+        reaction of the group).
     substrates, products : dict[str, frozenset[str]]
         Compartment-free metabolite keys per directed reaction, currency removed.
     currency : tuple[str, ...]
@@ -359,6 +365,18 @@ def _ec_numbers(rxn: cobra.Reaction) -> list[str]:
     return [str(e).strip() for e in ec if str(e).strip()]
 
 
+def _subsystems(rxn: cobra.Reaction) -> list[str]:
+    """The model's subsystem of a reaction; else its KEGG pathway
+    annotations (``kegg.pathway:sce00010``, as cobrapy reads them from
+    SBML/JSON reaction annotations); else none."""
+    if str(rxn.subsystem or "").strip():
+        return [str(rxn.subsystem).strip()]
+    kegg = rxn.annotation.get("kegg.pathway", [])
+    if isinstance(kegg, str):
+        kegg = [kegg]
+    return [f"kegg.pathway:{str(k).strip()}" for k in kegg if str(k).strip()]
+
+
 def _side(coeffs: dict, model: cobra.Model, multi_comp: bool) -> str:
     parts = []
     for met, c in coeffs:
@@ -386,7 +404,7 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
        stoichiometry (same metabolite ids and coefficients) become one,
        keeping the first id in model order, the union of genes and EC
        numbers, and the widest bounds (iFF708 splits isozymes into
-       ``R_<NAME>_<k>``).
+       ``R_<NAME>_<k>``), subsystems and the kind of the first reaction.
     3. **Split** by bounds: ``lb < 0 < ub`` gives ``<rid>`` (forward) and
        ``<rid>__rev`` (backward); ``ub <= 0`` and ``lb < 0`` (irreversible
        backward) gives only ``<rid>__rev``; otherwise only ``<rid>``
@@ -452,6 +470,8 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
         groups.setdefault(key, []).append(r)
     merged = {g[0].id: tuple(x.id for x in g) for g in groups.values() if len(g) > 1}
 
+    from featurize.reaction_kinds import reaction_kind  # it imports this module
+
     keys = metabolite_keys(model)
     rows, subs, prods = [], {}, {}
     for group in groups.values():
@@ -460,8 +480,11 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
         ub = max(x.upper_bound for x in group)
         genes = tuple(sorted({g.id for x in group for g in x.genes}))
         ecs = []
+        subsystems = []
         for x in group:
             ecs += [e for e in _ec_numbers(x) if e not in ecs]
+            subsystems += [s for s in _subsystems(x) if s not in subsystems]
+        kind, diffusion = reaction_kind(first, keys)
         items = list(first.metabolites.items())
         left = [(m, c) for m, c in items if c < 0]
         right = [(m, c) for m, c in items if c > 0]
@@ -481,6 +504,8 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
                 "equation": f"{_side(s_side, model, multi)} -> {_side(p_side, model, multi)}",
                 "ec_numbers": ";".join(ecs), "genes": genes, "direction": d,
                 "model_reactions": ";".join(x.id for x in group),
+                "subsystem": ";".join(subsystems), "reaction_kind": kind,
+                "named_diffusion": diffusion,
             })
             subs[did] = frozenset(keys[m.id] for m, _ in s_side)
             prods[did] = frozenset(keys[m.id] for m, _ in p_side)
@@ -495,7 +520,8 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
     substrates = {d: s - cset for d, s in subs.items()}
     products = {d: p - cset for d, p in prods.items()}
 
-    cols = ["reaction_id", "name", "equation", "ec_numbers", "genes", "direction", "model_reactions"]
+    cols = ["reaction_id", "name", "equation", "ec_numbers", "genes", "direction", "model_reactions",
+            "subsystem", "reaction_kind", "named_diffusion"]
     df = pd.DataFrame(rows, columns=["id"] + cols).set_index("id")
     df.index.name = "directed_id"
     n_merged = sum(len(v) - 1 for v in merged.values())

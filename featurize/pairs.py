@@ -750,6 +750,22 @@ class PairFeaturizer:
         X = self._matrix(reaction, np.repeat(g, len(hs)), self._gids(hs))
         return hs, X
 
+    def expression_zscores(self, genes: Sequence[str]) -> pd.DataFrame:
+        """Standardized expression profiles of ``genes`` (rows) over the
+        conditions (columns): each profile minus its mean over its present
+        conditions, divided by its (population) standard deviation there.
+        NaN where the gene has no value, whole rows of NaN for genes without
+        expression data (also fewer than two values or zero variance). The
+        pair features use the same profiles divided by ``sqrt(n_present)``.
+        """
+        if "expr" not in self._src:
+            raise GeomarginInputError("expression_zscores: the featurizer has no 'expr' source")
+        src = self._src["expr"]
+        rows = self._src_row["expr"][self._gids(list(genes))]
+        Z = src.arrays["Zn"][rows]
+        n = src.arrays["P"][rows].sum(axis=1)
+        return pd.DataFrame(Z * np.sqrt(n)[:, None], index=list(genes), columns=src.items)
+
 
 def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
                     seed: int) -> pd.DataFrame:

@@ -484,3 +484,15 @@ def test_fit_feature_scale_is_unit_std_over_present_values_without_centring():
     np.testing.assert_allclose(scaled, raw * scale, equal_nan=True)
     # zero stays zero (no centring)
     assert np.all((scaled == 0) == (raw == 0))
+
+
+def test_expression_zscores_hand_computed(feat):
+    z = feat.expression_zscores(["G1", "G2", "G4", "g1"])
+    # G1 = (1, 2, 3): mean 2, population sd sqrt(2/3)
+    s = math.sqrt(2 / 3)
+    assert np.allclose(z.loc["G1"].to_numpy(), [-1 / s, 0, 1 / s])
+    # G2 = (2, 0, NaN): over the two present values mean 1, sd 1
+    assert np.allclose(z.iloc[1].to_numpy()[:2], [1, -1]) and np.isnan(z.iloc[1, 2])
+    assert z.iloc[2].isna().all()                 # G4 has no expression data
+    assert np.allclose(z.iloc[3], z.iloc[0])      # ids are normalized
+    assert list(z.columns) == ["c0", "c1", "c2"]

@@ -3,6 +3,7 @@ a temporary directory (real Snakemake, real estimators, toy data)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -24,10 +25,14 @@ def toy_run(tmp_path_factory):
 def test_main_target_writes_all_three_outputs(toy_run):
     tmp, inputs, _, _ = toy_run
     ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
-    expected_cols = ["reaction_id", "reaction_name", "equation", "ec_numbers", "rank", "gene",
-                     "gene_name", "gene_description", "score", "motif_blocks",
-                     "supporting_neighbours", "method"]
+    expected_cols = ["reaction_id", "reaction_name", "equation", "reaction_kind",
+                     "named_diffusion", "subsystem", "ec_numbers", "rank", "gene", "gene_name",
+                     "gene_description", "score", "validated_precision", "motif_blocks",
+                     "catalyses_adjacent", "supporting_neighbours", "supporting_names", "shared_domains",
+                     "shared_compartments", "evidence", "coexpr_r_fork", "coexpr_r_funnel",
+                     "coexpr_r_chain_up", "coexpr_r_chain_down", "method"]
     assert list(ranking.columns) == expected_cols
+    assert (ranking["reaction_kind"] == "enzymatic").all() and not ranking["named_diffusion"].any()
     # every orphan reaction of the toy model (one direction each: irreversible)
     assert sorted(ranking["reaction_id"].unique()) == sorted(inputs["orphans"])
     # top_n rows per reaction, ranks 1..3, scores non-increasing within a reaction
@@ -75,6 +80,41 @@ def test_auto_ranks_with_the_best_validated_method(toy_run):
     # back to the module's config for the tests that follow
     proc = run_snakemake(tmp, toy_run[2], "results/enzyme_ranking.tsv")
     assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+def test_evidence_columns_match_independent_computations(toy_run):
+    """Co-expression r recomputed with numpy from expression.tsv (the toy
+    orphans have one gene per chain neighbour, so the mean r is one Pearson
+    r); validated_precision recounted from true_gene_ranks.tsv; supporting
+    names from the GAF; the orphan table lists every orphan as ranked."""
+    tmp, inputs, _, _ = toy_run
+    ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
+    expr = pd.read_csv(inputs["expression"], sep="\t", index_col=0)
+    orphans = pd.read_csv(tmp / "results/orphan_reactions.tsv", sep="\t")
+    assert sorted(orphans["reaction_id"]) == sorted(inputs["orphans"])
+    assert (orphans["ranked"] == "yes").all() and orphans["reason"].isna().all()
+    assert (orphans[["chain_up_genes", "chain_down_genes"]] == 1).all().all()
+    checked = 0
+    for row in ranking.itertuples():
+        for item in row.supporting_neighbours.split(";"):
+            h, motif = item.rstrip(")").split("(")
+            if motif != "chain_up" or h not in expr.index or row.gene not in expr.index:
+                continue
+            a, b = expr.loc[row.gene].to_numpy(), expr.loc[h].to_numpy()
+            if np.isnan(a).any() or np.isnan(b).any():
+                continue
+            assert row.coexpr_r_chain_up == pytest.approx(np.corrcoef(a, b)[0, 1], abs=1e-4)
+            checked += 1
+    assert checked >= 3
+    true_ranks = pd.read_csv(tmp / "results/metabolic/ranking/true_gene_ranks.tsv", sep="\t")
+    geo = true_ranks.loc[true_ranks["method"] == "geometric", "rank"]
+    for row in ranking.itertuples():
+        assert row.validated_precision == pytest.approx((geo <= row.rank).mean(), abs=1e-4)
+    gaf = pd.read_csv(inputs["annotation"], sep="\t", comment="!", header=None)
+    name_of = dict(zip(gaf[10].str.split("|").str[0], gaf[2]))
+    for row in ranking.itertuples():
+        hs = [x.split("(")[0] for x in row.supporting_neighbours.split(";")]
+        assert row.supporting_names.split(";") == [name_of[h] for h in hs]
 
 
 def test_toy_signal_is_learned(toy_run):

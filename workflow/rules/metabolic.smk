@@ -156,6 +156,8 @@ rule enzyme_ranking:
         accuracy=rules.metabolic_accuracy.output.table,
         # what the ranking was made from, for the report
         provenance=rules.metabolic_provenance.output[0],
+        # cross-validated ranks of true genes: validated_precision per rank
+        true_ranks=rules.metabolic_ranking_validation.output.ranks,
     output:
         ranking=report(
             "results/enzyme_ranking.tsv",
@@ -165,6 +167,11 @@ rule enzyme_ranking:
         quality=report(
             "results/enzyme_ranking_quality.tsv",
             caption="../report/enzyme_ranking_quality.rst",
+            category="Enzyme ranking",
+        ),
+        orphans=report(
+            "results/orphan_reactions.tsv",
+            caption="../report/orphan_reactions.rst",
             category="Enzyme ranking",
         ),
     log:
@@ -182,5 +189,38 @@ rule enzyme_ranking:
         top_n=MET["ranking"]["top_n"],
         batch_size=MET["ranking"]["batch_size"],
         seed=config["seed"],
+        kinds=MET["ranking"]["kinds"],
     script:
         "../scripts/enzyme_ranking.py"
+
+
+rule enzyme_browser:
+    input:
+        ranking=rules.enzyme_ranking.output.ranking,
+        orphans=rules.enzyme_ranking.output.orphans,
+        featurizer=rules.metabolic_features.output.featurizer,
+        validation=rules.metabolic_ranking_validation.output.table,
+        # the page's inlined JavaScript and CSS: editing them rebuilds the page
+        assets=[
+            str(REPO / "models" / "browser_assets" / f)
+            for f in ("browser.js", "browser.css")
+        ],
+    output:
+        report(
+            "results/enzyme_ranking.html",
+            caption="../report/enzyme_browser.rst",
+            category="Enzyme ranking",
+        ),
+    log:
+        "logs/metabolic/enzyme_browser.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        dataset=MET["dataset"],
+        bigg_model=DATASET.get("bigg_model", ""),
+    script:
+        "../scripts/enzyme_browser.py"

@@ -13,9 +13,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from featurize.io import write_tsv_atomic  # noqa: E402
+from models.evidence import explain_ranking, mark_ranked, orphan_reactions  # noqa: E402
 from models.ranking import (COEXPR, choose_ranking_method, coexpression_scores,  # noqa: E402
                             consensus_params, pair_score_fn, rank_candidates, ranking_decision,
-                            supporting_neighbours, top1_concentration)
+                            top1_concentration)
 from models.registry import get_method  # noqa: E402
 
 p = smk.params
@@ -56,11 +57,11 @@ else:
     log.info("fit in %.1f s", time.perf_counter() - start)
     decision = ranking_decision(model, p.margin_rule)
 
-orphans = [r for r, genes in net.reactions["genes"].items() if not genes]
-with_evidence = [r for r in orphans
-                 if any(featurizer.neighbour_genes(r, "").values())]
-log.info("orphan directed reactions: %d; with at least one motif neighbour gene: %d "
-         "(the others have no evidence and are not ranked)", len(orphans), len(with_evidence))
+orphans = orphan_reactions(net, featurizer, kinds=p.kinds)
+with_evidence = orphans.index[orphans["eligible"]].tolist()
+log.info("orphan directed reactions: %d (%s); to rank: %d (kinds %s, with at least one motif "
+         "neighbour gene)", len(orphans), orphans["reaction_kind"].value_counts().to_dict(),
+         len(with_evidence), ",".join(p.kinds))
 score = pair_score_fn(featurizer, decision)
 start = time.perf_counter()
 top = rank_candidates(score, with_evidence, candidates, top_n=p.top_n, batch_size=p.batch_size)
@@ -68,32 +69,11 @@ log.info("scored %d reactions x %d candidates in %.1f s", len(with_evidence), le
          time.perf_counter() - start)
 top = top.dropna(subset=["score"])
 
-rows = []
-for i, row in enumerate(top.itertuples(index=False), start=1):
-    r, g = row.reaction, row.gene
-    info = net.reactions.loc[r]
-    blocks = [t for t, hs in featurizer.neighbour_genes(r, g).items() if hs]
-    support = supporting_neighbours(featurizer, decision, r, g, top=3)
-    rows.append({
-        "reaction_id": r,
-        "reaction_name": info["name"],
-        "equation": info["equation"],
-        "ec_numbers": info["ec_numbers"],
-        "rank": row.rank,
-        "gene": g,
-        "gene_name": names.get(g, ""),
-        "gene_description": descriptions.get(g, ""),
-        "score": round(float(row.score), 6),
-        "motif_blocks": ",".join(blocks),
-        "supporting_neighbours": ";".join(f"{h}({m})" for h, m, _ in support),
-        "method": method,
-    })
-    if i % 1000 == 0:
-        log.info("explained %d/%d ranked candidates", i, len(top))
-table = pd.DataFrame(rows, columns=["reaction_id", "reaction_name", "equation", "ec_numbers", "rank",
-                                    "gene", "gene_name", "gene_description", "score",
-                                    "motif_blocks", "supporting_neighbours", "method"])
-table = table.sort_values(["reaction_id", "rank"], kind="stable")
+table = explain_ranking(top, featurizer, net, decision, method=method,
+                        names=names, descriptions=descriptions,
+                        gene_domains=bundle["gene_domains"],
+                        gene_compartments=bundle["gene_compartments"],
+                        true_ranks=pd.read_csv(smk.input.true_ranks, sep="\t"), log=log)
 gene, n_top, share = top1_concentration(top)
 log.info("rank-1 concentration: %s tops %d of %d ranked reactions (%.1f%%)", gene, n_top,
          top["reaction"].nunique(), 100 * share)
@@ -109,3 +89,8 @@ quality.update({"orphans_ranked": int(top["reaction"].nunique()), "orphan_top1_g
 write_tsv_atomic(pd.DataFrame([quality]).round(4), smk.output.quality)
 write_tsv_atomic(table, smk.output.ranking)
 log.info("wrote %d rows for %d reactions", len(table), table["reaction_id"].nunique())
+orphan_table = mark_ranked(orphans, table["reaction_id"].unique())
+write_tsv_atomic(orphan_table, smk.output.orphans)
+log.info("orphan reactions: %d, ranked %d; not ranked: %s", len(orphan_table),
+         int((orphan_table["ranked"] == "yes").sum()),
+         orphan_table.loc[orphan_table["ranked"] == "no", "reason"].value_counts().to_dict())

@@ -15,6 +15,7 @@ from featurize.localization import load_yeastgfp  # noqa: E402
 from featurize.motifs import find_motifs  # noqa: E402
 from featurize.network import build_directed_network, load_model  # noqa: E402
 from featurize.pairs import PairFeaturizer, build_instances  # noqa: E402
+from models.evidence import items_by_gene  # noqa: E402
 
 p = smk.params
 model = load_model(smk.input.network)
@@ -73,6 +74,9 @@ save_pickle_atomic(
         "candidates": candidates,
         "gene_names": annotation.names,
         "gene_descriptions": annotation.descriptions,
+        # evidence of the ranking: InterPro domains and compartments per gene
+        "gene_domains": items_by_gene(annotation.domains),
+        "gene_compartments": items_by_gene(localization),
         "dataset": p.dataset,
     },
     smk.output.featurizer,

@@ -1,0 +1,208 @@
+"""The candidate browser: one self-contained HTML page over the enzyme ranking.
+
+:func:`browser_data` collects what the page shows (orphan reactions, their
+ranked candidates with the evidence columns of ``enzyme_ranking.tsv``, the
+standardized expression profiles of the candidates and their neighbours'
+mean profiles, the method and its validated quality) and
+:func:`render_browser` writes it into one HTML page.
+
+The page needs no network at view time: no CDN, its CSS and JavaScript are
+inlined (both written here, no library: a sortable, searchable table and a
+line plot are ~250 lines of plain JavaScript, smaller than any vendored
+table library and with nothing to fetch at build time). The data are embedded
+as JSON in a ``<script type="application/json">`` element with ``<``, ``>``
+and ``&`` written as ``\\u003c``, ``\\u003e``, ``\\u0026``, so no input text
+can close the element; the script builds every element with
+``createElement``/``textContent`` (never ``innerHTML``), so text from the
+inputs (gene descriptions, reaction names) is shown as text and never runs.
+Links go to SGD (``https://www.yeastgenome.org/locus/<ORF>``) and, when the
+model uses BiGG ids, to BiGG.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from featurize.expression import normalize_gene_id
+
+__all__ = ["browser_data", "render_browser", "embed_json", "validated_quality"]
+
+_ASSETS = Path(__file__).with_name("browser_assets")
+
+
+def _num(v, nd=4):
+    """JSON-safe rounded float (None for NaN/inf/missing)."""
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return round(f, nd) if math.isfinite(f) else None
+
+
+def _str(v) -> str:
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
+
+
+def _split(v) -> list[str]:
+    return [x for x in _str(v).split(";") if x]
+
+
+def validated_quality(validation: pd.DataFrame, ranking: pd.DataFrame) -> dict:
+    """The validated quality of the method that made ``ranking`` (read from
+    its ``method`` column, one method expected): the row of ``validation``
+    (``ranking_validation.tsv``, or any table with a ``method`` column and
+    ``hit@10``, ``hit@50``, ``mrr``, optional ``<metric>_low``/``_high``,
+    ``n_true``, ``n_candidates``) for that method; {} when it has none.
+
+    >>> v = pd.DataFrame({"method": ["a", "b"], "hit@10": [0.5, 0.2], "mrr": [0.3, 0.1],
+    ...                   "median_rank": [9, 40]})
+    >>> validated_quality(v, pd.DataFrame({"method": ["b", "b"]}))
+    {'hit@10': 0.2, 'mrr': 0.1}
+    """
+    methods = sorted(set(ranking["method"].astype(str))) if "method" in ranking.columns else []
+    if len(methods) != 1 or "method" not in validation.columns:
+        return {}
+    rows = validation[validation["method"].astype(str) == methods[0]]
+    if rows.empty:
+        return {}
+    keep = re.compile(r"^(hit@10|hit@50|mrr)(_low|_high)?$|^n_true$|^n_candidates$")
+    return {str(k): float(v) for k, v in rows.iloc[0].items()
+            if keep.match(str(k)) and pd.notna(v)}
+
+
+def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
+                 quality: Mapping[str, object] | None = None, dataset: str = "",
+                 bigg_model: str = "") -> dict:
+    """Everything the page shows, as JSON-ready Python objects.
+
+    Parameters
+    ----------
+    ranking : DataFrame
+        ``results/enzyme_ranking.tsv`` (columns of
+        :data:`models.evidence.RANKING_COLUMNS`, ``coexpr_r_<motif>``, ``method``).
+    orphans : DataFrame
+        ``results/orphan_reactions.tsv``.
+    featurizer : PairFeaturizer
+        For the motif neighbours and the expression profiles.
+    quality : mapping, optional
+        The method's validated ranking quality: ``hit@10``, ``hit@50``,
+        ``mrr`` and optionally ``n_true``, ``n_candidates`` and
+        ``<metric>_low`` / ``<metric>_high`` interval bounds.
+    dataset : str
+        Name of the input set (shown in the header).
+    bigg_model : str
+        BiGG model id of the network's reaction ids ("" for no BiGG links).
+    """
+    methods = sorted(set(ranking["method"].astype(str))) if len(ranking) else []
+    motif_types = list(featurizer.motif_types_)
+    has_expr = "expr" in featurizer.sources_
+    conditions = []
+    profiles: dict[str, list] = {}
+    nb_mean: dict[str, list] = {}
+    own_mean: dict[str, list] = {}
+
+    def zlist(row):
+        return [_num(v, 2) for v in row]
+
+    if has_expr and len(ranking):
+        genes = sorted({normalize_gene_id(g) for g in ranking["gene"]})
+        z = featurizer.expression_zscores(genes)
+        conditions = [str(c) for c in z.columns]
+        for g, row in zip(genes, z.to_numpy()):
+            if not np.isnan(row).all():
+                profiles[g] = zlist(row)
+    cands: dict[str, list] = {}
+    for r, grp in ranking.groupby("reaction_id", sort=False):
+        nb = featurizer.neighbour_genes(r, "")
+        all_nb = sorted(set().union(*nb.values())) if nb else []
+        if has_expr and all_nb:
+            zn = featurizer.expression_zscores(all_nb).to_numpy()
+            with np.errstate(all="ignore"):
+                nb_mean[r] = zlist(np.nanmean(zn, axis=0)) if not np.isnan(zn).all() else []
+        rows = []
+        for row in grp.sort_values("rank").itertuples(index=False):
+            rec = row._asdict()
+            g = normalize_gene_id(rec["gene"])
+            # a candidate that is itself a neighbour gene is left out of the mean
+            if has_expr and g in all_nb and len(all_nb) > 1:
+                others = [h for h in all_nb if h != g]
+                zo = featurizer.expression_zscores(others).to_numpy()
+                if not np.isnan(zo).all():
+                    with np.errstate(all="ignore"):
+                        own_mean[f"{r}|{g}"] = zlist(np.nanmean(zo, axis=0))
+            names = _split(rec.get("supporting_names"))
+            support = []
+            for k, item in enumerate(_split(rec.get("supporting_neighbours"))):
+                orf, _, motifs = item.partition("(")
+                support.append([orf, names[k] if k < len(names) else "", motifs.rstrip(")")])
+            rows.append({
+                "rank": int(rec["rank"]), "gene": _str(rec["gene"]), "key": g,
+                "name": _str(rec.get("gene_name")), "desc": _str(rec.get("gene_description")),
+                "score": _num(rec["score"]), "vp": _num(rec.get("validated_precision")),
+                "coexpr": {t: _num(rec.get(f"coexpr_r_{t}"), 3) for t in motif_types},
+                "support": support, "domains": _split(rec.get("shared_domains")),
+                "comps": _split(rec.get("shared_compartments")),
+                "evidence": _str(rec.get("evidence")),
+            })
+        cands[str(r)] = rows
+    best = ranking.groupby("reaction_id")["score"].max() if len(ranking) else pd.Series(dtype=float)
+    reactions = []
+    for row in orphans.itertuples(index=False):
+        rec = row._asdict()
+        rid = str(rec["reaction_id"])
+        reactions.append({
+            "id": rid, "model_id": _str(rec.get("model_reaction")), "name": _str(rec.get("reaction_name")),
+            "equation": _str(rec.get("equation")), "kind": _str(rec.get("reaction_kind")),
+            "diffusion": str(rec.get("named_diffusion")).lower() == "true",
+            "subsystem": _str(rec.get("subsystem")), "ec": _str(rec.get("ec_numbers")),
+            "ranked": _str(rec.get("ranked")) == "yes", "reason": _str(rec.get("reason")),
+            "best": _num(best.get(rid)), "n": len(cands.get(rid, [])),
+            "neighbours": {t: int(rec.get(f"{t}_genes") or 0) for t in motif_types},
+        })
+    q = {}
+    for k, v in dict(quality or {}).items():
+        q[str(k)] = _num(v) if not isinstance(v, str) else v
+    return {"meta": {"method": ", ".join(methods), "dataset": dataset, "bigg_model": bigg_model,
+                     "motif_types": motif_types, "quality": q, "n_conditions": len(conditions)},
+            "conditions": conditions, "reactions": reactions, "candidates": cands,
+            "profiles": profiles, "nb_mean": nb_mean, "own_mean": own_mean}
+
+
+def embed_json(data) -> str:
+    """JSON text safe inside an HTML ``<script>`` element: ``<``, ``>``, ``&``
+    (and the JavaScript line separators) escaped as ``\\uXXXX``.
+
+    >>> embed_json({"d": "</script><b>&"})
+    '{"d": "\\\\u003c/script\\\\u003e\\\\u003cb\\\\u003e\\\\u0026"}'
+    """
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+    for ch, rep in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e"),
+                    ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(ch, rep)
+    return text
+
+
+def render_browser(data: dict, title: str = "Candidate enzymes for orphan reactions") -> str:
+    """The complete HTML page (CSS, JavaScript and data inlined)."""
+    css = (_ASSETS / "browser.css").read_text()
+    js = (_ASSETS / "browser.js").read_text()
+    for name, text in (("browser.css", css), ("browser.js", js)):
+        if "</" in text:
+            raise ValueError(f"models/browser_assets/{name} must not contain '</' "
+                             "(it is inlined into the page)")
+    esc = (title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            "<link rel=\"icon\" href=\"data:,\">\n"
+            f"<title>{esc}</title>\n<style>\n{css}\n</style>\n</head>\n<body>\n"
+            "<noscript>This page needs JavaScript to show the ranking; the same data are in "
+            "results/enzyme_ranking.tsv.</noscript>\n"
+            f"<script type=\"application/json\" id=\"geomargin-data\">{embed_json(data)}</script>\n"
+            f"<script>\n{js}\n</script>\n</body>\n</html>\n")

@@ -1,0 +1,268 @@
+// Candidate browser for geomargin's enzyme ranking (models/browser.py).
+// Every element is built with createElement/textContent: text from the
+// inputs is never parsed as HTML.
+(function () {
+  "use strict";
+  var DATA = JSON.parse(document.getElementById("geomargin-data").textContent);
+  var META = DATA.meta;
+  var MOTIFS = META.motif_types;
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var state = { sortKey: "best", sortDir: -1, query: "", kind: "", rankedOnly: true, selected: null };
+
+  function el(tag, attrs, children) {
+    var e = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (k) {
+        if (k === "text") { e.textContent = attrs[k]; }
+        else if (k === "class") { e.className = attrs[k]; }
+        else { e.setAttribute(k, attrs[k]); }
+      });
+    }
+    (children || []).forEach(function (c) {
+      if (c === null || c === undefined) { return; }
+      e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    });
+    return e;
+  }
+  function svg(tag, attrs) {
+    var e = document.createElementNS(SVGNS, tag);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    return e;
+  }
+  function fmt(v, nd) { return (v === null || v === undefined) ? "" : Number(v).toFixed(nd); }
+  function link(href, text) { return el("a", { href: href, target: "_blank", rel: "noopener", text: text }); }
+  function sgd(orf) { return "https://www.yeastgenome.org/locus/" + encodeURIComponent(orf); }
+  function kindChip(kind) { return el("span", { class: "kind kind-" + kind, text: kind }); }
+
+  // ------------------------------------------------------------ header
+  function metricText(key, label, pct) {
+    var q = META.quality || {};
+    var v = q[key];
+    if (v === null || v === undefined) { return null; }
+    var s = pct ? (100 * v).toFixed(1) + "%" : Number(v).toFixed(3);
+    var lo = q[key + "_low"], hi = q[key + "_high"];
+    if (lo !== undefined && lo !== null && hi !== undefined && hi !== null) {
+      s += pct ? " [" + (100 * lo).toFixed(1) + ", " + (100 * hi).toFixed(1) + "]"
+               : " [" + Number(lo).toFixed(3) + ", " + Number(hi).toFixed(3) + "]";
+    }
+    return el("span", { class: "metric" }, [label + " ", el("b", { text: s })]);
+  }
+  function buildHeader() {
+    var q = META.quality || {};
+    var metrics = el("div", { class: "metrics" }, [
+      metricText("hit@10", "hit@10", true), metricText("hit@50", "hit@50", true),
+      metricText("mrr", "MRR", false)]);
+    var nCand = q.n_candidates ? " among about " + Math.round(q.n_candidates) + " candidate genes" : "";
+    var nTrue = q.n_true ? " (" + q.n_true + " true genes of held-out reactions)" : "";
+    var explain = el("div", { class: "explain", text:
+      "Validated by cross-validation: reactions with known genes were hidden, ranked like orphans" +
+      nCand + nTrue + ". hit@10 / hit@50: fraction of their true genes ranked in the top 10 / 50. " +
+      "MRR: mean of 1/rank of the true gene (1 = always first). Column 'precision' below: " +
+      "fraction of true genes found at that rank or better." });
+    var nR = DATA.reactions.length;
+    var nRanked = DATA.reactions.filter(function (r) { return r.ranked; }).length;
+    return el("header", null, [
+      el("h1", { text: "Candidate enzymes and transporters for orphan reactions" }),
+      el("div", { class: "meta", text: "Input set: " + (META.dataset || "?") + " \u2022 method: " +
+        (META.method || "?") + " \u2022 " + nR + " orphan reactions, " + nRanked + " ranked" }),
+      metrics, explain]);
+  }
+
+  // ------------------------------------------------------------ reaction list
+  var COLUMNS = [
+    { key: "name", label: "Reaction" }, { key: "kind", label: "Kind" },
+    { key: "subsystem", label: "Subsystem" }, { key: "best", label: "Best score", num: true },
+    { key: "n", label: "Cand.", num: true }];
+  var searchText = {};
+  DATA.reactions.forEach(function (r) {
+    var parts = [r.id, r.model_id, r.name, r.kind, r.subsystem, r.ec, r.equation];
+    (DATA.candidates[r.id] || []).forEach(function (c) { parts.push(c.gene, c.name); });
+    searchText[r.id] = parts.join(" | ").toLowerCase().replace(/\s+/g, " ");
+  });
+  function visibleReactions() {
+    var q = state.query.toLowerCase().trim().replace(/\s+/g, " ");
+    var rows = DATA.reactions.filter(function (r) {
+      if (state.rankedOnly && !r.ranked) { return false; }
+      if (state.kind && r.kind !== state.kind) { return false; }
+      return !q || searchText[r.id].indexOf(q) >= 0;
+    });
+    var k = state.sortKey, d = state.sortDir;
+    rows.sort(function (a, b) {
+      var x = a[k], y = b[k];
+      if (x === null || x === undefined) { return 1; }
+      if (y === null || y === undefined) { return -1; }
+      if (typeof x === "string") { x = x.toLowerCase(); y = String(y).toLowerCase(); }
+      if (x < y) { return -d; }
+      if (x > y) { return d; }
+      return a.id < b.id ? -1 : 1;
+    });
+    return rows;
+  }
+  function renderList() {
+    var rows = visibleReactions();
+    var tbody = document.querySelector("#reactions tbody");
+    tbody.textContent = "";
+    rows.forEach(function (r) {
+      var nameCell = el("td", null, [el("div", { text: r.name || r.id }), el("div", { class: "rid", text: r.id })]);
+      var kindCell = el("td", null, [kindChip(r.kind), r.diffusion ? el("span", { class: "flag", text: "diffusion" }) : null]);
+      var tr = el("tr", { "data-id": r.id, class: (r.ranked ? "" : "unranked") + (r.id === state.selected ? " selected" : "") }, [
+        nameCell, kindCell, el("td", { text: r.subsystem }),
+        el("td", { class: "num", text: fmt(r.best, 3) }), el("td", { class: "num", text: String(r.n) })]);
+      tr.addEventListener("click", function () { select(r.id); });
+      tbody.appendChild(tr);
+    });
+    document.getElementById("count").textContent =
+      "Showing " + rows.length + " of " + DATA.reactions.length + " orphan reactions";
+    document.querySelectorAll("#reactions th").forEach(function (th) {
+      th.classList.remove("sorted-asc", "sorted-desc");
+      if (th.getAttribute("data-key") === state.sortKey) {
+        th.classList.add(state.sortDir > 0 ? "sorted-asc" : "sorted-desc");
+      }
+    });
+  }
+  function buildLeft() {
+    var search = el("input", { type: "search", id: "search", placeholder: "Search reaction, subsystem, EC or gene\u2026" });
+    search.addEventListener("input", function () { state.query = search.value; renderList(); });
+    var kind = el("select", { id: "kind" }, [el("option", { value: "", text: "all kinds" })].concat(
+      ["enzymatic", "transport", "spontaneous"].map(function (k) { return el("option", { value: k, text: k }); })));
+    kind.addEventListener("change", function () { state.kind = kind.value; renderList(); });
+    var ranked = el("input", { type: "checkbox", id: "ranked-only" });
+    ranked.checked = state.rankedOnly;
+    ranked.addEventListener("change", function () { state.rankedOnly = ranked.checked; renderList(); });
+    var head = el("tr", null, COLUMNS.map(function (c) {
+      var th = el("th", { "data-key": c.key, class: c.num ? "num" : "", text: c.label });
+      th.addEventListener("click", function () {
+        if (state.sortKey === c.key) { state.sortDir = -state.sortDir; }
+        else { state.sortKey = c.key; state.sortDir = c.num ? -1 : 1; }
+        renderList();
+      });
+      return th;
+    }));
+    return el("div", { id: "left" }, [
+      el("div", { class: "controls" }, [search, kind, el("label", null, [ranked, " ranked only"])]),
+      el("div", { class: "count", id: "count" }),
+      el("div", { class: "tablewrap" }, [el("table", { id: "reactions" }, [el("thead", null, [head]), el("tbody")])])]);
+  }
+
+  // ------------------------------------------------------------ profile plot
+  function profilePlot(reaction, cand) {
+    var W = 170, H = 60, P = 4;
+    var g = DATA.profiles[cand.key];
+    var m = DATA.own_mean[reaction.id + "|" + cand.key] || DATA.nb_mean[reaction.id];
+    var box = el("div", { class: "plot" });
+    if (!g || !m || !m.length) {
+      box.appendChild(el("span", { class: "hint", text: g ? "neighbours have no expression data" : "no expression data" }));
+      return box;
+    }
+    var n = g.length, lim = 0.5;
+    g.concat(m).forEach(function (v) { if (v !== null && Math.abs(v) > lim) { lim = Math.abs(v); } });
+    lim = Math.min(lim, 5);
+    function x(i) { return P + (W - 2 * P) * (n > 1 ? i / (n - 1) : 0.5); }
+    function y(v) { return H / 2 - (H / 2 - P) * Math.max(-1, Math.min(1, v / lim)); }
+    var s = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, class: "profile", role: "img" });
+    var title = svg("title");
+    title.textContent = "Standardized expression over " + n + " conditions: " + cand.gene +
+      " (blue) and the mean of the reaction's motif neighbours (orange)";
+    s.appendChild(title);
+    s.appendChild(svg("line", { x1: P, x2: W - P, y1: H / 2, y2: H / 2, stroke: "#c8cdd2", "stroke-width": 1 }));
+    [[m, "#e07b00"], [g, "#1f5fbf"]].forEach(function (pair) {
+      var pts = [], segs = [];
+      pair[0].forEach(function (v, i) {
+        if (v === null) { if (pts.length) { segs.push(pts); pts = []; } return; }
+        pts.push(x(i).toFixed(1) + "," + y(v).toFixed(1));
+      });
+      if (pts.length) { segs.push(pts); }
+      segs.forEach(function (p) {
+        s.appendChild(svg("polyline", { points: p.join(" "), fill: "none", stroke: pair[1], "stroke-width": 1.3 }));
+      });
+    });
+    box.appendChild(s);
+    return box;
+  }
+
+  // ------------------------------------------------------------ details
+  function select(id) {
+    state.selected = id;
+    if (decodeURIComponent(location.hash.slice(1)) !== id) {
+      history.replaceState(null, "", "#" + encodeURIComponent(id));
+    }
+    renderList();
+    renderDetail();
+  }
+  function chips(items) {
+    if (!items.length) { return el("span", { class: "hint", text: "none" }); }
+    return el("div", { class: "chips" }, items.map(function (t) { return el("span", { text: t }); }));
+  }
+  function renderDetail() {
+    var box = document.getElementById("detail");
+    box.textContent = "";
+    var r = DATA.reactions.filter(function (x) { return x.id === state.selected; })[0];
+    if (!r) {
+      box.appendChild(el("p", { class: "hint", text: "Click a reaction to see its candidate genes and their evidence." }));
+      return;
+    }
+    var idPart = META.bigg_model && r.model_id
+      ? link("https://bigg.ucsd.edu/models/" + encodeURIComponent(META.bigg_model) + "/reactions/" +
+             encodeURIComponent(r.model_id), r.id + " (BiGG)")
+      : el("span", { class: "rid", text: r.id });
+    var nb = MOTIFS.map(function (t) { return t + " " + (r.neighbours[t] || 0); }).join(", ");
+    box.appendChild(el("h2", { id: "detail-title", text: r.name || r.id }));
+    box.appendChild(el("div", { class: "facts" }, [
+      idPart, " \u2022 ", kindChip(r.kind), r.diffusion ? el("span", { class: "flag", text: "named as diffusion" }) : null,
+      r.subsystem ? " \u2022 subsystem " + r.subsystem : "", r.ec ? " \u2022 EC " + r.ec : "",
+      el("br"), el("span", { class: "eq", text: r.equation }), el("br"),
+      "Motif neighbour genes: " + nb + ".",
+      r.ranked ? "" : el("div", { class: "hint", text: "Not ranked: " + r.reason })]));
+    var cands = DATA.candidates[r.id] || [];
+    if (!cands.length) { return; }
+    box.appendChild(el("div", { class: "legend" }, [
+      "Plot: standardized expression profile of the candidate (",
+      el("span", { style: "color:#1f5fbf", text: "blue" }),
+      ") against the mean profile of the reaction's motif neighbours (",
+      el("span", { style: "color:#e07b00", text: "orange" }), "), over " + META.n_conditions + " conditions."]));
+    var head = el("tr", null, ["#", "Candidate", "Score", "Precision", "Co-expression r",
+      "Supporting neighbours", "Shared domains", "Shared compartments", "Expression"].map(function (h) {
+      return el("th", { text: h });
+    }));
+    var tbody = el("tbody");
+    cands.forEach(function (c) {
+      var geneCell = el("td", { class: "gene" }, [
+        link(sgd(c.gene), c.gene), c.name && c.name !== c.gene ? " " + c.name : "",
+        el("div", { class: "desc", text: c.desc })]);
+      var co = el("td", null, MOTIFS.filter(function (t) { return c.coexpr[t] !== null; }).map(function (t) {
+        return el("div", { class: "num", text: t + " " + fmt(c.coexpr[t], 2) });
+      }));
+      var sup = el("td", null, c.support.map(function (s) {
+        return el("div", { class: "nowrap" }, [link(sgd(s[0]), s[0]), s[1] && s[1] !== s[0] ? " " + s[1] : "",
+          el("span", { class: "motif", text: " " + s[2] })]);
+      }));
+      tbody.appendChild(el("tr", { class: "candidate" }, [
+        el("td", { class: "num", text: String(c.rank) }), geneCell,
+        el("td", { class: "num", text: fmt(c.score, 3) }),
+        el("td", { class: "num", text: c.vp === null ? "" : (100 * c.vp).toFixed(0) + "%" }),
+        co, sup, el("td", null, [chips(c.domains)]), el("td", null, [chips(c.comps)]),
+        el("td", null, [profilePlot(r, c)])]));
+      var ev = el("td", { class: "evidence", text: "Evidence: " + c.evidence });
+      ev.colSpan = 9;
+      tbody.appendChild(el("tr", { class: "evidence-row" }, [ev]));
+    });
+    box.appendChild(el("table", { id: "candidates" }, [el("thead", null, [head]), tbody]));
+  }
+
+  // ------------------------------------------------------------ start
+  document.body.appendChild(buildHeader());
+  document.body.appendChild(el("main", null, [buildLeft(), el("section", { id: "detail" })]));
+  function fromHash() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    if (id && DATA.reactions.some(function (r) { return r.id === id; })) {
+      var r = DATA.reactions.filter(function (x) { return x.id === id; })[0];
+      if (!r.ranked) { state.rankedOnly = false; document.getElementById("ranked-only").checked = false; }
+      select(id);
+    } else {
+      renderList();
+      renderDetail();
+    }
+  }
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
+})();

@@ -1,0 +1,314 @@
+"""What a biologist reads beside a ranked candidate: which orphan reactions
+are ranked and why, and the evidence behind each (reaction, candidate gene).
+
+:func:`orphan_reactions` lists every orphan directed reaction with its kind
+(:mod:`featurize.reaction_kinds`), subsystem, motif neighbours per type and
+whether it is ranked (and why not). :func:`explain_ranking` turns the top
+candidates of :func:`models.ranking.rank_candidates` into the rows of
+``results/enzyme_ranking.tsv``: per candidate its supporting neighbours with
+gene names and motif types, its co-expression r with each motif type's
+neighbours, the domains and compartments it shares with them, and the
+``validated_precision`` of its rank (:func:`validated_precision`). Every
+column is described in the README ("Columns of enzyme_ranking.tsv").
+
+Co-expression r of a candidate g with the neighbours of motif type t is the
+sum over conditions of the pair's ``t:expr`` features (unscaled): ``sum_k
+z_g(k) mean_h z_h(k)`` with unit-norm centred profiles, i.e. the mean over
+the neighbours h of Pearson's r(g, h) (exact when the profiles have no
+missing condition; otherwise each condition averages the neighbours that have
+it). It is what the model sees of expression for that block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from featurize.expression import normalize_gene_id
+from featurize.reaction_kinds import REACTION_KINDS
+from models.ranking import supporting_neighbours
+
+__all__ = ["ORPHAN_COLUMNS", "RANKING_COLUMNS", "items_by_gene", "orphan_reactions", "mark_ranked",
+           "validated_precision", "coexpression_r", "candidate_evidence", "explain_ranking"]
+
+#: Columns of results/orphan_reactions.tsv, before the per-motif counts.
+ORPHAN_COLUMNS = ["reaction_id", "model_reaction", "reaction_name", "equation", "reaction_kind",
+                  "named_diffusion", "subsystem", "ec_numbers"]
+#: Columns of results/enzyme_ranking.tsv, before the per-motif co-expression r.
+RANKING_COLUMNS = ["reaction_id", "reaction_name", "equation", "reaction_kind", "named_diffusion",
+                   "subsystem", "ec_numbers", "rank", "gene", "gene_name", "gene_description",
+                   "score", "validated_precision", "motif_blocks", "catalyses_adjacent",
+                   "supporting_neighbours", "supporting_names", "shared_domains",
+                   "shared_compartments", "evidence"]
+
+
+def items_by_gene(table: pd.DataFrame) -> dict[str, tuple[str, ...]]:
+    """Gene (normalized id) -> the columns where a genes x items 0/1 table
+    (InterPro domains, compartments) is non-zero.
+
+    >>> items_by_gene(pd.DataFrame({"IPR1": [1, 0], "IPR2": [1, 1]}, index=["yal001c", "B"]))
+    {'YAL001C': ('IPR1', 'IPR2'), 'B': ('IPR2',)}
+    """
+    x = table.to_numpy()
+    cols = [str(c) for c in table.columns]
+    out = {}
+    for g, row in zip(table.index, x):
+        items = tuple(cols[j] for j in np.flatnonzero(row > 0))
+        if items:
+            out[normalize_gene_id(g)] = items
+    return out
+
+
+def _check_kinds(kinds) -> list[str]:
+    kinds = list(REACTION_KINDS if kinds is None else kinds)
+    bad = [k for k in kinds if k not in REACTION_KINDS]
+    if bad:
+        raise ValueError(f"The 'kinds' parameter must list reaction kinds from {REACTION_KINDS}. "
+                         f"Got {bad!r} instead.")
+    return kinds
+
+
+def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None) -> pd.DataFrame:
+    """One row per orphan directed reaction (no gene in the model).
+
+    Parameters
+    ----------
+    net : DirectedNetwork
+        With ``reaction_kind``, ``named_diffusion`` and ``subsystem`` columns
+        (:func:`featurize.network.build_directed_network`).
+    featurizer : PairFeaturizer
+        Gives the motif neighbours.
+    kinds : sequence of str, optional
+        Reaction kinds to rank (default: all of ``REACTION_KINDS``).
+
+    Returns
+    -------
+    DataFrame indexed by directed reaction id
+        :data:`ORPHAN_COLUMNS`, then ``<motif>_reactions`` and
+        ``<motif>_genes`` per motif type (neighbour reactions, and distinct
+        genes of those reactions), then ``eligible`` (bool: the kind is
+        ranked and some motif neighbour has a gene) and ``reason`` (why
+        not, "" if eligible). :func:`mark_ranked` adds the final ``ranked``.
+    """
+    kinds = _check_kinds(kinds)
+    df = net.reactions
+    rows = []
+    for r, info in df.iterrows():
+        if info["genes"]:
+            continue
+        row = {"reaction_id": r, "model_reaction": info["reaction_id"],
+               "reaction_name": info["name"], "equation": info["equation"],
+               "reaction_kind": info["reaction_kind"], "named_diffusion": bool(info["named_diffusion"]),
+               "subsystem": info["subsystem"], "ec_numbers": info["ec_numbers"]}
+        genes = featurizer.neighbour_genes(r, "")
+        n_react = 0
+        for t in featurizer.motif_types_:
+            others = featurizer.motifs.get(t, {}).get(r, ())
+            row[f"{t}_reactions"] = len(others)
+            row[f"{t}_genes"] = len(genes[t])
+            n_react += len(others)
+        if info["reaction_kind"] not in kinds:
+            reason = (f"{info['reaction_kind']} reactions are left out "
+                      "(config metabolic.ranking.kinds)")
+        elif n_react == 0:
+            reason = "no motif neighbour"
+        elif not any(genes.values()):
+            reason = "no motif neighbour has a gene"
+        else:
+            reason = ""
+        row["eligible"] = reason == ""
+        row["reason"] = reason
+        rows.append(row)
+    cols = ORPHAN_COLUMNS + [f"{t}_{w}" for t in featurizer.motif_types_
+                             for w in ("reactions", "genes")] + ["eligible", "reason"]
+    return pd.DataFrame(rows, columns=cols).set_index("reaction_id", drop=False)
+
+
+def mark_ranked(orphans: pd.DataFrame, ranked_reactions) -> pd.DataFrame:
+    """``orphans`` (from :func:`orphan_reactions`) with ``ranked`` ("yes"/"no")
+    and the final ``reason``: an eligible reaction without any ranked
+    candidate (every candidate's features absent) says so. Drops
+    ``eligible``."""
+    ranked = set(ranked_reactions)
+    out = orphans.copy()
+    out["ranked"] = np.where(out["reaction_id"].isin(ranked), "yes", "no")
+    lost = out["eligible"] & ~out["reaction_id"].isin(ranked)
+    out.loc[lost, "reason"] = "no candidate has data of a source its neighbours have"
+    cols = [c for c in out.columns if c not in ("eligible", "ranked", "reason")]
+    return out[cols + ["ranked", "reason"]].reset_index(drop=True)
+
+
+def validated_precision(true_ranks: pd.DataFrame, method: str) -> Callable[[np.ndarray], np.ndarray]:
+    """``f(rank)`` = fraction of the true genes ranked at ``rank`` or better
+    by ``method`` in the cross-validated ranking (``true_gene_ranks.tsv``:
+    columns ``method``, ``rank``; one row per held-out reaction and true
+    gene). NaN when the method was not validated.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"method": ["m"] * 4, "rank": [1, 3, 3, 40]})
+    >>> validated_precision(t, "m")(np.array([1, 2, 3, 50])).tolist()
+    [0.25, 0.25, 0.75, 1.0]
+    >>> bool(np.isnan(validated_precision(t, "other")(np.array([1]))[0]))
+    True
+    """
+    for col in ("method", "rank"):
+        if col not in true_ranks.columns:
+            raise ValueError(f"true gene ranks table has no column {col!r} "
+                             f"(columns: {list(true_ranks.columns)}); expected the "
+                             "true_gene_ranks.tsv of metabolic_ranking_validation")
+    r = np.sort(true_ranks.loc[true_ranks["method"] == method, "rank"].to_numpy(dtype=float))
+
+    def f(ranks):
+        ranks = np.asarray(ranks, dtype=float)
+        if r.size == 0:
+            return np.full(ranks.shape, np.nan)
+        return np.searchsorted(r, ranks, side="right") / r.size
+    return f
+
+
+def coexpression_r(featurizer, reaction: str, gene: str) -> dict[str, float]:
+    """Per motif type, the sum of the pair's unscaled ``expr`` features (the
+    mean Pearson r of ``gene`` with that type's neighbours, see the module
+    docstring); NaN where the block is absent."""
+    out = {t: float("nan") for t in featurizer.motif_types_}
+    if "expr" not in featurizer.sources_:
+        return out
+    x = featurizer.candidate_matrix(reaction, [gene])[0].copy()
+    if featurizer.feature_scale_ is not None:
+        x = x / featurizer.feature_scale_
+    for t, kind, sl in featurizer.blocks_:
+        if kind == "expr":
+            v = x[sl]
+            if not np.isnan(v).all():
+                out[t] = float(np.nansum(v))
+    return out
+
+
+def _shared(items_of: Mapping[str, Sequence[str]], gene: str, neighbours: Sequence[str]
+            ) -> list[tuple[str, int]]:
+    mine = set(items_of.get(gene, ()))
+    counts = {}
+    for h in neighbours:
+        for it in set(items_of.get(h, ())) & mine:
+            counts[it] = counts.get(it, 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, *,
+                       names: Mapping[str, str], gene_domains: Mapping[str, Sequence[str]],
+                       gene_compartments: Mapping[str, Sequence[str]], top: int = 3) -> dict:
+    """Evidence for one (reaction, candidate gene) pair.
+
+    Returns
+    -------
+    dict
+        ``motif_blocks`` (motif types with neighbour genes, ","-joined),
+        ``supporting_neighbours`` ("ORF(motifs)", ";"-joined: the up to
+        ``top`` neighbours whose removal lowers the score most, see
+        :func:`models.ranking.supporting_neighbours`), ``supporting_names``
+        (their gene names, same order), ``supporting`` (list of (gene, name,
+        motifs, drop)), ``coexpr`` (:func:`coexpression_r`),
+        ``catalyses_adjacent`` (the related reactions whose gene rule
+        already names the candidate, "REACTION(motifs)", ";"-joined: the
+        evidence of the ``net`` block of
+        :class:`featurize.pairs.PairFeaturizer`), ``shared_domains`` /
+        ``shared_compartments`` ("ID(n)" with n the
+        number of the reaction's motif neighbour genes that share it, most
+        shared first, ";"-joined; the SGD GAF names no InterPro entry, so
+        ids only), ``evidence`` (one sentence) and ``neighbours`` (every
+        motif neighbour gene of the pair).
+    """
+    nb = featurizer.neighbour_genes(reaction, gene)
+    blocks = [t for t, hs in nb.items() if hs]
+    all_nb = sorted(set().union(*nb.values())) if nb else []
+    support = supporting_neighbours(featurizer, decision_function, reaction, gene, top=top)
+    coexpr = coexpression_r(featurizer, reaction, gene)
+    g = normalize_gene_id(gene)
+    doms = _shared(gene_domains, g, all_nb)
+    comps = _shared(gene_compartments, g, all_nb)
+    adjacent: dict[str, list[str]] = {}
+    if getattr(featurizer, "adjacency", False):
+        for t, rs_ in featurizer.adjacent_reactions(reaction, gene).items():
+            for o in rs_:
+                adjacent.setdefault(o, []).append(t)
+
+    def fmt(items):
+        return ";".join(f"{i}({n})" for i, n in items)
+
+    words = []
+    if adjacent:
+        words.append(f"already catalyses {len(adjacent)} related reaction(s): "
+                     + ", ".join(sorted(adjacent)[:5]) + (", ..." if len(adjacent) > 5 else ""))
+    if support:
+        words.append("supported most by " + ", ".join(
+            f"{names.get(h, h) or h} ({m})" for h, m, _ in support))
+    rs = [(t, v) for t, v in coexpr.items() if np.isfinite(v)]
+    if rs:
+        words.append("co-expression r " + ", ".join(f"{v:+.2f} with {t} neighbours" for t, v in rs))
+    if doms:
+        words.append(f"shares {len(doms)} domain(s) with neighbours, e.g. {doms[0][0]} "
+                     f"with {doms[0][1]} of {len(all_nb)}")
+    if comps:
+        words.append(f"shares {len(comps)} compartment(s), e.g. {comps[0][0]} "
+                     f"with {comps[0][1]} of {len(all_nb)}")
+    return {
+        "motif_blocks": ",".join(blocks),
+        "catalyses_adjacent": ";".join(f"{o}({'+'.join(ts)})" for o, ts in sorted(adjacent.items())),
+        "supporting_neighbours": ";".join(f"{h}({m})" for h, m, _ in support),
+        "supporting_names": ";".join(str(names.get(h, h) or h) for h, _, _ in support),
+        "supporting": [(h, str(names.get(h, h) or h), m, d) for h, m, d in support],
+        "coexpr": coexpr,
+        "shared_domains": fmt(doms),
+        "shared_compartments": fmt(comps),
+        "evidence": "; ".join(words) if words else "no neighbour supports the score",
+        "neighbours": all_nb,
+    }
+
+
+def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, method: str,
+                    names: Mapping[str, str], descriptions: Mapping[str, str],
+                    gene_domains: Mapping[str, Sequence[str]],
+                    gene_compartments: Mapping[str, Sequence[str]],
+                    true_ranks: pd.DataFrame | None = None, log=None) -> pd.DataFrame:
+    """Rows of ``results/enzyme_ranking.tsv`` for the ranked candidates ``top``
+    (columns ``reaction, rank, gene, score`` as from
+    :func:`models.ranking.rank_candidates`; NaN scores should be dropped).
+
+    Returns :data:`RANKING_COLUMNS`, then ``coexpr_r_<motif>`` per motif
+    type (rounded to 4 decimals) and ``method``; sorted by reaction id then
+    rank.
+    """
+    precision = validated_precision(true_ranks, method) if true_ranks is not None else \
+        (lambda ranks: np.full(np.shape(ranks), np.nan))
+    motif_cols = [f"coexpr_r_{t}" for t in featurizer.motif_types_]
+    rows = []
+    for i, row in enumerate(top.itertuples(index=False), start=1):
+        r, g = row.reaction, row.gene
+        info = net.reactions.loc[r]
+        ev = candidate_evidence(featurizer, decision_function, r, g, names=names,
+                                gene_domains=gene_domains, gene_compartments=gene_compartments)
+        rec = {
+            "reaction_id": r, "reaction_name": info["name"], "equation": info["equation"],
+            "reaction_kind": info["reaction_kind"], "named_diffusion": bool(info["named_diffusion"]),
+            "subsystem": info["subsystem"], "ec_numbers": info["ec_numbers"],
+            "rank": int(row.rank), "gene": g,
+            "gene_name": names.get(normalize_gene_id(g), "") or "",
+            "gene_description": descriptions.get(normalize_gene_id(g), "") or "",
+            "score": round(float(row.score), 6),
+            "validated_precision": round(float(precision(np.array([row.rank]))[0]), 4),
+            **{k: ev[k] for k in ("motif_blocks", "catalyses_adjacent", "supporting_neighbours",
+                                  "supporting_names",
+                                  "shared_domains", "shared_compartments", "evidence")},
+            "method": method,
+        }
+        for t, col in zip(featurizer.motif_types_, motif_cols):
+            v = ev["coexpr"][t]
+            rec[col] = round(v, 4) if np.isfinite(v) else np.nan
+        rows.append(rec)
+        if log is not None and i % 1000 == 0:
+            log.info("explained %d/%d ranked candidates", i, len(top))
+    table = pd.DataFrame(rows, columns=RANKING_COLUMNS + motif_cols + ["method"])
+    return table.sort_values(["reaction_id", "rank"], kind="stable").reset_index(drop=True)

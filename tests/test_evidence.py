@@ -1,0 +1,116 @@
+"""models.evidence on the hand-computed toy of test_pairs: orphan table and
+reasons, co-expression r (hand-computed Pearson r), shared domains and
+compartments, validated precision, the ranking rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from featurize.pairs import PairFeaturizer
+from models.evidence import (RANKING_COLUMNS, coexpression_r, candidate_evidence, explain_ranking,
+                             items_by_gene, mark_ranked, orphan_reactions, validated_precision)
+from test_pairs import ToyNet, toy
+
+
+@pytest.fixture
+def setup():
+    net, motifs, sources = toy()
+    df = net.reactions.copy()
+    # R5: orphan without motif neighbours; R6: orphan whose only neighbour (R5) has no gene
+    extra = pd.DataFrame({"reaction_id": ["R5", "R6"], "genes": [(), ()]}, index=["R5", "R6"])
+    df = pd.concat([df, extra])
+    df["name"] = [f"reaction {r}" for r in df.index]
+    df["equation"] = "a -> b"
+    df["ec_numbers"] = ["", "", "", "1.1.1.1", "", ""]
+    df["subsystem"] = ["S", "S", "S", "S_Transport", "", ""]
+    df["reaction_kind"] = ["enzymatic"] * 3 + ["transport", "spontaneous", "enzymatic"]
+    df["named_diffusion"] = [False] * 3 + [True, False, False]
+    motifs = {t: dict(m) for t, m in motifs.items()}
+    motifs["fork"]["R6"] = frozenset({"R5"})
+    net = ToyNet(df)
+    feat = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
+    domains = items_by_gene(sources["domain"])
+    comps = items_by_gene(sources["loc"])
+    return net, feat, domains, comps
+
+
+def test_orphan_table_counts_and_reasons(setup):
+    net, feat, _, _ = setup
+    o = orphan_reactions(net, feat)
+    assert o["reaction_id"].tolist() == ["R4", "R5", "R6"]
+    r4 = o.loc["R4"]
+    # R4: funnel R2 (gene G2), chain_up R1 (gene G1), nothing else
+    assert (r4["funnel_reactions"], r4["funnel_genes"], r4["chain_up_reactions"],
+            r4["chain_up_genes"], r4["fork_reactions"], r4["chain_down_reactions"]) == (1, 1, 1, 1, 0, 0)
+    assert r4["reaction_kind"] == "transport" and r4["named_diffusion"] and r4["eligible"]
+    assert o.loc["R5", "reason"] == "no motif neighbour"
+    assert (o.loc["R6", "fork_reactions"], o.loc["R6", "fork_genes"]) == (1, 0)
+    assert o.loc["R6", "reason"] == "no motif neighbour has a gene"
+    left = orphan_reactions(net, feat, kinds=["enzymatic", "spontaneous"]).loc["R4"]
+    assert not left["eligible"] and "transport reactions are left out" in left["reason"]
+    with pytest.raises(ValueError, match="'kinds' parameter must list reaction kinds"):
+        orphan_reactions(net, feat, kinds=["enzyme"])
+    final = mark_ranked(o, ["R4"])
+    assert final["ranked"].tolist() == ["yes", "no", "no"]
+    assert "eligible" not in final.columns and final.columns[-2:].tolist() == ["ranked", "reason"]
+
+
+def test_coexpression_r_hand_computed(setup):
+    _, feat, _, _ = setup
+    # G3 = (0, 0, 3); chain_up neighbour G1 = (1, 2, 3): a plain Pearson r
+    expected_up = np.corrcoef([0, 0, 3], [1, 2, 3])[0, 1]
+    # funnel neighbour G2 = (2, 0, NaN): centred over its present values (1, -1)/sqrt(2);
+    # G3 centred (-1, -1, 2)/sqrt(6): sum over the shared conditions = (-1 + 1)/sqrt(12) = 0
+    r = coexpression_r(feat, "R4", "G3")
+    assert r["chain_up"] == pytest.approx(expected_up)
+    assert r["funnel"] == pytest.approx(0.0, abs=1e-12)
+    assert np.isnan(r["fork"]) and np.isnan(r["chain_down"])
+    # the feature scale does not change it
+    X = feat.transform(["R1", "R2", "R3", "R4"], ["G3", "G5", "G2", "G3"])
+    feat.fit_feature_scale(X)
+    assert coexpression_r(feat, "R4", "G3")["chain_up"] == pytest.approx(expected_up)
+
+
+def test_candidate_evidence_hand_computed(setup):
+    _, feat, domains, comps = setup
+    names = pd.Series({"G1": "ONE", "G2": "TWO", "G3": "THREE"})
+    # the score sums the chain_up block: only G1 (the chain_up neighbour) supports it
+    w = np.array([1.0 if t == "chain_up" else 0.0 for t, _, sl in feat.blocks_
+                  for _ in range(sl.stop - sl.start)])
+
+    def score(X):
+        return np.nan_to_num(X) @ w
+
+    ev = candidate_evidence(feat, score, "R4", "G3", names=names, gene_domains=domains,
+                            gene_compartments=comps)
+    assert ev["motif_blocks"] == "funnel,chain_up"
+    assert ev["supporting_neighbours"] == "G1(chain_up)" and ev["supporting_names"] == "ONE"
+    # G3 has D2, D3; G1 has D1, D2; G2 has D1 -> D2 shared with one neighbour
+    assert ev["shared_domains"] == "D2(1)"
+    # G3 cytoplasm; G1 nucleus; G2 nucleus + cytoplasm
+    assert ev["shared_compartments"] == "cytoplasm(1)"
+    assert "ONE (chain_up)" in ev["evidence"] and "with chain_up neighbours" in ev["evidence"]
+
+
+def test_validated_precision_and_ranking_rows(setup):
+    net, feat, domains, comps = setup
+    top = pd.DataFrame({"reaction": ["R4", "R4"], "rank": [1, 2], "gene": ["G3", "G5"],
+                        "score": [2.0, 1.0]})
+    true_ranks = pd.DataFrame({"method": ["m", "m", "m", "other"], "rank": [1, 2, 5, 1]})
+    names = pd.Series({"G3": "THREE"})
+    desc = pd.Series({"G3": "a <b>gene</b>"})
+    t = explain_ranking(top, feat, net, lambda X: np.nansum(X, axis=1), method="m", names=names,
+                        descriptions=desc, gene_domains=domains, gene_compartments=comps,
+                        true_ranks=true_ranks)
+    assert list(t.columns) == RANKING_COLUMNS + [f"coexpr_r_{m}" for m in feat.motif_types_] + ["method"]
+    assert t["validated_precision"].tolist() == [pytest.approx(1 / 3, abs=1e-4),
+                                                 pytest.approx(2 / 3, abs=1e-4)]
+    assert t.loc[0, "reaction_kind"] == "transport" and t.loc[0, "subsystem"] == "S_Transport"
+    assert t.loc[0, "ec_numbers"] == "1.1.1.1" and t.loc[0, "gene_description"] == "a <b>gene</b>"
+    assert t.loc[1, "gene_name"] == "" and (t["method"] == "m").all()
+    f = validated_precision(true_ranks, "m")
+    assert f(np.array([0, 1, 4, 5, 100])).tolist() == [0.0, 1 / 3, 2 / 3, 1.0, 1.0]
+    with pytest.raises(ValueError, match="no column 'rank'"):
+        validated_precision(true_ranks.rename(columns={"rank": "r"}), "m")

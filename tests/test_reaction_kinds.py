@@ -1,0 +1,108 @@
+"""Tests for featurize.reaction_kinds on real reactions of iMM904 and iFF708
+(expected kinds read by hand from the reactions' names and equations)."""
+
+from __future__ import annotations
+
+import cobra
+import pytest
+
+from featurize.network import build_directed_network, load_model, metabolite_keys
+from featurize.reaction_kinds import reaction_kind, reaction_kinds
+
+
+@pytest.fixture(scope="module")
+def imm904(mirror):
+    return load_model(mirror / "yeast" / "network" / "iMM904.json")
+
+
+@pytest.fixture(scope="module")
+def iff708(mirror):
+    return load_model(mirror / "yeast" / "network" / "iFF708.xml")
+
+
+@pytest.mark.parametrize("rid, expected", [
+    # sbt__D_e <=> sbt__D_c, "D sorbitol transport via passive diffusion"
+    ("SBT_Dt", ("transport", True)),
+    # glc__D_e --> glc__D_c, "Glucose transport uniport" (has 17 genes)
+    ("GLCt1", ("transport", False)),
+    # CO2 mitochondrial diffusion
+    ("CO2tm", ("transport", True)),
+    # 2aobut_c + h_c --> aact_c + co2_c, "(spontaneous)"
+    ("AOBUTDs", ("spontaneous", False)),
+    # "Non enzymatic reaction" (oxaloglutarate -> 2-oxoadipate + CO2, mitochondrial)
+    ("OXAGm", ("spontaneous", False)),
+    # "... spontaneous conversion to L 4 Hydroxyglutamate semialdehyde mitochondrial"
+    ("PHCHGSm", ("spontaneous", False)),
+    # hexokinase: atp_c + glc__D_c --> adp_c + g6p_c + h_c
+    ("HEX1", ("enzymatic", False)),
+    # ATP synthase moves protons from c to m: the same compound on both sides
+    ("ATPS3m", ("transport", False)),
+])
+def test_imm904_kinds(imm904, rid, expected):
+    keys = metabolite_keys(imm904)
+    assert reaction_kind(imm904.reactions.get_by_id(rid), keys) == expected
+
+
+def test_imm904_structure_alone_makes_a_transport(imm904):
+    """Without its S_Transport__Extracellular subsystem, SBT_Dt is still a
+    transport (sorbitol on both sides, e vs c); an enzymatic reaction put in
+    a transport subsystem becomes one because the model says so."""
+    keys = metabolite_keys(imm904)
+    r = imm904.reactions.get_by_id("SBT_Dt").copy()
+    r.subsystem = ""
+    assert reaction_kind(r, keys) == ("transport", True)
+    h = imm904.reactions.get_by_id("HEX1").copy()
+    h.subsystem = "S_Transport__Mitochondrial"
+    assert reaction_kind(h, keys)[0] == "transport"
+
+
+@pytest.mark.parametrize("rid, expected", [
+    ("R_U50_", ("spontaneous", False)),     # "Non-enzymatic reaction"
+    ("R_U66_", ("spontaneous", False)),     # "Spontaneous conversion"
+    ("R_GLK1_1", ("enzymatic", False)),     # glucokinase
+    ("R_U109_", ("transport", False)),      # "Transport of O2, mitochondrial", same name both sides
+    # glutamate/H+ symport: the compound has different names in the two
+    # compartments (L-glutamate / glutamate), so only SBO:0000185 says transport
+    ("R_U134_", ("transport", False)),
+])
+def test_iff708_kinds(iff708, rid, expected):
+    keys = metabolite_keys(iff708)
+    r = iff708.reactions.get_by_id(rid)
+    assert reaction_kind(r, keys) == expected
+    if rid == "R_U134_":
+        plain = r.copy()
+        plain.annotation.pop("sbo")
+        assert reaction_kind(plain, keys)[0] == "enzymatic"
+
+
+def test_directed_network_columns_both_models(imm904, iff708):
+    net = build_directed_network(imm904)
+    df = net.reactions
+    assert df.loc["SBT_Dt", "reaction_kind"] == "transport" and df.loc["SBT_Dt", "named_diffusion"]
+    assert df.loc["SBT_Dt__rev", "reaction_kind"] == "transport"
+    assert df.loc["AOBUTDs", "subsystem"] == "S_Threonine_and_Lysine_Metabolism"
+    assert (df["subsystem"] != "").all()      # iMM904 gives every reaction a subsystem
+    assert (df["ec_numbers"] == "").all()     # and no EC number
+    assert set(df["reaction_kind"]) == {"enzymatic", "transport", "spontaneous"}
+    # iFF708: EC numbers from MIRIAM ec-code annotations, no subsystems
+    df = build_directed_network(iff708).reactions
+    # glucokinase merged with the hexokinases of identical stoichiometry
+    assert df.loc["R_GLK1_1", "ec_numbers"] == "2.7.1.2;2.7.1.1"
+    assert (df["subsystem"] == "").all()
+    assert df.loc["R_U50_", "reaction_kind"] == "spontaneous"
+    kinds = reaction_kinds(iff708)
+    assert kinds["R_U134_"] == ("transport", False)
+
+
+def test_text_in_notes_counts():
+    m = cobra.Model("m")
+    a = cobra.Metabolite("a_c", name="A", compartment="c")
+    b = cobra.Metabolite("b_c", name="B", compartment="c")
+    r = cobra.Reaction("R", name="A to B")
+    m.add_reactions([r])
+    r.add_metabolites({a: -1, b: 1})
+    assert reaction_kind(r) == ("enzymatic", False)
+    r.notes = {"comment": ["occurs non-enzymatically? no: Nonenzymatic at pH 7"]}
+    assert reaction_kind(r) == ("spontaneous", False)
+    r.annotation["sbo"] = "SBO:0000185"
+    assert reaction_kind(r) == ("transport", False)

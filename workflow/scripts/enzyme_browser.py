@@ -1,0 +1,28 @@
+"""Write the candidate browser results/enzyme_ranking.html (models/browser.py)."""
+
+from _bootstrap import setup
+
+log = setup(snakemake)  # noqa: F821 - injected by Snakemake
+smk = snakemake  # noqa: F821
+
+import pickle  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+from featurize.io import atomic_path  # noqa: E402
+from models.browser import browser_data, render_browser, validated_quality  # noqa: E402
+
+ranking = pd.read_csv(smk.input.ranking, sep="\t", keep_default_na=False, na_values=[""])
+orphans = pd.read_csv(smk.input.orphans, sep="\t", keep_default_na=False, na_values=[""])
+with open(smk.input.featurizer, "rb") as fh:
+    featurizer = pickle.load(fh)["featurizer"]
+quality = validated_quality(pd.read_csv(smk.input.validation, sep="\t"), ranking)
+log.info("method %s, validated quality %s", ", ".join(sorted(set(ranking["method"]))), quality)
+data = browser_data(ranking, orphans, featurizer, quality=quality, dataset=smk.params.dataset,
+                    bigg_model=smk.params.bigg_model)
+html = render_browser(data)
+with atomic_path(smk.output[0]) as tmp:
+    tmp.write_text(html, encoding="utf-8")
+log.info("wrote %s: %d orphan reactions, %d with candidates, %d expression profiles, %.1f MB",
+         smk.output[0], len(data["reactions"]), len(data["candidates"]), len(data["profiles"]),
+         len(html.encode()) / 1e6)
