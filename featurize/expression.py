@@ -219,15 +219,20 @@ def load_expression(paths: str | Path | Sequence[str | Path] | Mapping[str, str 
     if not items:
         raise ValueError("load_expression: no expression file given")
     seen: dict[str, int] = {}
-    frames = []
+    frames, keys = [], []
     for short, path in items:
         n = seen.get(short, 0)
         seen[short] = n + 1
         key = short if n == 0 else f"{short}{n + 1}"
+        keys.append(key)
         df = _read_one(path, orf_only, duplicates, notes)
         df.columns = [f"{key}_{c}" for c in df.columns]
         frames.append(df)
     out = pd.concat(frames, axis=1, join="outer") if len(frames) > 1 else frames[0]
     out = out[out.notna().any(axis=1)].sort_index()
     out.index.name = "gene"
-    return out.astype(np.float64)
+    out = out.astype(np.float64)
+    # which columns came from which file (prefix "<key>_"), e.g. for checking
+    # each file's coverage separately
+    out.attrs["files"] = {key: str(path) for key, path in zip(keys, [p for _, p in items])}
+    return out

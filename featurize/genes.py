@@ -161,3 +161,29 @@ def log_notes(notes: Sequence[GeneIdNote], logger: logging.Logger | None = None,
     logger.warning("%d %s changed to their canonical form or not understood:", len(notes), what)
     for note in notes:
         logger.warning("  %s", note)
+
+
+def check_coverage(name: str, table, network_genes: Sequence[str], min_fraction: float,
+                   *, where: str = "", key: str = "metabolic.min_source_coverage") -> tuple[int, int]:
+    """Stop with :class:`SourceCoverageError` if fewer than ``min_fraction``
+    of ``network_genes`` have at least one value in ``table`` (genes x
+    features, canonical ids). Returns ``(matched, total)``.
+
+    The message gives matched/total, examples of network genes without data
+    and of the source's own ids, so a mismatch of id conventions is visible.
+    """
+    from featurize.exceptions import SourceCoverageError
+
+    genes = sorted(set(network_genes))
+    present = set(table.index[table.notna().to_numpy().any(axis=1)]) if table.shape[1] else set()
+    matched = sum(g in present for g in genes)
+    total = len(genes)
+    if total and matched < min_fraction * total:
+        unmatched = [g for g in genes if g not in present][:5]
+        own = sorted(present)[:5] if present else sorted(map(str, table.index))[:5]
+        raise SourceCoverageError(
+            f"source {name!r}{f' ({where})' if where else ''} has data for {matched}/{total} "
+            f"({matched / total:.1%}) of the network's genes; config key {key} requires at least "
+            f"{min_fraction:.1%}. Network genes without data, e.g. {unmatched}; ids with data in "
+            f"the source, e.g. {own} (expected the model's gene ids, e.g. yeast systematic names)")
+    return matched, total

@@ -28,6 +28,8 @@ rule metabolic_features:
         extra_currency=MET["extra_currency"],
         min_domain_genes=MET["min_domain_genes"],
         negatives_per_positive=MET["negatives_per_positive"],
+        min_source_coverage=MET["min_source_coverage"],
+        duplicate_genes=MET["duplicate_genes"],
         candidates=MET["ranking"]["candidates"],
         seed=config["seed"],
     script:
