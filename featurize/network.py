@@ -262,8 +262,8 @@ def _load_sbml(path: Path, compressed: bool, notes: list) -> cobra.Model:
         for lineno, line in enumerate(text.split("\n"), start=1):
             clean, removed = remove_invisible(line)
             if removed:
-                notes.append(GeneIdNote(str(path), lineno, line.strip()[:80], clean.strip()[:80],
-                                        tuple(f"removed {n}" for n in dict.fromkeys(removed))))
+                notes.append(GeneIdNote(str(path), lineno, "", "", (), problem=(
+                    f"removed {', '.join(dict.fromkeys(removed))} from {clean.strip()[:100]!r}")))
             clean_lines.append(clean)
         text = "\n".join(clean_lines)
     doc = libsbml.readSBMLFromString(text)
