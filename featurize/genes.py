@@ -20,7 +20,7 @@ report every id they had to change, with file and line
 not valid after normalisation, instead of silently dropping or mis-matching
 it.
 
->>> canonical_gene_id("\\u200byer060w_a ")
+>>> canonical_gene_id("\\u200byer060w_a")
 ('YER060W-A', ('removed U+200B ZERO WIDTH SPACE', 'upper-cased', "suffix '_A' written '-A'"))
 >>> canonical_gene_id("YAL001C")
 ('YAL001C', ())
