@@ -164,13 +164,15 @@ def log_notes(notes: Sequence[GeneIdNote], logger: logging.Logger | None = None,
 
 
 def check_coverage(name: str, table, network_genes: Sequence[str], min_fraction: float,
-                   *, where: str = "", key: str = "metabolic.min_source_coverage") -> tuple[int, int]:
+                   *, where: str = "", key: str = "metabolic.min_source_coverage",
+                   source_ids: Sequence[str] = ()) -> tuple[int, int]:
     """Stop with :class:`SourceCoverageError` if fewer than ``min_fraction``
     of ``network_genes`` have at least one value in ``table`` (genes x
     features, canonical ids). Returns ``(matched, total)``.
 
     The message gives matched/total, examples of network genes without data
-    and of the source's own ids, so a mismatch of id conventions is visible.
+    and of the source's own ids (those with data, else ``source_ids``, e.g.
+    the rows a loader left out), so a mismatch of id conventions is visible.
     """
     from featurize.exceptions import SourceCoverageError
 
@@ -180,10 +182,10 @@ def check_coverage(name: str, table, network_genes: Sequence[str], min_fraction:
     total = len(genes)
     if total and matched < min_fraction * total:
         unmatched = [g for g in genes if g not in present][:5]
-        own = sorted(present)[:5] if present else sorted(map(str, table.index))[:5]
+        own = sorted(present)[:5] if present else (list(source_ids)[:5] or sorted(map(str, table.index))[:5])
         raise SourceCoverageError(
             f"source {name!r}{f' ({where})' if where else ''} has data for {matched}/{total} "
             f"({matched / total:.1%}) of the network's genes; config key {key} requires at least "
-            f"{min_fraction:.1%}. Network genes without data, e.g. {unmatched}; ids with data in "
+            f"{min_fraction:.1%}. Network genes without data, e.g. {unmatched}; ids in "
             f"the source, e.g. {own} (expected the model's gene ids, e.g. yeast systematic names)")
     return matched, total

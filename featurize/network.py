@@ -113,7 +113,29 @@ def load_model(path: str | Path, notes: list | None = None) -> cobra.Model:
     suffixes = [s.lower() for s in path.suffixes]
     compressed = bool(suffixes) and suffixes[-1] == ".gz"
     suffix = (suffixes[-2] if compressed and len(suffixes) > 1 else path.suffix.lower())
-    with warnings.catch_warnings(record=True) as caught:
+    # cobrapy logs a traceback for a gene rule it cannot parse and goes on with
+    # an empty rule; it also issues a warning, which is turned into an error
+    # below, so its log is silenced while reading
+    gene_log = logging.getLogger("cobra.core.gene")
+    level = gene_log.level
+    gene_log.setLevel(logging.ERROR)
+    caught: list = []
+    try:
+        model = _load_any(path, suffix, compressed, notes, caught)
+    finally:
+        gene_log.setLevel(level)
+    malformed = [str(w.message) for w in caught if "gene_reaction_rule" in str(w.message)]
+    if malformed:
+        raise GeneIdError(
+            f"{path}: cobrapy cannot parse {len(malformed)} gene rule(s), e.g. {malformed[0]!r}; it would "
+            "read such a reaction as having no known gene (expected gene ids joined by 'and'/'or' "
+            "with parentheses)")
+    _canonical_model_genes(model, path, notes)
+    return model
+
+
+def _load_any(path: Path, suffix: str, compressed: bool, notes: list, caught: list) -> cobra.Model:
+    with warnings.catch_warnings(record=True) as recorded:
         warnings.simplefilter("always")
         if suffix in SBML_SUFFIXES:
             model = _load_sbml(path, compressed, notes)
@@ -129,13 +151,7 @@ def load_model(path: str | Path, notes: list | None = None) -> cobra.Model:
             raise InputFileError(path, f"unsupported model file type {''.join(path.suffixes[-2:])!r}",
                                  "expected SBML (.xml/.sbml, optionally .gz), JSON (.json/.json.gz), "
                                  "YAML (.yml/.yaml, optionally .gz) or MATLAB (.mat)")
-    malformed = [str(w.message) for w in caught if "gene_reaction_rule" in str(w.message)]
-    if malformed:
-        raise GeneIdError(
-            f"{path}: cobrapy cannot parse {len(malformed)} gene rule(s), e.g. {malformed[0]!r}; it would "
-            "read such a reaction as having no known gene (expected gene ids joined by 'and'/'or' "
-            "with parentheses)")
-    _canonical_model_genes(model, path, notes)
+    caught.extend(recorded)
     return model
 
 

@@ -24,6 +24,7 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from workflow_helpers import (MAIN_OUTPUTS, MAIN_TARGET, output_bytes, run_snakemake, snakemake_cmd,
@@ -214,7 +215,7 @@ BAD_INPUTS = {
     "expression_without_gene_ids": (_no_gene_ids, "expression", [
         "SourceCoverageError: source 'expr:expression' (", "has data for 0/52 (0.0%) of the network's genes",
         "config key metabolic.min_source_coverage requires at least 10.0%",
-        "ids with data in the source, e.g. ['PROBE0', 'PROBE1'"]),
+        "ids in the source, e.g. ['probe0', 'probe1'"]),
     "expression_only_na": (_only_na, "expression", [
         "SourceCoverageError: source 'expr:expression' (", "has data for 0/52 (0.0%)"]),
     "conflicting_duplicate_rows": (_conflicting_duplicate, "expression", [
@@ -301,15 +302,17 @@ def downstream_runs(tmp_path_factory, toy_inputs, reference_run):
         return ("n_splits", *(_rerun(reference_run, workdir, config)), workdir)
 
     def failing_ranking():
-        # the final ranking step fails (its cross-validation result is
-        # corrupt) after a top_n change: the old provenance must stay
+        # the final ranking (method zero, whose cross-validation result is
+        # made corrupt) fails after a top_n change, while the ranking
+        # validation (method geometric) succeeds: the old results and
+        # provenance must stay
         workdir = root / "ranking"
         config = small_config(toy_inputs, workdir)
-        config["metabolic"]["ranking"]["top_n"] = 5
+        config["metabolic"]["ranking"].update(top_n=5, method="zero", validation_methods=["geometric"])
         shutil.copytree(reference_run, workdir, symlinks=True)
         before = {rel: ((workdir / rel).read_bytes(), (workdir / rel).stat().st_mtime_ns)
                   for rel in (*MAIN_OUTPUTS, PROVENANCE)}
-        cv = workdir / "results/metabolic/cv/geometric.pkl"
+        cv = workdir / "results/metabolic/cv/zero.pkl"
         cv.write_bytes(cv.read_bytes()[:100])
         proc = run_snakemake(workdir, config, MAIN_TARGET, extra=["--keep-going"], timeout=600)
         return "ranking", proc, before, workdir
@@ -338,11 +341,18 @@ def test_failing_downstream_step_leaves_results_and_provenance(downstream_runs, 
     assert proc.returncode != 0, console(proc)[-3000:]
     _assert_untouched(workdir, before)
     # the provenance still gives the configuration of the results beside it
-    assert '"top_n": 3' in (workdir / PROVENANCE).read_text()
+    prov = pd.read_csv(workdir / PROVENANCE, sep="\t")
+    config = json.loads(prov.loc[prov["kind"] == "config", "value"].iloc[0])
+    assert config["ranking"]["top_n"] == 3
 
 
 def test_ranking_failure_was_the_final_step(downstream_runs):
-    proc, _, _ = downstream_runs["ranking"]
+    proc, _, workdir = downstream_runs["ranking"]
     out = console(proc)
     assert "Error in rule enzyme_ranking" in out, out[-3000:]
+    # the validation of this run finished, but is only staged: not published
+    # beside the old ranking
+    assert "Finished jobid" in out and "Rule: metabolic_ranking_validation" in out, out[-3000:]
+    staged = workdir / "results/metabolic/staged/ranking_validation.tsv"
+    assert staged.read_bytes() != (workdir / "results/metabolic/ranking_validation.tsv").read_bytes()
     assert "rule metabolic_provenance:" not in out

@@ -290,7 +290,7 @@ def test_source_matching_too_few_network_genes_stops():
     with pytest.raises(SourceCoverageError, match=(
             r"^source 'expr' \(x.tsv\) has data for 1/20 \(5.0%\) of the network's genes; config key "
             r"metabolic.min_source_coverage requires at least 10.0%. Network genes without data, e.g. "
-            r"\['YAL002C', 'YAL003C', 'YAL004C', 'YAL005C', 'YAL006C'\]; ids with data in the source, "
+            r"\['YAL002C', 'YAL003C', 'YAL004C', 'YAL005C', 'YAL006C'\]; ids in the source, "
             r"e.g. \['GENE2', 'YAL001C'\]")):
         check_coverage("expr", table, genes, 0.1, where="x.tsv")
     assert check_coverage("expr", table, genes, 0.05) == (1, 20)

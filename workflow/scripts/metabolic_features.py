@@ -50,7 +50,9 @@ checks = [(f"expr:{key}", expression[[c for c in expression.columns if c.startsw
 checks += [("domain", annotation.domains, smk.input.annotation),
            ("loc", localization, smk.input.annotation if p.localization == "gaf" else smk.input.localization)]
 for name, table, where in checks:
-    matched, total = check_coverage(name, table, network_genes, p.min_source_coverage, where=str(where))
+    left_out = [n.raw for n in notes if n.source == str(where) and n.raw and n.problem]
+    matched, total = check_coverage(name, table, network_genes, p.min_source_coverage, where=str(where),
+                                    source_ids=left_out)
     log.info("source %s: %d/%d network genes with data", name, matched, total)
 for name, table in sources.items():
     log.info("source %s: %d genes x %d features", name, *table.shape)
