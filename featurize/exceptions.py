@@ -29,3 +29,21 @@ class UnknownGeneError(GeomarginInputError):
 class FetchError(RuntimeError):
     """A registered data file could be taken neither from the mirror nor from
     its public sources, or its checksum does not match."""
+
+
+class GeneIdError(GeomarginInputError):
+    """A gene id is not valid after normalisation (see :mod:`featurize.genes`)."""
+
+
+class DuplicateGeneError(GeomarginInputError):
+    """A table has several rows for one gene (after normalisation) whose values
+    conflict, and the duplicates policy is ``error``."""
+
+
+class SourceCoverageError(GeomarginInputError):
+    """A configured data source matches too few of the network's genes."""
+
+
+class ConfigValueError(GeomarginInputError):
+    """A configuration value cannot work with the data (e.g. more folds than
+    groups); the message names the config key, the value and what is expected."""

@@ -25,9 +25,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from featurize.exceptions import InputFileError
+from featurize.exceptions import DuplicateGeneError, GeneIdError, InputFileError
+from featurize.genes import GeneIdNote, canonical_gene_id, canonical_ids
 
-__all__ = ["ORF_PATTERN", "normalize_gene_id", "is_orf", "load_expression"]
+__all__ = ["ORF_PATTERN", "DUPLICATE_POLICIES", "normalize_gene_id", "is_orf", "load_expression",
+           "resolve_duplicates"]
 
 #: Systematic names of S. cerevisiae genes: nuclear ORFs (``YAL001C``,
 #: ``YER060W-A``), mitochondrial (``Q0045``) and 2-micron plasmid (``R0010W``)
@@ -39,20 +41,22 @@ ORF_PATTERN = re.compile(
 #: Cell values read as missing.
 MISSING_TOKENS = frozenset({"", "NA", "NAN", "NULL", "NONE", "N/A", "-"})
 
+#: What to do with several rows of one gene (after normalisation) whose
+#: values differ: stop (``error``), keep the ``first`` row, or average them
+#: (``mean``). Identical duplicate rows are always merged, with a note.
+DUPLICATE_POLICIES = ("error", "first", "mean")
+
 
 def normalize_gene_id(name: object) -> str:
-    """Canonical form of a gene id: stripped, upper case, and the model-style
-    suffix ``_A`` of ORFs like ``YER060W_A`` (iMM904) written ``YER060W-A``
-    as SGD does.
+    """Canonical form of a gene id (:func:`featurize.genes.canonical_gene_id`):
+    NFKC, invisible characters and surrounding whitespace removed, upper case,
+    and the model-style suffix ``_A`` of ORFs like ``YER060W_A`` (iMM904)
+    written ``YER060W-A`` as SGD does.
 
     >>> normalize_gene_id(" yer060w_a ")
     'YER060W-A'
     """
-    s = str(name).strip().upper()
-    m = re.match(r"^(Y[A-P][LR]\d{3}[WC])_([A-Z])$", s)
-    if m:
-        s = f"{m.group(1)}-{m.group(2)}"
-    return s
+    return canonical_gene_id(name)[0]
 
 
 def is_orf(name: str) -> bool:
@@ -65,20 +69,86 @@ def _short_name(path: Path) -> str:
     return m.group(0) if m else "expr"
 
 
-def _read_one(path: Path, orf_only: bool) -> pd.DataFrame:
+def resolve_duplicates(df: pd.DataFrame, *, source: str, lines: Sequence[int] | None = None,
+                       policy: str = "error", reduce: str = "mean",
+                       notes: list | None = None) -> pd.DataFrame:
+    """One row per gene of ``df`` (index: canonical gene ids).
+
+    Rows of one gene with identical values (NaN equal to NaN) are merged, with
+    a note. Rows whose values differ follow ``policy``: ``"error"`` raises
+    :class:`DuplicateGeneError` (count, example ids and lines), ``"first"``
+    keeps the first row, ``"mean"`` combines them with ``reduce`` (``"mean"``
+    for numbers, ``"max"`` for 0/1 tables); each is noted.
+    """
+    if policy not in DUPLICATE_POLICIES:
+        raise ValueError(f"The 'duplicates' parameter must be one of {DUPLICATE_POLICIES}. "
+                         f"Got {policy!r} instead.")
+    if not df.index.has_duplicates:
+        return df
+    lines = list(lines) if lines is not None else [None] * len(df)
+    dup_mask = df.index.duplicated(keep=False)
+    sub = df[dup_mask]
+    sub_lines = [ln for ln, d in zip(lines, dup_mask) if d]
+    conflicting, identical = [], []
+    for gene, rows in sub.groupby(level=0, sort=False):
+        vals = rows.to_numpy(dtype=np.float64)
+        same = np.all((vals == vals[0]) | (np.isnan(vals) & np.isnan(vals[0])))
+        where = [ln for ln, g in zip(sub_lines, sub.index) if g == gene]
+        (identical if same else conflicting).append((gene, where))
+
+    def examples(items):
+        return ", ".join(f"{g} (lines {', '.join(str(w) for w in ws)})" for g, ws in items[:5])
+
+    if identical and notes is not None:
+        notes.append(GeneIdNote(source, None, "", "", (), problem=(
+            f"{len(identical)} gene(s) on several identical rows, merged: {examples(identical)}")))
+    if conflicting:
+        if policy == "error":
+            raise DuplicateGeneError(
+                f"{source}: {len(conflicting)} gene(s) on several rows with different values "
+                f"(after normalising ids), e.g. {examples(conflicting)}; set config key "
+                "metabolic.duplicate_genes to 'first' or 'mean' to combine them, or fix the table")
+        if notes is not None:
+            notes.append(GeneIdNote(source, None, "", "", (), problem=(
+                f"{len(conflicting)} gene(s) on several rows with different values, "
+                f"combined by {policy!r}: {examples(conflicting)}")))
+    if policy == "first":
+        return df[~df.index.duplicated(keep="first")]
+    grouped = df.groupby(level=0, sort=False)
+    return grouped.mean() if reduce == "mean" else grouped.max()
+
+
+def _read_one(path: Path, orf_only: bool, duplicates: str = "error",
+              notes: list | None = None) -> pd.DataFrame:
     if not path.is_file():
         raise InputFileError(path, "expression file not found",
                              "check the path or fetch the data first")
     try:
         raw = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False,
                           na_filter=False)
+    except pd.errors.EmptyDataError as exc:
+        raise InputFileError(path, "is empty (no header line)",
+                             "expected a header line (gene id column, then conditions) "
+                             "and one gene per line") from exc
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise InputFileError(path, f"cannot be parsed as a tab-separated table: {exc}",
                              "expected a header line then one gene per line") from exc
+    except OSError as exc:
+        raise InputFileError(path, f"cannot be read: {type(exc).__name__}: {exc.strerror or exc}",
+                             "check the file's permissions") from exc
     if raw.shape[1] < 2 or raw.shape[0] == 0:
         raise InputFileError(path, f"has {raw.shape[0]} rows and {raw.shape[1]} columns",
                              "expected a gene-id column and at least one condition column")
-    ids = raw.iloc[:, 0].map(normalize_gene_id)
+    lines = list(range(2, len(raw) + 2))
+    local: list = []
+    ids = canonical_ids(raw.iloc[:, 0], source=str(path), lines=lines, notes=local, invalid="keep")
+    # an id that still holds non-ASCII characters after normalisation is not
+    # understood (e.g. a look-alike letter): stop rather than drop the row
+    odd = [(ln, r, c) for ln, r, c in zip(lines, raw.iloc[:, 0], ids) if not c.isascii() or not c]
+    if odd:
+        ln, r, c = odd[0]
+        raise GeneIdError(f"{path}: line {ln}: gene id {r!r} is not a valid gene id after normalisation "
+                          f"({c!r}; expected ASCII letters, digits and _ . : -); {len(odd)} such id(s) in all")
     values = raw.iloc[:, 1:]
     cols = [str(c) for c in values.columns]
     if len(set(cols)) != len(cols):
@@ -104,16 +174,21 @@ def _read_one(path: Path, orf_only: bool) -> pd.DataFrame:
                              "expected finite log ratios")
     num.index = pd.Index(ids, name="gene")
     if orf_only:
-        num = num[[is_orf(g) for g in num.index]]
-    if num.index.has_duplicates:
-        # Same ORF on several rows (e.g. case variants of one id): average the
-        # present values.
-        num = num.groupby(level=0, sort=False).mean()
-    return num
+        local = [n for n in local if is_orf(n.canonical)]  # the rows left out are noted below
+        keep = np.array([is_orf(g) for g in num.index], dtype=bool)
+        for ln, r, c in zip(np.asarray(lines)[~keep], raw.iloc[:, 0][~keep], num.index[~keep]):
+            local.append(GeneIdNote(str(path), int(ln), str(r), c, (),
+                                    problem="is not a yeast systematic gene name; row left out"))
+        num = num[keep]
+        lines = list(np.asarray(lines)[keep])
+    if notes is not None:
+        notes.extend(local)
+    return resolve_duplicates(num, source=str(path), lines=lines, policy=duplicates, notes=notes)
 
 
 def load_expression(paths: str | Path | Sequence[str | Path] | Mapping[str, str | Path],
-                    *, orf_only: bool = True) -> pd.DataFrame:
+                    *, orf_only: bool = True, duplicates: str = "error",
+                    notes: list | None = None) -> pd.DataFrame:
     """Read one or several expression tables into one genes x conditions frame.
 
     Parameters
@@ -144,15 +219,20 @@ def load_expression(paths: str | Path | Sequence[str | Path] | Mapping[str, str 
     if not items:
         raise ValueError("load_expression: no expression file given")
     seen: dict[str, int] = {}
-    frames = []
+    frames, keys = [], []
     for short, path in items:
         n = seen.get(short, 0)
         seen[short] = n + 1
         key = short if n == 0 else f"{short}{n + 1}"
-        df = _read_one(path, orf_only)
+        keys.append(key)
+        df = _read_one(path, orf_only, duplicates, notes)
         df.columns = [f"{key}_{c}" for c in df.columns]
         frames.append(df)
     out = pd.concat(frames, axis=1, join="outer") if len(frames) > 1 else frames[0]
     out = out[out.notna().any(axis=1)].sort_index()
     out.index.name = "gene"
-    return out.astype(np.float64)
+    out = out.astype(np.float64)
+    # which columns came from which file (prefix "<key>_"), e.g. for checking
+    # each file's coverage separately
+    out.attrs["files"] = {key: str(path) for key, path in zip(keys, [p for _, p in items])}
+    return out

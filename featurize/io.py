@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
+import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,7 +14,66 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-__all__ = ["atomic_path", "write_tsv_atomic", "save_npz_atomic", "save_pickle_atomic"]
+__all__ = ["atomic_path", "current_umask", "honour_umask", "remove_stale_temps", "temp_prefix", "write_tsv_atomic", "save_npz_atomic", "save_pickle_atomic"]
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it where Linux allows."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):  # pragma: no cover - not Linux
+        pass
+    mask = os.umask(0o022)  # pragma: no cover
+    os.umask(mask)  # pragma: no cover
+    return mask  # pragma: no cover
+
+
+def honour_umask(path: str | os.PathLike, directory: bool = False) -> None:
+    """Give ``path`` the mode a plain ``open()`` (``mkdir``) would have given it
+    (``mkstemp``/``mkdtemp`` create 0600/0700 whatever the umask)."""
+    os.chmod(path, (0o777 if directory else 0o666) & ~current_umask())
+
+
+def temp_prefix(path: Path) -> str:
+    """Prefix of the temporary files written for ``path`` by this process:
+    ``.<name>.tmp<pid>.`` (the pid tells a live writer from a killed one)."""
+    return f".{path.name}.tmp{os.getpid()}."
+
+
+def remove_stale_temps(path: str | os.PathLike) -> list[Path]:
+    """Remove temporary files (or folders) left beside ``path`` by writers that
+    were killed between writing and renaming (their process is gone). Returns
+    what was removed."""
+    path = Path(path)
+    removed = []
+    if not path.parent.is_dir():
+        return removed
+    pattern = re.compile(rf"^\.{re.escape(path.name)}\.tmp(\d+)\.")
+    for entry in path.parent.iterdir():
+        m = pattern.match(entry.name)
+        if not m or _alive(int(m.group(1))):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+        removed.append(entry)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - someone else's live process
+        return True
+    return True
 
 
 @contextmanager
@@ -20,6 +81,9 @@ def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     """Yield a temporary path beside ``path``; move it into place on success.
 
     On any exception the temporary file is removed and ``path`` is untouched.
+    The file gets the mode the umask gives a new file (not ``mkstemp``'s
+    0600). Temporary files of an earlier writer of ``path`` that was killed
+    before its rename are removed first.
 
     Examples
     --------
@@ -32,10 +96,12 @@ def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or ".tmp", dir=path.parent)
+    remove_stale_temps(path)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=suffix or ".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp)
     try:
+        honour_umask(tmp)
         yield tmp
         os.replace(tmp, path)
     finally:

@@ -25,14 +25,16 @@ import numpy as np
 import pandas as pd
 
 from featurize.exceptions import InputFileError
-from featurize.expression import normalize_gene_id
+from featurize.expression import resolve_duplicates
+from featurize.genes import canonical_ids
 
 __all__ = ["load_yeastgfp"]
 
 _META = {"yorf", "gene name", "gfp tagged?", "gfp visualized?", "abundance"}
 
 
-def load_yeastgfp(path: str | Path, *, drop_unlocalized: bool = True) -> pd.DataFrame:
+def load_yeastgfp(path: str | Path, *, drop_unlocalized: bool = True, duplicates: str = "error",
+                  notes: list | None = None) -> pd.DataFrame:
     """Read the YeastGFP table into ORF x localization category (0/1, int8).
 
     Parameters
@@ -42,6 +44,13 @@ def load_yeastgfp(path: str | Path, *, drop_unlocalized: bool = True) -> pd.Data
     drop_unlocalized : bool, default True
         Drop ORFs with no ``T`` in any category (not visualized): they carry no
         localization and are treated as absent, not as "nowhere".
+    duplicates : {"error", "first", "mean"}, default "error"
+        Several rows of one ORF that disagree (see
+        :func:`featurize.expression.resolve_duplicates`; ``"mean"`` keeps a
+        category if any row has it).
+    notes : list, optional
+        Receives a :class:`featurize.genes.GeneIdNote` per id changed to its
+        canonical form or duplicate merged (file and line).
 
     Returns
     -------
@@ -55,6 +64,9 @@ def load_yeastgfp(path: str | Path, *, drop_unlocalized: bool = True) -> pd.Data
                              "check the path or fetch the data first")
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError as exc:
+        raise InputFileError(path, "is empty (no header line)",
+                             "expected the YeastGFP table (yORF, ..., T/F columns)") from exc
     except Exception as exc:  # pandas raises several types for corrupt input
         raise InputFileError(path, f"cannot be read as CSV: {exc}",
                              "expected the YeastGFP table (yORF, ..., T/F columns)") from exc
@@ -73,11 +85,13 @@ def load_yeastgfp(path: str | Path, *, drop_unlocalized: bool = True) -> pd.Data
         raise InputFileError(
             path, f"value {raw[cats].iat[i, j]!r} at line {i + 2} (ORF {raw.iat[i, 0]!r}), "
                   f"column {cats[j]!r}", "expected T or F")
+    lines = list(range(2, len(raw) + 2))
+    ids = canonical_ids(raw.iloc[:, 0], source=str(path), lines=lines, notes=notes,
+                        expected="a yeast ORF name (letters, digits and -)")
     out = pd.DataFrame((vals.to_numpy() == "T").astype(np.int8),
-                       index=pd.Index(raw.iloc[:, 0].map(normalize_gene_id), name="gene"),
-                       columns=[str(c) for c in cats])
-    if out.index.has_duplicates:
-        out = out.groupby(level=0).max()
+                       index=pd.Index(ids, name="gene"), columns=[str(c) for c in cats])
+    out = resolve_duplicates(out, source=str(path), lines=lines, policy=duplicates, reduce="max",
+                             notes=notes).astype(np.int8)
     if drop_unlocalized:
         out = out[out.to_numpy().any(axis=1)]
     return out.sort_index()

@@ -26,7 +26,8 @@ read with python-libsbml:
   subsystems; its KEGG pathway annotations are on the gene species, so
   orphan reactions have none.)
 
-Ids are kept as in the file (``R_GLK1_1``, ``M_m220``).
+Reaction and metabolite ids are kept as in the file (``R_GLK1_1``, ``M_m220``);
+gene ids are canonical (:mod:`featurize.genes`).
 
 :func:`build_directed_network` turns a model into the directed reactions
 used by :mod:`featurize.motifs` (see its docstring for every rule).
@@ -41,10 +42,13 @@ Example
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import logging
 import re
+import unicodedata
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,7 +56,8 @@ from pathlib import Path
 import cobra
 import pandas as pd
 
-from featurize.exceptions import InputFileError, UnknownGeneError
+from featurize.exceptions import GeneIdError, InputFileError, UnknownGeneError
+from featurize.genes import GeneIdNote, canonical_gene_id, canonical_ids, remove_invisible
 
 __all__ = ["DirectedNetwork", "load_model", "build_directed_network", "metabolite_keys"]
 
@@ -68,14 +73,24 @@ _RULE_TOKEN_RE = re.compile(r"[()\s]+")
 
 
 # ============================================================== load_model
-def load_model(path: str | Path) -> cobra.Model:
+def load_model(path: str | Path, notes: list | None = None) -> cobra.Model:
     """Read a metabolic model with gene rules from any cobrapy-readable file.
 
     Parameters
     ----------
     path : str or Path
         ``.xml``/``.sbml`` (SBML, any level; modifier-species genes handled,
-        see the module docstring), ``.json``, ``.yml``/``.yaml`` or ``.mat``.
+        see the module docstring), ``.json``, ``.yml``/``.yaml`` or ``.mat``;
+        SBML, JSON and YAML may be gzip-compressed (``.xml.gz``,
+        ``.sbml.gz``, ``.json.gz``, ``.yml.gz``, ``.yaml.gz``).
+    notes : list, optional
+        Receives a :class:`featurize.genes.GeneIdNote` for every gene id that
+        had to be changed to its canonical form (see :mod:`featurize.genes`),
+        and for every invisible character removed from an SBML file.
+
+    Gene ids are returned in canonical form (upper case, no invisible
+    characters, ``_A`` suffix written ``-A``): a model's own case convention
+    does not change any result.
 
     Returns
     -------
@@ -84,33 +99,122 @@ def load_model(path: str | Path) -> cobra.Model:
     Raises
     ------
     InputFileError
-        Missing, unreadable or truncated file, or an unsupported suffix.
+        Missing, unreadable or truncated file, an unsupported suffix, or
+        (JSON/YAML) a reaction using a metabolite missing from the model's
+        ``metabolites`` list.
     UnknownGeneError
         (JSON/YAML) a gene rule names a gene missing from the model's gene list.
+    GeneIdError
+        A gene id not valid after normalisation, or a gene rule cobrapy
+        cannot parse (it would silently read it as "no gene").
     """
     path = Path(path)
     if not path.is_file():
         raise InputFileError(path, "no such file", "check the path, or fetch it with `python -m data.fetch`")
-    suffix = path.suffix.lower()
-    if suffix in SBML_SUFFIXES:
-        return _load_sbml(path)
-    if suffix in JSON_SUFFIXES or suffix in YAML_SUFFIXES:
-        return _load_dict_model(path, "json" if suffix in JSON_SUFFIXES else "yaml")
-    if suffix in MAT_SUFFIXES:
+    notes = [] if notes is None else notes
+    suffixes = [s.lower() for s in path.suffixes]
+    compressed = bool(suffixes) and suffixes[-1] == ".gz"
+    suffix = (suffixes[-2] if compressed and len(suffixes) > 1 else path.suffix.lower())
+    # cobrapy logs a traceback for a gene rule it cannot parse and goes on with
+    # an empty rule; it also issues a warning, which is turned into an error
+    # below, so its log is silenced while reading
+    gene_log = logging.getLogger("cobra.core.gene")
+    level = gene_log.level
+    gene_log.setLevel(logging.ERROR)
+    caught: list = []
+    try:
+        model = _load_any(path, suffix, compressed, notes, caught)
+    finally:
+        gene_log.setLevel(level)
+    malformed = [str(w.message) for w in caught if "gene_reaction_rule" in str(w.message)]
+    if malformed:
+        raise GeneIdError(
+            f"{path}: cobrapy cannot parse {len(malformed)} gene rule(s), e.g. {malformed[0]!r}; it would "
+            "read such a reaction as having no known gene (expected gene ids joined by 'and'/'or' "
+            "with parentheses)")
+    _canonical_model_genes(model, path, notes)
+    return model
+
+
+def _load_any(path: Path, suffix: str, compressed: bool, notes: list, caught: list) -> cobra.Model:
+    with warnings.catch_warnings(record=True) as recorded:
+        warnings.simplefilter("always")
+        if suffix in SBML_SUFFIXES:
+            model = _load_sbml(path, compressed, notes)
+        elif suffix in JSON_SUFFIXES or suffix in YAML_SUFFIXES:
+            model = _load_dict_model(path, "json" if suffix in JSON_SUFFIXES else "yaml", compressed, notes)
+        elif suffix in MAT_SUFFIXES and not compressed:
+            try:
+                model = cobra.io.load_matlab_model(str(path))
+            except Exception as exc:  # scipy/cobra raise many types for bad .mat files
+                raise InputFileError(path, f"cannot read MATLAB model: {type(exc).__name__}: {exc}",
+                                     "expected a COBRA Toolbox .mat model") from exc
+        else:
+            raise InputFileError(path, f"unsupported model file type {''.join(path.suffixes[-2:])!r}",
+                                 "expected SBML (.xml/.sbml, optionally .gz), JSON (.json/.json.gz), "
+                                 "YAML (.yml/.yaml, optionally .gz) or MATLAB (.mat)")
+    caught.extend(recorded)
+    return model
+
+
+def _read_text(path: Path, compressed: bool) -> str:
+    try:
+        if compressed:
+            with gzip.open(path, "rt", encoding="utf-8") as fh:
+                return fh.read()
+        return path.read_text(encoding="utf-8")
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise InputFileError(path, f"cannot be read: {type(exc).__name__}: {exc}",
+                             "check the file's permissions, compression and encoding (UTF-8)") from exc
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    for form in (needle, json.dumps(needle)[1:-1]):
+        i = text.find(form)
+        if i >= 0:
+            return text.count("\n", 0, i) + 1
+    return None
+
+
+def _canonical_model_genes(model: cobra.Model, path: Path, notes: list) -> None:
+    """Rename the model's genes to their canonical ids (reporting each)."""
+    from cobra.manipulation import rename_genes
+
+    ids = [g.id for g in model.genes]
+    canon = canonical_ids(ids, source=str(path), expected="a gene id of letters, digits and _ . : -")
+    rename = {a: b for a, b in zip(ids, canon) if a != b}
+    if not rename:
+        return
+    text = None
+    if path.suffix.lower() not in MAT_SUFFIXES:
         try:
-            return cobra.io.load_matlab_model(str(path))
-        except Exception as exc:  # scipy/cobra raise many types for bad .mat files
-            raise InputFileError(path, f"cannot read MATLAB model: {type(exc).__name__}: {exc}",
-                                 "expected a COBRA Toolbox .mat model") from exc
-    raise InputFileError(path, f"unsupported model file type {suffix!r}",
-                         "expected SBML (.xml/.sbml), JSON (.json), YAML (.yml/.yaml) or MATLAB (.mat)")
+            text = _read_text(path, path.suffix.lower() == ".gz")
+        except InputFileError:
+            text = None
+    for a, b in rename.items():
+        _, changes = canonical_gene_id(a)
+        notes.append(GeneIdNote(str(path), _line_of(text, a) if text else None, a, b, changes))
+    rename_genes(model, rename)
 
 
-def _load_dict_model(path: Path, fmt: str) -> cobra.Model:
+def _canonical_rule(rule: str, mapping: dict[str, str]) -> str:
+    """``rule`` with invisible characters removed and every gene id canonical."""
+    rule, _ = remove_invisible(rule, keep="")
+
+    def repl(m):
+        tok = m.group(0)
+        if tok.lower() in ("and", "or"):
+            return tok.lower()
+        return mapping.get(tok) or canonical_gene_id(tok)[0]
+
+    return re.sub(r"[^()\s]+", repl, rule)
+
+
+def _load_dict_model(path: Path, fmt: str, compressed: bool, notes: list) -> cobra.Model:
     from cobra.io.dict import model_from_dict
 
+    text = _read_text(path, compressed)
     try:
-        text = path.read_text()
         if fmt == "json":
             raw = json.loads(text)
         else:
@@ -123,26 +227,64 @@ def _load_dict_model(path: Path, fmt: str) -> cobra.Model:
     if not isinstance(raw, dict) or "reactions" not in raw or "metabolites" not in raw:
         raise InputFileError(path, f"not a cobrapy {fmt.upper()} model: needs 'metabolites' and 'reactions'",
                              f"write it with cobra.io.save_{fmt}_model")
-    known = {str(g.get("id")) for g in raw.get("genes") or []}
+    # canonical gene ids, before cobrapy parses any rule (an invisible
+    # character in a rule makes cobrapy drop the whole rule)
+    genes = raw.get("genes") or []
+    raw_ids = [str(g.get("id")) for g in genes]
+    lines = [_line_of(text, r) for r in raw_ids] if any(canonical_gene_id(r)[1] for r in raw_ids) \
+        else [None] * len(raw_ids)
+    canon = canonical_ids(raw_ids, source=str(path), lines=lines, notes=notes,
+                          expected="a gene id of letters, digits and _ . : -")
+    mapping = dict(zip(raw_ids, canon))
+    merged_genes, seen = [], set()
+    for g, c in zip(genes, canon):
+        if c not in seen:
+            seen.add(c)
+            merged_genes.append({**g, "id": c})
+    if genes:
+        raw["genes"] = merged_genes
+    known = set(canon)
+    met_ids = {str(m.get("id")) for m in raw["metabolites"]}
     for rxn in raw["reactions"]:
+        undefined = sorted(str(m) for m in (rxn.get("metabolites") or {}) if str(m) not in met_ids)
+        if undefined:
+            raise InputFileError(
+                path, f"reaction {rxn.get('id')!r} uses metabolite(s) {undefined[:5]} that are not in the "
+                      f"model's 'metabolites' list ({len(met_ids)} metabolites)",
+                "add them to 'metabolites' or correct the reaction")
         rule = str(rxn.get("gene_reaction_rule") or "")
-        tokens = {t for t in _RULE_TOKEN_RE.split(rule) if t and t.lower() not in ("and", "or")}
+        new_rule = _canonical_rule(rule, mapping)
+        tokens = {t for t in _RULE_TOKEN_RE.split(new_rule) if t and t.lower() not in ("and", "or")}
         unknown = sorted(tokens - known)
         if unknown:
             raise UnknownGeneError(
                 f"{path}: reaction {rxn.get('id')!r} has gene rule {rule!r} naming gene(s) {unknown} "
                 f"that are not in the model's 'genes' list ({len(known)} genes); add them to 'genes' "
                 "or correct the rule")
+        if new_rule != rule:
+            rxn["gene_reaction_rule"] = new_rule
     try:
         return model_from_dict(raw)
     except Exception as exc:
         raise InputFileError(path, f"invalid cobrapy model: {type(exc).__name__}: {exc}") from exc
 
 
-def _load_sbml(path: Path) -> cobra.Model:
+def _load_sbml(path: Path, compressed: bool, notes: list) -> cobra.Model:
     import libsbml
 
-    doc = libsbml.readSBMLFromFile(str(path))
+    text = _read_text(path, compressed)
+    # invisible characters (e.g. a zero-width space in a GENE_ASSOCIATION
+    # note) make cobrapy drop a whole gene rule: remove them, line by line
+    if any(unicodedata.category(c) in ("Cf", "Cc") and c not in "\n\r\t" for c in text):
+        clean_lines = []
+        for lineno, line in enumerate(text.split("\n"), start=1):
+            clean, removed = remove_invisible(line)
+            if removed:
+                notes.append(GeneIdNote(str(path), lineno, "", "", (), problem=(
+                    f"removed {', '.join(dict.fromkeys(removed))} from {clean.strip()[:100]!r}")))
+            clean_lines.append(clean)
+        text = "\n".join(clean_lines)
+    doc = libsbml.readSBMLFromString(text)
     fatal = []
     for i in range(doc.getNumErrors()):
         err = doc.getError(i)
@@ -158,7 +300,7 @@ def _load_sbml(path: Path) -> cobra.Model:
     if _uses_modifier_genes(smodel):
         return _model_from_modifier_sbml(path, smodel)
     try:
-        return cobra.io.read_sbml_model(str(path))
+        return cobra.io.read_sbml_model(text)
     except Exception as exc:
         raise InputFileError(path, f"cobrapy cannot read this SBML model: {type(exc).__name__}: {exc}") from exc
 

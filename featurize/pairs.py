@@ -776,7 +776,9 @@ def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
     from ``genes`` minus the reaction's own genes, without replacement within
     the reaction (with replacement only if the pool is smaller than needed).
     Reactions are visited in ``net.reactions`` order, so the draw is
-    reproducible.
+    reproducible. Gene ids (of the pool and of the reactions) are used in
+    their canonical form (:func:`featurize.genes.canonical_gene_id`), so the
+    ids' case or stray invisible characters never change the draw.
 
     Returns
     -------
@@ -792,8 +794,9 @@ def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
     reactions = net.reactions
     if "genes" not in reactions.columns:
         raise GeomarginInputError("build_instances: net.reactions needs a 'genes' column")
-    pool = list(dict.fromkeys(genes))
-    pool_norm = np.array([normalize_gene_id(g) for g in pool], dtype=object)
+    # canonical ids everywhere: a model's case convention must not change the draw
+    pool = list(dict.fromkeys(normalize_gene_id(g) for g in genes))
+    pool_norm = np.array(pool, dtype=object)
     if negatives_per_positive and not pool:
         raise ValueError("build_instances: the gene pool for negatives is empty")
     rng = np.random.default_rng(seed)
@@ -805,7 +808,7 @@ def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
             continue
         grp = group_col.loc[r]
         own = {normalize_gene_id(g) for g in gs}
-        for g in sorted(gs):
+        for g in sorted(own):
             rows.append((r, g, 1, grp))
         if negatives_per_positive == 0:
             continue

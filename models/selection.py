@@ -379,6 +379,10 @@ def nested_cross_validate(method, X, y, *, feature_groups=None, instance_groups=
         splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
         splits = list(splitter.split(X, y))
     else:
+        n_groups = len(np.unique(instance_groups))
+        if n_splits > n_groups:
+            raise ValueError(f"The 'n_splits' parameter of {_NAME} must be an int <= the number of "
+                             f"instance groups ({n_groups}). Got {n_splits!r} instead.")
         splitter = StratifiedGroupKFold(n_splits=n_splits, shuffle=True, random_state=seed)
         splits = list(splitter.split(X, y, instance_groups))
     oof = np.full(X.shape[0], np.nan)

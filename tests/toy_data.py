@@ -1,10 +1,12 @@
 """A small synthetic yeast-like input set, generated on the fly for workflow
 tests: a metabolic model (cobrapy JSON), an expression table and an SGD-style
 GAF file. Genes of neighbouring reactions share an expression programme, so
-the pairs carry a learnable signal. Nothing here is real data."""
+the pairs carry a learnable signal. Nothing here is real data. The files are
+byte-identical whatever ``PYTHONHASHSEED`` is (checked by a test)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -102,7 +104,13 @@ def write_toy_inputs(directory: Path, n_pathways: int = 6, pathway_len: int = 6,
                 "GO_REF:0000002", "IEA", f"InterPro:IPR{p % 4:06d}", "F"
             fh.write("\t".join(dom) + "\n")
     model_path = directory / "model.json"
-    cobra.io.save_json_model(model, str(model_path))
+    # cobrapy lists a model's genes in the order of frozensets (it depends on
+    # PYTHONHASHSEED): write them sorted by id, in cobrapy's own JSON layout,
+    # so the file is byte-identical in every interpreter
+    obj = cobra.io.model_to_dict(model, sort=False)
+    obj["genes"] = sorted(obj["genes"], key=lambda g: g["id"])
+    with open(model_path, "w") as fh:
+        json.dump(obj, fh, indent=0, separators=(",", ":"), sort_keys=False, allow_nan=False)
     return {"model": model_path, "expression": expr_path, "annotation": gaf_path,
             "orphans": orphans}
 

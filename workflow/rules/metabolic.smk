@@ -1,8 +1,12 @@
 # Enzyme ranking on a metabolic network:
 # fetch -> featurize -> nested cross-validation per method -> accuracy table,
 # ranking validation -> ranked candidates for reactions without a known gene.
+# The results are made in MET_STAGED and published together with their
+# provenance by the last rule (metabolic_provenance), so a run that fails at
+# any step leaves the earlier results and their provenance as they were.
 
 MET_DIR = "results/metabolic"
+MET_STAGED = f"{MET_DIR}/staged"
 
 
 rule metabolic_features:
@@ -31,36 +35,12 @@ rule metabolic_features:
         impostor_pool=MET["impostor_pool"],
         adjacency=MET["adjacency_features"],
         representation=MET["representation"],
+        min_source_coverage=MET["min_source_coverage"],
+        duplicate_genes=MET["duplicate_genes"],
         candidates=MET["ranking"]["candidates"],
         seed=config["seed"],
     script:
         "../scripts/metabolic_features.py"
-
-
-rule metabolic_provenance:
-    input:
-        **metabolic_inputs(),
-        # only inputs that featurized cleanly are recorded (a failed run must
-        # not leave a provenance newer than the results it describes)
-        features_ok=rules.metabolic_features.output.summary,
-    output:
-        report(
-            f"{MET_DIR}/provenance.tsv",
-            caption="../report/provenance.rst",
-            category="Enzyme ranking",
-        ),
-    log:
-        "logs/metabolic/provenance.log",
-    conda:
-        "../envs/geomargin.yaml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    params:
-        config={"seed": config["seed"], **MET},
-    script:
-        "../scripts/provenance.py"
 
 
 rule metabolic_cv:
@@ -91,12 +71,8 @@ rule metabolic_accuracy:
         cv=expand(f"{MET_DIR}/cv/{{method}}.pkl", method=MET["methods"]),
         features=rules.metabolic_features.output.features,
     output:
-        table=f"{MET_DIR}/accuracy.tsv",
-        plot=report(
-            f"{MET_DIR}/accuracy.png",
-            caption="../report/metabolic_accuracy.rst",
-            category="Enzyme ranking",
-        ),
+        table=f"{MET_STAGED}/accuracy.tsv",
+        plot=f"{MET_STAGED}/accuracy.png",
     log:
         "logs/metabolic/accuracy.log",
     conda:
@@ -120,11 +96,7 @@ rule metabolic_ranking_validation:
         featurizer=rules.metabolic_features.output.featurizer,
     output:
         ranks=f"{MET_DIR}/ranking/true_gene_ranks.tsv",
-        table=report(
-            f"{MET_DIR}/ranking_validation.tsv",
-            caption="../report/ranking_validation.rst",
-            category="Enzyme ranking",
-        ),
+        table=f"{MET_STAGED}/ranking_validation.tsv",
     log:
         "logs/metabolic/ranking_validation.log",
     conda:
@@ -150,30 +122,14 @@ rule enzyme_ranking:
         cv=expand(f"{MET_DIR}/cv/{{method}}.pkl", method=ranking_models()),
         features=rules.metabolic_features.output.features,
         featurizer=rules.metabolic_features.output.featurizer,
-        # The final ranking is only worth reading beside its validation and the
-        # method comparison; building them here keeps the three outputs together.
+        # "auto" chooses the method from the validation; its quality is reported
         validation=rules.metabolic_ranking_validation.output.table,
-        accuracy=rules.metabolic_accuracy.output.table,
-        # what the ranking was made from, for the report
-        provenance=rules.metabolic_provenance.output[0],
         # cross-validated ranks of true genes: validated_precision per rank
         true_ranks=rules.metabolic_ranking_validation.output.ranks,
     output:
-        ranking=report(
-            "results/enzyme_ranking.tsv",
-            caption="../report/enzyme_ranking.rst",
-            category="Enzyme ranking",
-        ),
-        quality=report(
-            "results/enzyme_ranking_quality.tsv",
-            caption="../report/enzyme_ranking_quality.rst",
-            category="Enzyme ranking",
-        ),
-        orphans=report(
-            "results/orphan_reactions.tsv",
-            caption="../report/orphan_reactions.rst",
-            category="Enzyme ranking",
-        ),
+        ranking=f"{MET_STAGED}/enzyme_ranking.tsv",
+        quality=f"{MET_STAGED}/enzyme_ranking_quality.tsv",
+        orphans=f"{MET_STAGED}/orphan_reactions.tsv",
     log:
         "logs/metabolic/enzyme_ranking.log",
     conda:
@@ -206,11 +162,7 @@ rule enzyme_browser:
             for f in ("browser.js", "browser.css")
         ],
     output:
-        report(
-            "results/enzyme_ranking.html",
-            caption="../report/enzyme_browser.rst",
-            category="Enzyme ranking",
-        ),
+        f"{MET_STAGED}/enzyme_ranking.html",
     log:
         "logs/metabolic/enzyme_browser.log",
     conda:
@@ -224,3 +176,74 @@ rule enzyme_browser:
         bigg_model=DATASET.get("bigg_model", ""),
     script:
         "../scripts/enzyme_browser.py"
+
+
+# Last step: publish the results and then write their provenance.
+rule metabolic_provenance:
+    input:
+        **metabolic_inputs(),
+        staged_ranking=rules.enzyme_ranking.output.ranking,
+        staged_quality=rules.enzyme_ranking.output.quality,
+        staged_orphans=rules.enzyme_ranking.output.orphans,
+        staged_browser=rules.enzyme_browser.output[0],
+        staged_accuracy=rules.metabolic_accuracy.output.table,
+        staged_accuracy_plot=rules.metabolic_accuracy.output.plot,
+        staged_validation=rules.metabolic_ranking_validation.output.table,
+    output:
+        ranking=report(
+            "results/enzyme_ranking.tsv",
+            caption="../report/enzyme_ranking.rst",
+            category="Enzyme ranking",
+        ),
+        quality=report(
+            "results/enzyme_ranking_quality.tsv",
+            caption="../report/enzyme_ranking_quality.rst",
+            category="Enzyme ranking",
+        ),
+        orphans=report(
+            "results/orphan_reactions.tsv",
+            caption="../report/orphan_reactions.rst",
+            category="Enzyme ranking",
+        ),
+        browser=report(
+            "results/enzyme_ranking.html",
+            caption="../report/enzyme_browser.rst",
+            category="Enzyme ranking",
+        ),
+        accuracy=f"{MET_DIR}/accuracy.tsv",
+        accuracy_plot=report(
+            f"{MET_DIR}/accuracy.png",
+            caption="../report/metabolic_accuracy.rst",
+            category="Enzyme ranking",
+        ),
+        validation=report(
+            f"{MET_DIR}/ranking_validation.tsv",
+            caption="../report/ranking_validation.rst",
+            category="Enzyme ranking",
+        ),
+        provenance=report(
+            f"{MET_DIR}/provenance.tsv",
+            caption="../report/provenance.rst",
+            category="Enzyme ranking",
+        ),
+    log:
+        "logs/metabolic/provenance.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        config={"seed": config["seed"], **MET},
+        published={
+            "staged_ranking": "ranking",
+            "staged_quality": "quality",
+            "staged_orphans": "orphans",
+            "staged_browser": "browser",
+            "staged_accuracy": "accuracy",
+            "staged_accuracy_plot": "accuracy_plot",
+            "staged_validation": "validation",
+        },
+    script:
+        "../scripts/provenance.py"

@@ -7,6 +7,7 @@ smk = snakemake  # noqa: F821
 
 import numpy as np  # noqa: E402
 
+from featurize.exceptions import ConfigValueError  # noqa: E402
 from featurize.io import save_pickle_atomic, write_tsv_atomic  # noqa: E402
 from models.selection import nested_cross_validate  # noqa: E402
 
@@ -14,6 +15,14 @@ data = np.load(smk.input.features, allow_pickle=False)
 X, y = data["X"], data["y"]
 method = smk.wildcards.method
 log.info("%s: %d instances x %d features, %d folds", method, *X.shape, smk.params.n_splits)
+# Folds are made of whole model reactions (both directions and all their
+# genes stay together): there cannot be more folds than such reactions.
+n_groups = len(np.unique(data["instance_group"]))
+n_splits = smk.params.n_splits
+if n_splits > n_groups:
+    raise ConfigValueError(
+        f"config key metabolic.n_splits is {n_splits}, but {smk.input.features} holds {n_groups} model "
+        f"reactions with known genes (cross-validation groups); expected an int from 2 to {n_groups}")
 result = nested_cross_validate(
     method,
     X,

@@ -5,11 +5,14 @@ from _bootstrap import setup
 log = setup(snakemake)  # noqa: F821 - injected by Snakemake
 smk = snakemake  # noqa: F821
 
+import sys  # noqa: E402
+
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from featurize.annotation import parse_gaf  # noqa: E402
 from featurize.expression import load_expression  # noqa: E402
+from featurize.genes import check_coverage  # noqa: E402
 from featurize.io import save_npz_atomic, save_pickle_atomic, write_tsv_atomic  # noqa: E402
 from featurize.localization import load_yeastgfp  # noqa: E402
 from featurize.motifs import find_motifs  # noqa: E402
@@ -18,20 +21,40 @@ from featurize.pairs import PairFeaturizer, build_instances  # noqa: E402
 from models.evidence import items_by_gene  # noqa: E402
 
 p = smk.params
-model = load_model(smk.input.network)
+notes = []  # gene ids changed to their canonical form or not understood (file, line)
+model = load_model(smk.input.network, notes=notes)
 log.info("model %s: %d reactions, %d genes", smk.input.network, len(model.reactions), len(model.genes))
 net = build_directed_network(model, n_currency=p.n_currency, extra_currency=tuple(p.extra_currency))
 motifs = find_motifs(net)
 log.info("directed reactions: %d (with genes %d); currency: %s", len(net.reactions),
          sum(bool(g) for g in net.reactions["genes"]), ", ".join(net.currency))
 
-expression = load_expression(list(smk.input.expression))
-annotation = parse_gaf(smk.input.annotation)
+expression = load_expression(list(smk.input.expression), duplicates=p.duplicate_genes, notes=notes)
+annotation = parse_gaf(smk.input.annotation, notes=notes)
 if p.localization == "gaf":
     localization = annotation.localization
 else:
-    localization = load_yeastgfp(smk.input.localization)
+    localization = load_yeastgfp(smk.input.localization, duplicates=p.duplicate_genes, notes=notes)
+if notes:
+    # every id changed or left out, with file and line: in the log only
+    print(f"gene ids changed to their canonical form or not understood ({len(notes)}):", file=sys.stderr)
+    for note in notes:
+        print(f"  {note}", file=sys.stderr)
+    log.warning("gene ids: %d changed to their canonical form or not understood (listed in %s)",
+                len(notes), smk.log[0])
 sources = {"expr": expression, "domain": annotation.domains, "loc": localization}
+network_genes = sorted({g for gs in net.reactions["genes"] for g in gs})
+# every configured source (and every expression file) must match enough of the
+# network's genes; a source that matches (almost) nothing is a wrong input
+checks = [(f"expr:{key}", expression[[c for c in expression.columns if c.startswith(f"{key}_")]], path)
+          for key, path in expression.attrs["files"].items()]
+checks += [("domain", annotation.domains, smk.input.annotation),
+           ("loc", localization, smk.input.annotation if p.localization == "gaf" else smk.input.localization)]
+for name, table, where in checks:
+    left_out = [n.raw for n in notes if n.source == str(where) and n.raw and n.problem]
+    matched, total = check_coverage(name, table, network_genes, p.min_source_coverage, where=str(where),
+                                    source_ids=left_out)
+    log.info("source %s: %d/%d network genes with data", name, matched, total)
 for name, table in sources.items():
     log.info("source %s: %d genes x %d features", name, *table.shape)
 

@@ -1,4 +1,9 @@
-"""Record the inputs (with sha256), package versions and configuration of a run."""
+"""Publish the enzyme-ranking results of a run, then record its inputs (with
+sha256), package versions and configuration beside them.
+
+Runs last: every result it publishes is finished (made in
+``results/metabolic/staged/``), so ``provenance.tsv`` always describes the
+results beside it; a run that fails earlier leaves both as they were."""
 
 from _bootstrap import setup
 
@@ -6,15 +11,17 @@ log = setup(snakemake)  # noqa: F821 - injected by Snakemake
 smk = snakemake  # noqa: F821
 
 import json  # noqa: E402
+import shutil  # noqa: E402
 
 import pandas as pd  # noqa: E402
 
 from data.provenance import input_table, package_table  # noqa: E402
-from featurize.io import write_tsv_atomic  # noqa: E402
+from featurize.io import atomic_path, write_tsv_atomic  # noqa: E402
 
+published = dict(smk.params.published)  # staged input role -> output role
 inputs = {}
 for role, paths in smk.input.items():
-    if role == "features_ok":  # ordering dependency, not an input of the data
+    if role in published:  # results of this run, not inputs of the data
         continue
     paths = [paths] if isinstance(paths, str) else list(paths)
     for i, path in enumerate(paths):
@@ -28,4 +35,9 @@ rows += [("package", r.package, r.version) for r in packages.itertuples()]
 rows += [("config", "metabolic", json.dumps(smk.params.config, sort_keys=True))]
 out = pd.DataFrame(rows, columns=["kind", "name", "value"])
 log.info("\n%s", out.to_string(index=False))
-write_tsv_atomic(out, smk.output[0])
+for role, out_role in published.items():
+    src, dst = getattr(smk.input, role), getattr(smk.output, out_role)
+    with atomic_path(dst) as tmp:
+        shutil.copyfile(src, tmp)
+    log.info("published %s -> %s", src, dst)
+write_tsv_atomic(out, smk.output.provenance)  # last: after everything it describes

@@ -1,0 +1,358 @@
+"""Bad and odd input on the real workflow with the toy inputs (issue 16).
+
+* Gene ids that differ only in case, surrounding whitespace, invisible
+  characters or the ``_A``/``-A`` suffix give byte-identical results (and a
+  gzip-compressed model reads like the plain one); every changed id is listed
+  with file and line in the job's log. The run is made under ``umask 022`` and
+  leaves only group/other-readable files.
+* A source that matches too few network genes, conflicting duplicate rows, an
+  id not understood, an empty or unreadable file, a reaction using an
+  undefined metabolite, a gene rule cobrapy cannot parse, more folds than
+  reactions, and a failing final step each stop the run with a one-line
+  message (file or config key, value, expectation), exit non-zero, and leave
+  the earlier results *and their provenance* untouched (bytes and mtime).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import stat
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from workflow_helpers import (MAIN_OUTPUTS, MAIN_TARGET, output_bytes, run_snakemake, snakemake_cmd,
+                              toy_config, write_toy_inputs)
+
+pytestmark = pytest.mark.slow
+
+ZWSP = "\u200b"
+INSTANCES = "results/metabolic/features/instances.tsv"
+PROVENANCE = "results/metabolic/provenance.tsv"
+TRACEBACK = "Traceback (most recent call last)"
+
+
+def small_config(inputs: dict, tmp: Path) -> dict:
+    config = toy_config(inputs, tmp, methods=["geometric", "zero"])
+    config["metabolic"]["param_grids"].pop("mean")
+    return config
+
+
+def console(proc) -> str:
+    return proc.stdout + proc.stderr
+
+
+@pytest.fixture(scope="module")
+def toy_inputs(tmp_path_factory):
+    return write_toy_inputs(tmp_path_factory.mktemp("input_fault_inputs"))
+
+
+@pytest.fixture(scope="module")
+def reference_run(tmp_path_factory, toy_inputs):
+    tmp = tmp_path_factory.mktemp("input_reference")
+    proc = run_snakemake(tmp, small_config(toy_inputs, tmp), MAIN_TARGET)
+    assert proc.returncode == 0, console(proc)[-4000:]
+    return tmp
+
+
+# ------------------------------------------------- equivalent ids, umask 022
+def _odd_ids(inputs: dict, directory: Path) -> dict:
+    """The toy inputs with every model gene id lower-cased, one behind a
+    zero-width space, the model gzip-compressed, and expression ids with
+    trailing spaces, lower case and invisible characters."""
+    raw = json.loads(Path(inputs["model"]).read_text())
+    first = raw["genes"][0]["id"]
+    rename = {g["id"]: g["id"].lower() for g in raw["genes"]}
+    rename[first] = ZWSP + first.lower()
+    for g in raw["genes"]:
+        g["id"] = rename[g["id"]]
+    for r in raw["reactions"]:
+        r["gene_reaction_rule"] = " ".join(rename.get(t, t) for t in r["gene_reaction_rule"].split(" "))
+    model = directory / "model_odd.json.gz"
+    model.write_bytes(gzip.compress(json.dumps(raw, indent=1).encode()))
+    lines = Path(inputs["expression"]).read_text().splitlines(keepends=True)
+    for k in range(1, len(lines)):
+        gene, rest = lines[k].split("\t", 1)
+        gene = [gene.lower(), gene + " ", ZWSP + gene, "\ufeff" + gene + "\u00a0"][k % 4]
+        lines[k] = gene + "\t" + rest
+    expression = directory / "expression_odd.tsv"
+    expression.write_text("".join(lines))
+    return {"model": model, "expression": expression, "first_gene": first}
+
+
+@pytest.fixture(scope="module")
+def odd_ids_run(tmp_path_factory, toy_inputs, reference_run):
+    tmp = tmp_path_factory.mktemp("odd_ids")
+    odd = _odd_ids(toy_inputs, tmp)
+    config = small_config(toy_inputs, tmp)
+    toy = config["metabolic"]["datasets"]["toy"]
+    toy["network"] = f"file:{odd['model']}"
+    toy["expression"] = [f"file:{odd['expression']}"]
+    cmd = snakemake_cmd(tmp, config, MAIN_TARGET)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
+                          preexec_fn=lambda: os.umask(0o022))
+    return tmp, odd, proc
+
+
+def test_odd_gene_ids_give_identical_results(odd_ids_run, reference_run):
+    tmp, _, proc = odd_ids_run
+    assert proc.returncode == 0, console(proc)[-4000:]
+    for rel in (*MAIN_OUTPUTS, INSTANCES):
+        assert output_bytes(tmp, rel) == output_bytes(reference_run, rel), f"{rel} differs"
+
+
+def test_odd_gene_ids_are_listed_with_file_and_line(odd_ids_run):
+    tmp, odd, proc = odd_ids_run
+    log = (tmp / "logs/metabolic/features.log").read_text()
+    first = odd["first_gene"]
+    model_text = gzip.decompress(odd["model"].read_bytes()).decode()
+    line = next(i for i, t in enumerate(model_text.split("\n"), 1) if "\\u200b" + first.lower() in t)
+    assert (f"{odd['model']}:{line}: gene id '\\u200b{first.lower()}' read as '{first}' "
+            "(removed U+200B ZERO WIDTH SPACE; upper-cased)") in log
+    expr_lines = odd["expression"].read_text().splitlines()
+    gene = expr_lines[1].split("\t")[0]  # file line 2: trailing space
+    assert f"{odd['expression']}:2: gene id {gene!r} read as {gene.strip()!r} " \
+           "(surrounding whitespace removed)" in log
+    gene = expr_lines[2].split("\t")[0]  # file line 3: zero-width space
+    assert f"{odd['expression']}:3: gene id {gene!r} read as {gene[1:]!r} " \
+           "(removed U+200B ZERO WIDTH SPACE)" in log
+    gene = expr_lines[3].split("\t")[0]  # file line 4: byte-order mark, no-break space
+    assert f"{odd['expression']}:4: gene id {gene!r} read as {gene[1:-1]!r} " \
+           "(Unicode NFKC; removed U+FEFF ZERO WIDTH NO-BREAK SPACE; surrounding whitespace removed)" in log
+    assert "gene ids: " in console(proc) and "changed to their canonical form" in console(proc)
+
+
+def test_run_under_umask_022_leaves_readable_outputs(odd_ids_run):
+    tmp, _, proc = odd_ids_run
+    assert proc.returncode == 0
+    files = [p for d in ("results", "logs") for p in (tmp / d).rglob("*") if p.is_file()]
+    assert len(files) > 15
+    unreadable = [f"{p.relative_to(tmp)} {oct(stat.S_IMODE(p.stat().st_mode))}" for p in files
+                  if stat.S_IMODE(p.stat().st_mode) & 0o044 != 0o044]
+    assert unreadable == []  # the atomic writer's files were 0600
+
+
+# ------------------------------------------------------------ bad input
+def _expression_lines(inputs):
+    return Path(inputs["expression"]).read_text().splitlines(keepends=True)
+
+
+def _no_gene_ids(inputs, d):
+    lines = _expression_lines(inputs)
+    p = d / "expression_noids.tsv"
+    p.write_text(lines[0] + "".join(f"probe{k}\t{ln.split(chr(9), 1)[1]}" for k, ln in enumerate(lines[1:])))
+    return p
+
+
+def _only_na(inputs, d):
+    lines = _expression_lines(inputs)
+    n = len(lines[0].split("\t")) - 1
+    p = d / "expression_na.tsv"
+    p.write_text(lines[0] + "".join(ln.split("\t", 1)[0] + "\tNA" * n + "\n" for ln in lines[1:]))
+    return p
+
+
+def _conflicting_duplicate(inputs, d):
+    lines = _expression_lines(inputs)
+    gene, rest = lines[1].split("\t", 1)
+    cells = rest.rstrip("\n").split("\t")
+    cells[0] = "9.9"
+    p = d / "expression_dup.tsv"
+    p.write_text("".join(lines) + gene.lower() + "\t" + "\t".join(cells) + "\n")
+    return p
+
+
+def _lookalike_id(inputs, d):
+    lines = _expression_lines(inputs)
+    lines[4] = "\u0423" + lines[4][1:]  # Cyrillic capital U for the leading Y
+    p = d / "expression_lookalike.tsv"
+    p.write_text("".join(lines))
+    return p
+
+
+def _empty(inputs, d):
+    p = d / "expression_empty.tsv"
+    p.write_text("")
+    return p
+
+
+def _undefined_metabolite(inputs, d):
+    raw = json.loads(Path(inputs["model"]).read_text())
+    raw["reactions"][1]["metabolites"]["ghost_c"] = 1.0
+    p = d / "model_ghost.json"
+    p.write_text(json.dumps(raw))
+    return p
+
+
+def _unreadable_model(inputs, d):
+    p = d / "model_corrupt.json.gz"
+    p.write_bytes(gzip.compress(Path(inputs["model"]).read_bytes())[:200])  # truncated
+    return p
+
+
+def _malformed_rule(inputs, d):
+    raw = json.loads(Path(inputs["model"]).read_text())
+    rxn = next(r for r in raw["reactions"] if r["gene_reaction_rule"])
+    rxn["gene_reaction_rule"] = "(" + rxn["gene_reaction_rule"]
+    p = d / "model_rule.json"
+    p.write_text(json.dumps(raw))
+    return p
+
+
+def _n_reactions_with_genes(inputs) -> int:
+    raw = json.loads(Path(inputs["model"]).read_text())
+    return sum(bool(r["gene_reaction_rule"]) for r in raw["reactions"])
+
+
+# case -> (make the bad file, config key it replaces, strings the log and console must hold)
+BAD_INPUTS = {
+    "expression_without_gene_ids": (_no_gene_ids, "expression", [
+        "SourceCoverageError: source 'expr:expression' (", "has data for 0/52 (0.0%) of the network's genes",
+        "config key metabolic.min_source_coverage requires at least 10.0%",
+        "ids in the source, e.g. ['probe0', 'probe1'"]),
+    "expression_only_na": (_only_na, "expression", [
+        "SourceCoverageError: source 'expr:expression' (", "has data for 0/52 (0.0%)"]),
+    "conflicting_duplicate_rows": (_conflicting_duplicate, "expression", [
+        "DuplicateGeneError: ", "1 gene(s) on several rows with different values",
+        "(lines 2, 66)", "metabolic.duplicate_genes"]),
+    "id_not_understood": (_lookalike_id, "expression", [
+        "GeneIdError: ", ": line 5: gene id '\u0423", "is not a valid gene id after normalisation"]),
+    "empty_expression_file": (_empty, "expression", [
+        "InputFileError: ", ": is empty (no header line)"]),
+    "undefined_metabolite": (_undefined_metabolite, "network", [
+        "InputFileError: ", "reaction 'R_p0_1' uses metabolite(s) ['ghost_c'] that are not in the "
+        "model's 'metabolites' list"]),
+    "unreadable_model": (_unreadable_model, "network", [
+        "InputFileError: ", ": cannot be read: EOFError"]),
+    "malformed_gene_rule": (_malformed_rule, "network", [
+        "GeneIdError: ", "cobrapy cannot parse 1 gene rule(s)"]),
+}
+
+
+def _rerun(reference_run, workdir: Path, config: dict):
+    shutil.copytree(reference_run, workdir, symlinks=True)
+    before = {rel: ((workdir / rel).read_bytes(), (workdir / rel).stat().st_mtime_ns)
+              for rel in (*MAIN_OUTPUTS, PROVENANCE)}
+    proc = run_snakemake(workdir, config, MAIN_TARGET, timeout=600)
+    return proc, before
+
+
+@pytest.fixture(scope="module")
+def bad_input_runs(tmp_path_factory, toy_inputs, reference_run):
+    root = tmp_path_factory.mktemp("input_bad")
+
+    def run(case):
+        make, key, _ = BAD_INPUTS[case]
+        workdir = root / case
+        bad = make(toy_inputs, root)
+        config = small_config(toy_inputs, workdir)
+        toy = config["metabolic"]["datasets"]["toy"]
+        toy[key] = [f"file:{bad}"] if key == "expression" else f"file:{bad}"
+        config["metabolic"]["ranking"]["top_n"] = 5  # would show in a premature provenance
+        proc, before = _rerun(reference_run, workdir, config)
+        return case, (workdir, bad, proc, before)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(run, BAD_INPUTS))
+
+
+def _assert_untouched(workdir: Path, before: dict) -> None:
+    for rel, (data, mtime) in before.items():
+        assert (workdir / rel).read_bytes() == data, rel
+        assert (workdir / rel).stat().st_mtime_ns == mtime, rel
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_bad_input_stops_with_named_error(bad_input_runs, case):
+    workdir, bad, proc, before = bad_input_runs[case]
+    out = console(proc)
+    assert proc.returncode != 0, out[-3000:]
+    assert "Error in rule metabolic_features" in out, out[-3000:]
+    assert TRACEBACK not in out, out[-3000:]
+    log = (workdir / "logs/metabolic/features.log").read_text()
+    assert TRACEBACK not in log, log[-3000:]
+    assert str(bad) in out and str(bad) in log
+    for text in BAD_INPUTS[case][2]:
+        assert text in log, f"{text!r} not in the log:\n{log[-3000:]}"
+        assert text in out, f"{text!r} not on the console:\n{out[-3000:]}"
+    # one line: the error and its message
+    error_lines = [ln for ln in log.splitlines() if "Error: " in ln]
+    assert len(error_lines) == 1, error_lines
+    for rule in ["metabolic_cv", "metabolic_accuracy", "enzyme_ranking", "metabolic_provenance"]:
+        assert f"rule {rule}:" not in out
+    _assert_untouched(workdir, before)
+
+
+# -------------------------------------------------- failing downstream steps
+@pytest.fixture(scope="module")
+def downstream_runs(tmp_path_factory, toy_inputs, reference_run):
+    root = tmp_path_factory.mktemp("input_downstream")
+
+    def too_many_folds():
+        workdir = root / "n_splits"
+        config = small_config(toy_inputs, workdir)
+        config["metabolic"]["n_splits"] = 100
+        config["metabolic"]["ranking"]["top_n"] = 5
+        return ("n_splits", *(_rerun(reference_run, workdir, config)), workdir)
+
+    def failing_ranking():
+        # the final ranking (method zero, whose cross-validation result is
+        # made corrupt) fails after a top_n change, while the ranking
+        # validation (method geometric) succeeds: the old results and
+        # provenance must stay
+        workdir = root / "ranking"
+        config = small_config(toy_inputs, workdir)
+        config["metabolic"]["ranking"].update(top_n=5, method="zero", validation_methods=["geometric"])
+        shutil.copytree(reference_run, workdir, symlinks=True)
+        before = {rel: ((workdir / rel).read_bytes(), (workdir / rel).stat().st_mtime_ns)
+                  for rel in (*MAIN_OUTPUTS, PROVENANCE)}
+        cv = workdir / "results/metabolic/cv/zero.pkl"
+        cv.write_bytes(cv.read_bytes()[:100])
+        proc = run_snakemake(workdir, config, MAIN_TARGET, extra=["--keep-going"], timeout=600)
+        return "ranking", proc, before, workdir
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(too_many_folds), pool.submit(failing_ranking)]
+        return {f.result()[0]: f.result()[1:] for f in futures}
+
+
+def test_too_many_folds_is_a_config_message(downstream_runs, toy_inputs):
+    proc, before, workdir = downstream_runs["n_splits"]
+    out = console(proc)
+    assert proc.returncode != 0, out[-3000:]
+    assert TRACEBACK not in out, out[-3000:]
+    n = _n_reactions_with_genes(toy_inputs)
+    text = (f"ConfigValueError: config key metabolic.n_splits is 100, but "
+            f"results/metabolic/features/features.npz holds {n} model reactions with known genes "
+            f"(cross-validation groups); expected an int from 2 to {n}")
+    assert text in out, out[-3000:]
+    assert "rule metabolic_provenance:" not in out
+
+
+@pytest.mark.parametrize("case", ["n_splits", "ranking"])
+def test_failing_downstream_step_leaves_results_and_provenance(downstream_runs, case):
+    proc, before, workdir = downstream_runs[case]
+    assert proc.returncode != 0, console(proc)[-3000:]
+    _assert_untouched(workdir, before)
+    # the provenance still gives the configuration of the results beside it
+    prov = pd.read_csv(workdir / PROVENANCE, sep="\t")
+    config = json.loads(prov.loc[prov["kind"] == "config", "value"].iloc[0])
+    assert config["ranking"]["top_n"] == 3
+
+
+def test_ranking_failure_was_the_final_step(downstream_runs):
+    proc, _, workdir = downstream_runs["ranking"]
+    out = console(proc)
+    assert "Error in rule enzyme_ranking" in out, out[-3000:]
+    # the validation of this run finished, but is only staged: not published
+    # beside the old ranking
+    assert "Finished jobid" in out and "Rule: metabolic_ranking_validation" in out, out[-3000:]
+    staged = workdir / "results/metabolic/staged/ranking_validation.tsv"
+    assert staged.read_bytes() != (workdir / "results/metabolic/ranking_validation.tsv").read_bytes()
+    assert "rule metabolic_provenance:" not in out
