@@ -170,21 +170,13 @@ def validated_precision(true_ranks: pd.DataFrame, method: str) -> Callable[[np.n
 
 
 def coexpression_r(featurizer, reaction: str, gene: str) -> dict[str, float]:
-    """Per motif type, the sum of the pair's unscaled ``expr`` features (the
-    mean Pearson r of ``gene`` with that type's neighbours, see the module
-    docstring); NaN where the block is absent."""
-    out = {t: float("nan") for t in featurizer.motif_types_}
+    """Per motif type, the mean Pearson r of ``gene`` with that type's
+    neighbours (:meth:`featurize.pairs.PairFeaturizer.block_sums` of the
+    ``expr`` blocks, in either representation); NaN where the block is absent."""
     if "expr" not in featurizer.sources_:
-        return out
-    x = featurizer.candidate_matrix(reaction, [gene])[0].copy()
-    if featurizer.feature_scale_ is not None:
-        x = x / featurizer.feature_scale_
-    for t, kind, sl in featurizer.blocks_:
-        if kind == "expr":
-            v = x[sl]
-            if not np.isnan(v).all():
-                out[t] = float(np.nansum(v))
-    return out
+        return {t: float("nan") for t in featurizer.motif_types_}
+    sums = featurizer.block_sums(featurizer.candidate_matrix(reaction, [gene]), "expr")[0]
+    return {t: float(v) for t, v in zip(featurizer.motif_types_, sums)}
 
 
 def _shared(items_of: Mapping[str, Sequence[str]], gene: str, neighbours: Sequence[str]
