@@ -30,10 +30,16 @@ import pandas as pd
 __all__ = ["rank_candidates", "true_gene_ranks", "ranking_metrics", "supporting_neighbours",
            "pair_score_fn", "consensus_params", "bootstrap_ranking_metrics", "top1_concentration",
            "precision_at_rank", "choose_ranking_method", "coexpression_scores", "RANKING_METRICS",
-           "COEXPR", "ranking_decision", "MARGIN_RULES", "candidate_order", "gene_id_ranks"]
+           "COEXPR", "ADJACENCY", "BASELINES", "adjacency_scores", "baseline_scores",
+           "ranking_decision", "MARGIN_RULES", "candidate_order", "gene_id_ranks"]
 
 #: Name of the non-learned co-expression baseline in rankings and tables.
 COEXPR = "coexpr"
+#: Name of the non-learned adjacency baseline (candidates that already
+#: catalyse related reactions first).
+ADJACENCY = "adjacency"
+#: The non-learned baselines, scored in every ranking validation.
+BASELINES = (COEXPR, ADJACENCY)
 
 #: Ranking scores of a geometric-margin model (see :func:`ranking_decision`).
 MARGIN_RULES = ("unscaled", "scaled")
@@ -483,3 +489,41 @@ def ranking_decision(model, margin_rule: str = "unscaled") -> Callable[[np.ndarr
         b = float(np.ravel(model.intercept_)[0])
         return (f - b) * np.asarray(model.scales(X), dtype=np.float64) + b
     return unscaled
+
+
+def adjacency_scores(featurizer, X: np.ndarray) -> np.ndarray:
+    """The non-learned adjacency baseline: how many related reactions the
+    candidate already catalyses, summed over the motif types (a reaction
+    related by two motif types counts twice), read from the ``net`` blocks
+    of :class:`featurize.pairs.PairFeaturizer` (``adjacency=True``). NaN
+    (ranked last) when no motif type has a related reaction with a gene.
+
+    Examples
+    --------
+    >>> class _F:
+    ...     feature_scale_ = None
+    ...     blocks_ = [("fork", "net", slice(0, 2)), ("funnel", "net", slice(2, 4))]
+    >>> X = np.array([[np.log(3.0), 0.5, np.log(2.0), 1.0], [np.nan, np.nan, np.nan, np.nan]])
+    >>> adjacency_scores(_F(), X).round(6).tolist()    # 2 + 1 related reactions
+    [3.0, nan]
+    """
+    cols = [sl.start for _, kind, sl in featurizer.blocks_ if kind == "net"]
+    if not cols:
+        raise ValueError("the adjacency baseline needs the featurizer's net blocks "
+                         "(PairFeaturizer(adjacency=True), config adjacency_features: true)")
+    L = np.asarray(X, dtype=np.float64)[:, cols]
+    if featurizer.feature_scale_ is not None:
+        L = L / np.asarray(featurizer.feature_scale_)[cols]
+    out = np.full(L.shape[0], np.nan)
+    ok = ~np.isnan(L).all(axis=1)
+    out[ok] = np.nansum(np.expm1(L[ok]), axis=1)
+    return out
+
+
+def baseline_scores(name: str, featurizer, X: np.ndarray) -> np.ndarray:
+    """Scores of the non-learned baseline ``name`` (one of :data:`BASELINES`)."""
+    if name == COEXPR:
+        return coexpression_scores(featurizer, X)
+    if name == ADJACENCY:
+        return adjacency_scores(featurizer, X)
+    raise ValueError(f"unknown baseline {name!r}; expected one of {BASELINES}")

@@ -216,3 +216,24 @@ def test_unscaled_rule_is_w_dot_x_plus_b_for_the_geometric_margin():
     np.testing.assert_allclose(ranking_decision(clf, "scaled")(X), clf.decision_function(X))
     with pytest.raises(ValueError, match="'margin_rule' parameter must be one of"):
         ranking_decision(clf, "calibrated")
+
+
+def test_adjacency_scores_count_related_reactions_the_candidate_catalyses():
+    """Toy network of test_pairs: R1's fork partners R2 (G2) and R3 (G1, G3);
+    its chain_down partner R4 has no gene. R2's fork partner R1 (G1), its
+    chain_up partner R3 (G1, G3)."""
+    from test_pairs import toy
+
+    from featurize.pairs import PairFeaturizer
+    from models.ranking import adjacency_scores, baseline_scores
+
+    net, motifs, sources = toy()
+    f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
+    X = f.transform(["R1", "R1", "R1", "R2", "R2"], ["G1", "G2", "G5", "G1", "G3"])
+    np.testing.assert_allclose(adjacency_scores(f, X), [1.0, 1.0, 0.0, 2.0, 1.0])
+    f.fit_feature_scale(X)   # the scale is undone
+    X = f.transform(["R1", "R2"], ["G1", "G1"])
+    np.testing.assert_allclose(baseline_scores("adjacency", f, X), [1.0, 2.0])
+    plain = PairFeaturizer(net, motifs, sources, adjacency=False)
+    with pytest.raises(ValueError, match="needs the featurizer's net blocks"):
+        adjacency_scores(plain, plain.transform(["R1"], ["G1"]))

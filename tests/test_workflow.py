@@ -47,14 +47,15 @@ def test_main_target_writes_all_three_outputs(toy_run):
     assert (tmp / "results/metabolic/accuracy.png").stat().st_size > 1000
 
     validation = pd.read_csv(tmp / "results/metabolic/ranking_validation.tsv", sep="\t")
-    assert validation["method"].tolist() == ["coexpr", "geometric", "zero"]
+    assert validation["method"].tolist() == ["coexpr", "adjacency", "geometric", "zero"]
     for col in ["hit@1", "hit@10", "hit@50", "mrr", "median_rank", "mrr_lo", "mrr_hi",
-                "top1_gene", "top1_share", "beats_coexpr"]:
+                "top1_gene", "top1_share", "beats_coexpr", "beats_adjacency"]:
         assert col in validation.columns
     assert (validation["mrr_lo"] <= validation["mrr"]).all()
     assert (validation["mrr"] <= validation["mrr_hi"]).all()
     # the baseline is never flagged against itself
     assert not validation.set_index("method").loc["coexpr", "beats_coexpr"]
+    assert not validation.set_index("method").loc["adjacency", "beats_adjacency"]
     quality = pd.read_csv(tmp / "results/enzyme_ranking_quality.tsv", sep="\t")
     assert quality["method"].tolist() == ["geometric"]
     assert quality["chosen_by"].tolist() == ["config"]

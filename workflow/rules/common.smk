@@ -38,7 +38,7 @@ def input_ref(ref):
 _missing = [
     m
     for m in [MET["ranking"]["method"], *MET["ranking"]["validation_methods"]]
-    if m not in MET["methods"] and m not in ("auto", "coexpr")
+    if m not in MET["methods"] and m not in ("auto", "coexpr", "adjacency")
 ]
 if _missing:
     raise ValueError(
@@ -63,6 +63,6 @@ def ranking_models():
     validated ones ("auto" picks among them) and a configured method."""
     method = MET["ranking"]["method"]
     models = list(MET["ranking"]["validation_methods"])
-    if method not in ("auto", "coexpr") and method not in models:
+    if method not in ("auto", "coexpr", "adjacency") and method not in models:
         models.append(method)
     return models

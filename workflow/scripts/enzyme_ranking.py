@@ -14,7 +14,7 @@ import pandas as pd  # noqa: E402
 
 from featurize.io import write_tsv_atomic  # noqa: E402
 from models.evidence import explain_ranking, mark_ranked, orphan_reactions  # noqa: E402
-from models.ranking import (COEXPR, choose_ranking_method, coexpression_scores,  # noqa: E402
+from models.ranking import (BASELINES, baseline_scores, choose_ranking_method,  # noqa: E402
                             consensus_params, pair_score_fn, rank_candidates, ranking_decision,
                             top1_concentration)
 from models.registry import get_method  # noqa: E402
@@ -42,9 +42,9 @@ if v is not None:
 else:
     log.warning("%s was not in the ranking validation: its ranking quality is unknown", method)
 
-if method == COEXPR:
+if method in BASELINES:
     def decision(X):
-        return coexpression_scores(featurizer, X)
+        return baseline_scores(method, featurizer, X)
 else:
     with open(dict(zip(p.cv_methods, smk.input.cv))[method], "rb") as fh:
         cv = pickle.load(fh)

@@ -21,9 +21,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from featurize.io import write_tsv_atomic  # noqa: E402
-from models.ranking import (COEXPR, bootstrap_ranking_metrics, candidate_order,  # noqa: E402
-                            coexpression_scores, gene_id_ranks, ranking_decision,
-                            true_gene_ranks)
+from models.ranking import (ADJACENCY, BASELINES, baseline_scores,  # noqa: E402
+                            bootstrap_ranking_metrics, candidate_order, gene_id_ranks,
+                            ranking_decision, true_gene_ranks)
 
 p = smk.params
 with open(smk.input.featurizer, "rb") as fh:
@@ -41,7 +41,9 @@ for method, cv in cvs.items():
         raise ValueError(f"the outer folds of {method!r} differ from those of {p.methods[0]!r}; "
                          "rerun their cross-validation with the same seed and data")
 
-names = [COEXPR, *p.methods]
+# the adjacency baseline needs the featurizer's net blocks
+baselines = [b for b in BASELINES if b != ADJACENCY or getattr(featurizer, "adjacency", False)]
+names = [*baselines, *p.methods]
 n_folds = len(reference)
 gene_rank = gene_id_ranks(candidates)
 start = time.perf_counter()
@@ -66,7 +68,8 @@ def rank_fold(fold: int, test_idx) -> tuple[list[tuple], list[tuple]]:
         for b in range(0, len(candidates), p.batch_size):  # bounded memory
             X = featurizer.candidate_matrix(reaction, candidates[b:b + p.batch_size])
             empty = np.isnan(X).all(axis=1)  # no evidence: ranks last
-            scores[COEXPR][b:b + len(X)] = coexpression_scores(featurizer, X)
+            for name in baselines:
+                scores[name][b:b + len(X)] = baseline_scores(name, featurizer, X)
             for method, fn in score_fns.items():
                 s = np.asarray(fn(X), dtype=np.float64)
                 s[empty] = np.nan
@@ -107,11 +110,13 @@ for method in names:
                     "n_true_pairs": m.pop("n_true"), **m,
                     "top1_gene": top_gene, "top1_share": best / len(t) if len(t) else np.nan})
 table = pd.DataFrame(summary)
-base = table.set_index("method").loc[COEXPR]
-table["beats_coexpr"] = (table["hit@50"] > base["hit@50"]) & (table["mrr"] > base["mrr"])
-table.loc[table["method"] == COEXPR, "beats_coexpr"] = False
-for method in table.loc[~table["beats_coexpr"] & (table["method"] != COEXPR), "method"]:
-    log.warning("%s does not beat the co-expression baseline (hit@50 and MRR)", method)
+for b in baselines:  # a learned method must beat each baseline in hit@50 and MRR
+    base = table.set_index("method").loc[b]
+    col = f"beats_{b}"
+    table[col] = (table["hit@50"] > base["hit@50"]) & (table["mrr"] > base["mrr"])
+    table.loc[table["method"].isin(baselines), col] = False
+    for method in table.loc[~table[col] & ~table["method"].isin(baselines), "method"]:
+        log.warning("%s does not beat the %s baseline (hit@50 and MRR)", method, b)
 log.info("ranked %d reactions in %.0f s\n%s", ranks["reaction"].nunique(),
          time.perf_counter() - start, table.to_string(index=False))
 write_tsv_atomic(ranks, smk.output.ranks)
