@@ -410,14 +410,18 @@ def choose_ranking_method(table: pd.DataFrame, metric: str = "mrr") -> str:
     """The method with the best validated ``metric`` (ties: the earlier row).
 
     ``table`` has one row per method (column ``method``), as
-    ``ranking_validation.tsv``.
+    ``ranking_validation.tsv``. Rows ``<method>@<rule>`` (a geometric-margin
+    model scored by the margin rule that is *not* configured, kept to
+    measure that choice) are never chosen.
 
     Examples
     --------
-    >>> t = pd.DataFrame({"method": ["coexpr", "hgb", "geometric"], "mrr": [0.03, 0.25, 0.25]})
+    >>> t = pd.DataFrame({"method": ["coexpr", "hgb", "geometric", "geometric@scaled"],
+    ...                   "mrr": [0.03, 0.25, 0.25, 0.4]})
     >>> choose_ranking_method(t)
     'hgb'
     """
+    table = table[~table["method"].astype(str).str.contains("@")] if "method" in table else table
     if metric not in table.columns or "method" not in table.columns:
         raise ValueError(f"the validation table needs the columns 'method' and {metric!r}; "
                          f"it has {list(table.columns)}")
