@@ -19,8 +19,10 @@ import gzip
 import json
 import os
 import shutil
+import signal
 import stat
 import subprocess
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -302,20 +304,32 @@ def downstream_runs(tmp_path_factory, toy_inputs, reference_run):
         return ("n_splits", *(_rerun(reference_run, workdir, config)), workdir)
 
     def failing_ranking():
-        # the final ranking (method zero, whose cross-validation result is
-        # made corrupt) fails after a top_n change, while the ranking
-        # validation (method geometric) succeeds: the old results and
+        # the final ranking step dies (SIGKILL to the whole run while it
+        # works) after a top_n change, cross-validation, accuracy and
+        # validation of this run having finished: the old results and
         # provenance must stay
         workdir = root / "ranking"
         config = small_config(toy_inputs, workdir)
-        config["metabolic"]["ranking"].update(top_n=5, method="zero", validation_methods=["geometric"])
+        config["metabolic"]["ranking"]["top_n"] = 5
+        config["metabolic"]["n_splits"] = 4  # new accuracy and validation
         shutil.copytree(reference_run, workdir, symlinks=True)
         before = {rel: ((workdir / rel).read_bytes(), (workdir / rel).stat().st_mtime_ns)
                   for rel in (*MAIN_OUTPUTS, PROVENANCE)}
-        cv = workdir / "results/metabolic/cv/zero.pkl"
-        cv.write_bytes(cv.read_bytes()[:100])
-        proc = run_snakemake(workdir, config, MAIN_TARGET, extra=["--keep-going"], timeout=600)
-        return "ranking", proc, before, workdir
+        ranking_log = workdir / "logs/metabolic/enzyme_ranking.log"
+        ranking_log.unlink()
+        cmd = snakemake_cmd(workdir, config, MAIN_TARGET)
+        with open(workdir / "killed_run.out", "w") as out:
+            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            try:
+                deadline = time.monotonic() + 900
+                while not ranking_log.exists() and proc.poll() is None and time.monotonic() < deadline:
+                    time.sleep(0.05)
+            finally:
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=60)
+        result = subprocess.CompletedProcess(cmd, proc.returncode, (workdir / "killed_run.out").read_text(), "")
+        return "ranking", result, before, workdir
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = [pool.submit(too_many_folds), pool.submit(failing_ranking)]
@@ -349,10 +363,10 @@ def test_failing_downstream_step_leaves_results_and_provenance(downstream_runs, 
 def test_ranking_failure_was_the_final_step(downstream_runs):
     proc, _, workdir = downstream_runs["ranking"]
     out = console(proc)
-    assert "Error in rule enzyme_ranking" in out, out[-3000:]
-    # the validation of this run finished, but is only staged: not published
-    # beside the old ranking
-    assert "Finished jobid" in out and "Rule: metabolic_ranking_validation" in out, out[-3000:]
-    staged = workdir / "results/metabolic/staged/ranking_validation.tsv"
-    assert staged.read_bytes() != (workdir / "results/metabolic/ranking_validation.tsv").read_bytes()
-    assert "rule metabolic_provenance:" not in out
+    assert proc.returncode == -signal.SIGKILL, out[-3000:]
+    assert "rule enzyme_ranking:" in out and "rule metabolic_provenance:" not in out, out[-3000:]
+    # the accuracy and validation of this run finished, but are only staged:
+    # not published beside the old ranking
+    for name in ["accuracy.tsv", "ranking_validation.tsv"]:
+        assert output_bytes(workdir, f"results/metabolic/staged/{name}") != \
+            output_bytes(workdir, f"results/metabolic/{name}"), name
