@@ -58,7 +58,7 @@ def validated_quality(validation: pd.DataFrame, ranking: pd.DataFrame) -> dict:
     """The validated quality of the method that made ``ranking`` (read from
     its ``method`` column, one method expected): the row of ``validation``
     (``ranking_validation.tsv``, or any table with a ``method`` column and
-    ``hit@10``, ``hit@50``, ``mrr``, optional ``<metric>_low``/``_high``,
+    ``hit@10``, ``hit@50``, ``mrr``, optional ``<metric>_lo``/``_hi``,
     ``n_true``, ``n_candidates``) for that method; {} when it has none.
 
     >>> v = pd.DataFrame({"method": ["a", "b"], "hit@10": [0.5, 0.2], "mrr": [0.3, 0.1],
@@ -72,7 +72,7 @@ def validated_quality(validation: pd.DataFrame, ranking: pd.DataFrame) -> dict:
     rows = validation[validation["method"].astype(str) == methods[0]]
     if rows.empty:
         return {}
-    keep = re.compile(r"^(hit@10|hit@50|mrr)(_low|_high)?$|^n_true$|^n_candidates$")
+    keep = re.compile(r"^(hit@10|hit@50|mrr)(_lo|_hi)?$|^n_true(_pairs)?$|^n_candidates$")
     return {str(k): float(v) for k, v in rows.iloc[0].items()
             if keep.match(str(k)) and pd.notna(v)}
 
@@ -94,7 +94,7 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
     quality : mapping, optional
         The method's validated ranking quality: ``hit@10``, ``hit@50``,
         ``mrr`` and optionally ``n_true``, ``n_candidates`` and
-        ``<metric>_low`` / ``<metric>_high`` interval bounds.
+        ``<metric>_lo`` / ``<metric>_hi`` interval bounds.
     dataset : str
         Name of the input set (shown in the header).
     bigg_model : str

@@ -40,7 +40,7 @@
     var v = q[key];
     if (v === null || v === undefined) { return null; }
     var s = pct ? (100 * v).toFixed(1) + "%" : Number(v).toFixed(3);
-    var lo = q[key + "_low"], hi = q[key + "_high"];
+    var lo = q[key + "_lo"], hi = q[key + "_hi"];
     if (lo !== undefined && lo !== null && hi !== undefined && hi !== null) {
       s += pct ? " [" + (100 * lo).toFixed(1) + ", " + (100 * hi).toFixed(1) + "]"
                : " [" + Number(lo).toFixed(3) + ", " + Number(hi).toFixed(3) + "]";
@@ -53,7 +53,8 @@
       metricText("hit@10", "hit@10", true), metricText("hit@50", "hit@50", true),
       metricText("mrr", "MRR", false)]);
     var nCand = q.n_candidates ? " among about " + Math.round(q.n_candidates) + " candidate genes" : "";
-    var nTrue = q.n_true ? " (" + q.n_true + " true genes of held-out reactions)" : "";
+    var nt = q.n_true_pairs || q.n_true;
+    var nTrue = nt ? " (" + nt + " true genes of held-out reactions)" : "";
     var explain = el("div", { class: "explain", text:
       "Validated by cross-validation: reactions with known genes were hidden, ranked like orphans" +
       nCand + nTrue + ". hit@10 / hit@50: fraction of their true genes ranked in the top 10 / 50. " +
