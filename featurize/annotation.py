@@ -136,7 +136,6 @@ def parse_gaf(path: str | Path, *, reference: str = HUH2003_REFERENCE,
             n_rows += 1
             if len(f) > 11 and f[11].strip() == "protein_complex":
                 continue
-            syn = f[10].split("|")[0].strip()
             raw_key = f[10].split("|")[0] or f[2] or f[1]
             key, changes = canonical_gene_id(raw_key)
             if not key:
