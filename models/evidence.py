@@ -273,8 +273,19 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
     type (rounded to 4 decimals) and ``method``; sorted by reaction id then
     rank.
     """
-    precision = validated_precision(true_ranks, method) if true_ranks is not None else \
-        (lambda ranks: np.full(np.shape(ranks), np.nan))
+    # validated precision among held-out reactions of the candidate's reaction
+    # kind (transport reactions rank far worse than enzymatic ones); all kinds
+    # pooled when the kind has no validated reaction
+    def no_precision(ranks):
+        return np.full(np.shape(ranks), np.nan)
+    precision_of = {}
+    pooled = validated_precision(true_ranks, method) if true_ranks is not None else no_precision
+    if true_ranks is not None and "reaction_kind" in net.reactions.columns \
+            and "reaction" in true_ranks.columns:
+        kind_of = net.reactions["reaction_kind"].reindex(true_ranks["reaction"]).to_numpy()
+        mine = (true_ranks["method"] == method).to_numpy()
+        for kind in pd.unique(kind_of[mine & pd.notna(kind_of)]):
+            precision_of[kind] = validated_precision(true_ranks[kind_of == kind], method)
     motif_cols = [f"coexpr_r_{t}" for t in featurizer.motif_types_]
     rows = []
     for i, row in enumerate(top.itertuples(index=False), start=1):
@@ -290,7 +301,8 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
             "gene_name": names.get(normalize_gene_id(g), "") or "",
             "gene_description": descriptions.get(normalize_gene_id(g), "") or "",
             "score": round(float(row.score), 6),
-            "validated_precision": round(float(precision(np.array([row.rank]))[0]), 4),
+            "validated_precision": round(float(precision_of.get(info.get("reaction_kind"), pooled)(
+                np.array([row.rank]))[0]), 4),
             **{k: ev[k] for k in ("motif_blocks", "catalyses_adjacent", "supporting_neighbours",
                                   "supporting_names",
                                   "shared_domains", "shared_compartments", "evidence")},

@@ -29,7 +29,7 @@ import pandas as pd
 
 __all__ = ["rank_candidates", "true_gene_ranks", "ranking_metrics", "supporting_neighbours",
            "pair_score_fn", "consensus_params", "bootstrap_ranking_metrics", "top1_concentration",
-           "precision_at_rank", "choose_ranking_method", "coexpression_scores", "RANKING_METRICS",
+           "choose_ranking_method", "coexpression_scores", "RANKING_METRICS",
            "COEXPR", "ADJACENCY", "BASELINES", "adjacency_scores", "baseline_scores",
            "ranking_decision", "MARGIN_RULES", "candidate_order", "gene_id_ranks"]
 
@@ -384,26 +384,6 @@ def top1_concentration(ranking: pd.DataFrame) -> tuple[str, int, float]:
     best = int(counts.max())
     gene = sorted(counts.index[counts == best])[0]
     return str(gene), best, best / float(first["reaction"].nunique())
-
-
-def precision_at_rank(validated_ranks, ranks) -> np.ndarray:
-    """Share of the cross-validated true genes found at ``rank`` or better.
-
-    ``validated_ranks`` are the (filtered) ranks of the true genes of
-    held-out reactions; for each of ``ranks`` the result is the fraction of
-    them that is ``<= rank``: how often, in validation, a true gene was
-    found this high. NaN when there is no validated rank.
-
-    Examples
-    --------
-    >>> precision_at_rank([1, 2, 5, 40], [1, 5, 100]).tolist()
-    [0.25, 0.75, 1.0]
-    """
-    v = np.sort(np.asarray(validated_ranks, dtype=np.float64).reshape(-1))
-    q = np.asarray(ranks, dtype=np.float64).reshape(-1)
-    if v.size == 0:
-        return np.full(q.shape, np.nan)
-    return np.searchsorted(v, q, side="right") / float(v.size)
 
 
 def choose_ranking_method(table: pd.DataFrame, metric: str = "mrr") -> str:

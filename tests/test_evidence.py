@@ -114,3 +114,25 @@ def test_validated_precision_and_ranking_rows(setup):
     assert f(np.array([0, 1, 4, 5, 100])).tolist() == [0.0, 1 / 3, 2 / 3, 1.0, 1.0]
     with pytest.raises(ValueError, match="no column 'rank'"):
         validated_precision(true_ranks.rename(columns={"rank": "r"}), "m")
+
+
+def test_validated_precision_is_taken_within_the_reaction_kind(setup):
+    """R1, R2 are enzymatic, R4 transport: a transport candidate at rank 5 is
+    judged by the transport reactions' validated ranks (5, 9: half within 5),
+    not by all of them (1, 2, 5, 9: three quarters)."""
+    net, feat, domains, comps = setup
+    true_ranks = pd.DataFrame({"method": "m", "reaction": ["R1", "R2", "R4", "R4"],
+                               "rank": [1, 2, 5, 9]})
+    top = pd.DataFrame({"reaction": ["R4", "R2"], "rank": [5, 5], "gene": ["G3", "G3"],
+                        "score": [2.0, 1.0]})
+    t = explain_ranking(top, feat, net, lambda X: np.nansum(X, axis=1), method="m",
+                        names={}, descriptions={}, gene_domains=domains,
+                        gene_compartments=comps, true_ranks=true_ranks).set_index("reaction_id")
+    assert t.loc["R4", "validated_precision"] == pytest.approx(0.5)
+    assert t.loc["R2", "validated_precision"] == pytest.approx(1.0)   # enzymatic: 1, 2
+    # a kind without validated reactions falls back to all kinds pooled
+    only_transport = true_ranks[true_ranks["reaction"] == "R4"]
+    t = explain_ranking(top, feat, net, lambda X: np.nansum(X, axis=1), method="m",
+                        names={}, descriptions={}, gene_domains=domains,
+                        gene_compartments=comps, true_ranks=only_transport)
+    assert t.set_index("reaction_id").loc["R2", "validated_precision"] == pytest.approx(0.5)

@@ -120,7 +120,7 @@ def test_supporting_neighbours_with_pair_featurizer():
 
 # ------------------------------------------------------------ issue 12 pieces
 from models.ranking import (COEXPR, bootstrap_ranking_metrics, choose_ranking_method,  # noqa: E402
-                            coexpression_scores, precision_at_rank, ranking_decision,
+                            coexpression_scores, ranking_decision,
                             top1_concentration)
 
 
@@ -155,14 +155,11 @@ def test_bootstrap_bad_input():
         bootstrap_ranking_metrics(pd.DataFrame({"rank": [1]}), 5)
 
 
-def test_top1_concentration_and_precision_by_hand():
+def test_top1_concentration_by_hand():
     df = pd.DataFrame({"reaction": ["r1", "r2", "r3", "r4", "r4"], "rank": [1, 1, 1, 1, 2],
                        "gene": ["B", "A", "B", "A", "B"]})
     assert top1_concentration(df) == ("A", 2, 0.5)      # tie A/B at 2: smallest id
     assert top1_concentration(df.iloc[:0]) [:2] == ("", 0)
-    np.testing.assert_allclose(precision_at_rank([3, 1, 10, 10], [0, 1, 9, 10, 11]),
-                               [0.0, 0.25, 0.5, 1.0, 1.0])
-    assert np.isnan(precision_at_rank([], [1])).all()
 
 
 def test_choose_ranking_method():
