@@ -38,6 +38,7 @@ from sklearn.utils.validation import check_is_fitted
 from models._validation import (AbsentFeatureClassifierMixin, check_choice, check_param,
                                 check_positive_int, validate_feature_groups, validate_X_fit,
                                 validate_X_predict)
+from models.reduce import block_fill, blockwise_transform
 
 __all__ = ["BlockKernelMap", "BlockKernelGeometricSVC", "block_additive_kernel", "median_gamma"]
 
@@ -149,8 +150,7 @@ class BlockKernelMap(TransformerMixin, BaseEstimator):
             B = X[:, cols]
             valid = ~np.isnan(B).all(axis=1)
             P = B[valid]
-            fill = np.nanmean(np.where(np.isnan(P).all(axis=0), 0.0, P), axis=0) if len(P) \
-                else np.zeros(len(cols))
+            fill = block_fill(P)
             P = np.where(np.isnan(P), fill, P)
             seed = int(np.random.SeedSequence([int(self.random_state), gid])
                        .generate_state(1)[0] % (2**31 - 1))
@@ -179,18 +179,9 @@ class BlockKernelMap(TransformerMixin, BaseEstimator):
         """The blocks' maps side by side; NaN for the blocks absent in a row."""
         check_is_fitted(self, "maps_")
         X = validate_X_predict(self, X)
-        parts = []
-        for cols, mp, fill in zip(self.blocks_, self.maps_, self.fill_):
-            if mp is None:
-                continue
-            B = X[:, cols]
-            valid = ~np.isnan(B).all(axis=1)
-            width = mp.components_.shape[0] if isinstance(mp, Nystroem) else mp.n_components
-            Z = np.full((X.shape[0], width), np.nan)
-            if valid.any():
-                Z[valid] = mp.transform(np.where(np.isnan(B[valid]), fill, B[valid]))
-            parts.append(Z)
-        return np.hstack(parts) if parts else np.empty((X.shape[0], 0))
+        widths = [0 if mp is None else mp.components_.shape[0] if isinstance(mp, Nystroem)
+                  else mp.n_components for mp in self.maps_]
+        return blockwise_transform(X, self.blocks_, self.maps_, self.fill_, widths)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

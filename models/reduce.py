@@ -26,7 +26,41 @@ from sklearn.utils.validation import check_is_fitted
 from models._validation import (validate_params, validate_feature_groups, validate_X_fit,
                                 validate_X_predict)
 
-__all__ = ["BlockPCA", "reduced_pipeline", "present_features"]
+__all__ = ["BlockPCA", "reduced_pipeline", "present_features", "block_fill",
+           "blockwise_transform"]
+
+
+def block_fill(P: np.ndarray) -> np.ndarray:
+    """Column means of a block over the rows where it is valid (``P``), 0 for
+    a column never observed: the values that fill isolated absent entries of
+    a valid block.
+
+    Examples
+    --------
+    >>> block_fill(np.array([[1.0, np.nan], [3.0, np.nan]])).tolist()
+    [2.0, 0.0]
+    """
+    if len(P) == 0:
+        return np.zeros(P.shape[1])
+    return np.nanmean(np.where(np.isnan(P).all(axis=0), 0.0, P), axis=0)
+
+
+def blockwise_transform(X: np.ndarray, blocks, transformers, fills, widths) -> np.ndarray:
+    """Apply a fitted transformer per block, side by side; a block absent
+    in a row (all its features NaN) gives NaN outputs there, and isolated
+    absent values of a valid block are filled with ``fills``. Blocks whose
+    transformer is None have no output columns."""
+    parts = []
+    for cols, tf, fill, width in zip(blocks, transformers, fills, widths):
+        if tf is None:
+            continue
+        B = X[:, cols]
+        valid = ~np.isnan(B).all(axis=1)
+        Z = np.full((X.shape[0], width), np.nan)
+        if valid.any():
+            Z[valid] = tf.transform(np.where(np.isnan(B[valid]), fill, B[valid]))
+        parts.append(Z)
+    return np.hstack(parts) if parts else np.empty((X.shape[0], 0))
 
 
 class BlockPCA(TransformerMixin, BaseEstimator):
@@ -90,8 +124,7 @@ class BlockPCA(TransformerMixin, BaseEstimator):
                 self.fill_.append(np.zeros(len(cols)))
                 continue
             P = B[present]
-            # column means over the present rows (0 for a column never observed)
-            fill = np.nanmean(np.where(np.isnan(P).all(axis=0), 0.0, P), axis=0)
+            fill = block_fill(P)
             P = np.where(np.isnan(P), fill, P)
             self.pcas_.append(PCA(n_components=kg, svd_solver="full").fit(P))
             self.fill_.append(fill)
@@ -103,17 +136,8 @@ class BlockPCA(TransformerMixin, BaseEstimator):
         """Block PCA coefficients; NaN for the blocks absent in a row."""
         check_is_fitted(self, "pcas_")
         X = validate_X_predict(self, X)
-        parts = []
-        for cols, pca, fill in zip(self.blocks_, self.pcas_, self.fill_):
-            if pca is None:
-                continue
-            B = X[:, cols]
-            present = ~np.isnan(B).all(axis=1)
-            Z = np.full((X.shape[0], pca.n_components_), np.nan)
-            if present.any():
-                Z[present] = pca.transform(np.where(np.isnan(B[present]), fill, B[present]))
-            parts.append(Z)
-        return np.hstack(parts) if parts else np.empty((X.shape[0], 0))
+        widths = [0 if p is None else p.n_components_ for p in self.pcas_]
+        return blockwise_transform(X, self.blocks_, self.pcas_, self.fill_, widths)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
