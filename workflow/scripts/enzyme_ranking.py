@@ -11,6 +11,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
 
 from featurize.io import write_tsv_atomic  # noqa: E402
 from models.evidence import explain_ranking, mark_ranked, orphan_reactions  # noqa: E402
@@ -64,16 +65,22 @@ log.info("orphan directed reactions: %d (%s); to rank: %d (kinds %s, with at lea
          len(with_evidence), ",".join(p.kinds))
 score = pair_score_fn(featurizer, decision)
 start = time.perf_counter()
-top = rank_candidates(score, with_evidence, candidates, top_n=p.top_n, batch_size=p.batch_size)
+# one BLAS/OpenMP thread: scoring is many small batches, where OpenMP's
+# thread start-up and spinning cost more than they give (gradient boosting
+# scored ~40x slower with them on a busy machine)
+with threadpool_limits(1):
+    top = rank_candidates(score, with_evidence, candidates, top_n=p.top_n,
+                          batch_size=p.batch_size)
 log.info("scored %d reactions x %d candidates in %.1f s", len(with_evidence), len(candidates),
          time.perf_counter() - start)
 top = top.dropna(subset=["score"])
 
-table = explain_ranking(top, featurizer, net, decision, method=method,
-                        names=names, descriptions=descriptions,
-                        gene_domains=bundle["gene_domains"],
-                        gene_compartments=bundle["gene_compartments"],
-                        true_ranks=pd.read_csv(smk.input.true_ranks, sep="\t"), log=log)
+with threadpool_limits(1):
+    table = explain_ranking(top, featurizer, net, decision, method=method,
+                            names=names, descriptions=descriptions,
+                            gene_domains=bundle["gene_domains"],
+                            gene_compartments=bundle["gene_compartments"],
+                            true_ranks=pd.read_csv(smk.input.true_ranks, sep="\t"), log=log)
 gene, n_top, share = top1_concentration(top)
 log.info("rank-1 concentration: %s tops %d of %d ranked reactions (%.1f%%)", gene, n_top,
          top["reaction"].nunique(), 100 * share)
