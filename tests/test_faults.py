@@ -30,8 +30,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from workflow_helpers import (MAIN_OUTPUTS, MAIN_TARGET, REPO, output_bytes, run_snakemake,
-                              snakemake_cmd, toy_config, write_toy_inputs)
+from workflow_helpers import (MAIN_OUTPUTS, MAIN_TARGET, REPO, TRACEBACK, console, output_bytes,
+                              run_snakemake, small_config, snakemake_cmd)
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +39,6 @@ INSTANCES = "results/metabolic/features/instances.tsv"
 FEATURES = "results/metabolic/features/features.npz"
 PROVENANCE = "results/metabolic/provenance.tsv"  # inputs, sha256, versions of the run
 COMPARED = (*MAIN_OUTPUTS, INSTANCES, PROVENANCE)
-TRACEBACK = "Traceback (most recent call last)"
 # No network for the fetch tests, deterministically and without touching it:
 # pip may not use an index (and reads no config file that could add one), and
 # urllib goes through a proxy on the discard port of localhost, which refuses.
@@ -57,16 +56,6 @@ OFFLINE_ENV = {
 }
 
 
-def small_config(inputs: dict, tmp: Path, seed: int = 0) -> dict:
-    """The toy config with two methods (keeps each full run short)."""
-    config = toy_config(inputs, tmp, methods=["geometric", "zero"])
-    config["metabolic"]["param_grids"].pop("mean")
-    config["seed"] = seed
-    return config
-
-
-def console(proc) -> str:
-    return proc.stdout + proc.stderr
 
 
 def assert_same_outputs(dir_a: Path, dir_b: Path) -> None:
@@ -78,20 +67,7 @@ def assert_same_outputs(dir_a: Path, dir_b: Path) -> None:
 
 
 # ----------------------------------------------------------------- full runs
-@pytest.fixture(scope="module")
-def toy_inputs(tmp_path_factory):
-    return write_toy_inputs(tmp_path_factory.mktemp("fault_inputs"))
-
-
-@pytest.fixture(scope="module")
-def reference_run(tmp_path_factory, toy_inputs):
-    """An uninterrupted run of the small toy config, seed 0."""
-    tmp = tmp_path_factory.mktemp("reference")
-    proc = run_snakemake(tmp, small_config(toy_inputs, tmp), MAIN_TARGET)
-    assert proc.returncode == 0, console(proc)[-4000:]
-    return tmp
-
-
+# (the toy_inputs and reference_run fixtures are in conftest.py)
 def test_identical_comparison_drops_only_the_timing_column(reference_run):
     header = (reference_run / "results/metabolic/accuracy.tsv").read_text().splitlines()[0]
     assert "fit_seconds_mean" in header.split("\t")

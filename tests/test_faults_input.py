@@ -29,38 +29,18 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from workflow_helpers import (MAIN_OUTPUTS, MAIN_TARGET, output_bytes, run_snakemake, snakemake_cmd,
-                              toy_config, write_toy_inputs)
+from workflow_helpers import (MAIN_OUTPUTS, MAIN_TARGET, TRACEBACK, console, output_bytes,
+                              run_snakemake, small_config, snakemake_cmd)
 
 pytestmark = pytest.mark.slow
 
 ZWSP = "\u200b"
 INSTANCES = "results/metabolic/features/instances.tsv"
 PROVENANCE = "results/metabolic/provenance.tsv"
-TRACEBACK = "Traceback (most recent call last)"
 
 
-def small_config(inputs: dict, tmp: Path) -> dict:
-    config = toy_config(inputs, tmp, methods=["geometric", "zero"])
-    config["metabolic"]["param_grids"].pop("mean")
-    return config
 
 
-def console(proc) -> str:
-    return proc.stdout + proc.stderr
-
-
-@pytest.fixture(scope="module")
-def toy_inputs(tmp_path_factory):
-    return write_toy_inputs(tmp_path_factory.mktemp("input_fault_inputs"))
-
-
-@pytest.fixture(scope="module")
-def reference_run(tmp_path_factory, toy_inputs):
-    tmp = tmp_path_factory.mktemp("input_reference")
-    proc = run_snakemake(tmp, small_config(toy_inputs, tmp), MAIN_TARGET)
-    assert proc.returncode == 0, console(proc)[-4000:]
-    return tmp
 
 
 # ------------------------------------------------- equivalent ids, umask 022

@@ -75,6 +75,23 @@ def toy_config(inputs: dict, tmp: Path, **overrides) -> dict:
     return config
 
 
+#: What a crash looks like on the console (no input error may show one).
+TRACEBACK = "Traceback (most recent call last)"
+
+
+def small_config(inputs: dict, tmp: Path, seed: int = 0) -> dict:
+    """The toy config with two methods (keeps each full run short)."""
+    config = toy_config(inputs, tmp, methods=["geometric", "zero"])
+    config["metabolic"]["param_grids"].pop("mean")
+    config["seed"] = seed
+    return config
+
+
+def console(proc) -> str:
+    """Everything a run printed (Snakemake 9 prints its errors on stdout)."""
+    return proc.stdout + proc.stderr
+
+
 def snakemake_cmd(workdir: Path, config: dict, *targets: str, extra=()) -> list[str]:
     """Write ``config`` to ``workdir/config.yaml``; return the snakemake command line."""
     cfg = Path(workdir) / "config.yaml"
