@@ -40,6 +40,18 @@ its neighbours averaged over the neighbours that have data of that source:
     so an orphan reaction gets it exactly as a reaction held out in
     validation does (the two directions of one model reaction are never
     related, :func:`featurize.motifs.find_motifs`).
+    With ``reaction_kinds=True`` two more features count only the related
+    reactions of ``r``'s own kind (``net.reactions.reaction_kind``:
+    enzymatic, transport, spontaneous): ``log(1 + c_k)`` and ``c_k / n``. A
+    transporter next to an orphan transport reaction is evidence; the
+    enzyme that makes the transported compound is not.
+``role`` (``reaction_kinds=True``; one block, not per motif type)
+    what the candidate does elsewhere in the network: ``log(1 + m_k)`` and
+    ``m_k / m`` where ``m`` is the number of *other* model reactions (not
+    ``r`` in either direction) whose gene rule names ``g`` and ``m_k`` how
+    many of them have ``r``'s kind. Structurally absent when ``m = 0``: a
+    gene that catalyses nothing else has no role to compare. Feature names
+    ``candidate:role:<item>``.
 
 With ``representation="summary"`` every (motif, source) block is replaced by
 a few numbers that summarise it, and that a linear model cannot derive from
@@ -86,13 +98,19 @@ from featurize.expression import normalize_gene_id
 from featurize.motifs import MOTIF_TYPES
 
 __all__ = ["PairFeaturizer", "build_instances", "MOTIF_ORDER", "SOURCE_KINDS", "ADJACENCY_ITEMS",
-           "SUMMARY_ITEMS", "REPRESENTATIONS"]
+           "SAME_KIND_ITEMS", "ROLE_ITEMS", "ROLE_MOTIF", "SUMMARY_ITEMS", "REPRESENTATIONS"]
 
 #: Motif types in feature order: those of :mod:`featurize.motifs`, one definition.
 MOTIF_ORDER = MOTIF_TYPES
 SOURCE_KINDS = ("expr", "domain", "loc")
 #: Features of the ``net`` block of every motif type (see the module docstring).
 ADJACENCY_ITEMS = ("adjacent_log1p_count", "adjacent_fraction")
+#: Extra ``net`` features with ``reaction_kinds=True``: related reactions of r's kind only.
+SAME_KIND_ITEMS = ("same_kind_log1p_count", "same_kind_fraction")
+#: Features of the ``role`` block (``reaction_kinds=True``).
+ROLE_ITEMS = ("same_kind_log1p_count", "same_kind_fraction")
+#: Pseudo motif type of the motif-independent ``role`` block in ``blocks_``.
+ROLE_MOTIF = "candidate"
 #: Features of each (motif, source) block with ``representation="summary"``.
 SUMMARY_ITEMS = {"expr": ("r_mean", "r_max", "r_top3"),
                  "domain": ("kl_mean", "share_fraction", "shared_max_log1p"),
@@ -158,6 +176,10 @@ class PairFeaturizer:
     representation : {"pointwise", "summary"}, default "pointwise"
         The paper's point-wise features per condition / domain / compartment,
         or a few summaries per block (module docstring).
+    reaction_kinds : bool, default False
+        Add the same-kind ``net`` features and the ``role`` block (module
+        docstring). Needs ``net.reactions.reaction_kind`` (as built by
+        :func:`featurize.network.build_directed_network`) and ``adjacency``.
 
     Attributes
     ----------
@@ -171,6 +193,7 @@ class PairFeaturizer:
         Block id per feature: one id per (motif type, source) block, in
         feature order.
     blocks_ : list of (motif, source, slice)
+        The ``role`` block is ``("candidate", "role", slice)``, last.
     genes_with_data_ : list of str
         Normalized ids of genes with data of at least one source.
     feature_scale_ : ndarray or None
@@ -181,7 +204,7 @@ class PairFeaturizer:
     def __init__(self, net, motifs: Mapping[str, Mapping[str, frozenset]],
                  sources: Mapping[str, pd.DataFrame], min_domain_genes: int = 2,
                  domain_eps: float = 0.01, adjacency: bool = True,
-                 representation: str = "pointwise"):
+                 representation: str = "pointwise", reaction_kinds: bool = False):
         reactions = getattr(net, "reactions", None)
         if not isinstance(reactions, pd.DataFrame) or "genes" not in reactions.columns:
             raise GeomarginInputError(
@@ -210,6 +233,18 @@ class PairFeaturizer:
             raise ValueError("The 'representation' parameter of PairFeaturizer must be one of "
                              f"{REPRESENTATIONS}. Got {representation!r} instead.")
         self.representation = representation
+        if not isinstance(reaction_kinds, (bool, np.bool_)):
+            raise ValueError("The 'reaction_kinds' parameter of PairFeaturizer must be a bool. "
+                             f"Got {reaction_kinds!r} instead.")
+        self.reaction_kinds = bool(reaction_kinds)
+        if self.reaction_kinds and not self.adjacency:
+            raise ValueError("The 'reaction_kinds' parameter of PairFeaturizer needs adjacency=True "
+                             "(its features extend the net block); set both or neither.")
+        if self.reaction_kinds and "reaction_kind" not in reactions.columns:
+            raise GeomarginInputError(
+                "PairFeaturizer(reaction_kinds=True): net.reactions has no 'reaction_kind' column; "
+                "build the network with featurize.network.build_directed_network, or pass "
+                "reaction_kinds=False")
 
         self._rgenes: dict[str, tuple[str, ...]] = {}
         for r, gs in reactions["genes"].items():
@@ -258,6 +293,8 @@ class PairFeaturizer:
             (np.empty(0, np.intp), np.empty(0, np.intp))
         self._catalyses = sp.csr_matrix((np.ones(len(pairs)), (rows_, cols_)),
                                         shape=(len(rid), len(universe) + 1))
+        if self.reaction_kinds:
+            self._prepare_roles(reactions)
 
         if "domain" in self._src:  # 0/1 kept-domain membership, last row = nothing
             a = self._src["domain"].arrays
@@ -279,17 +316,24 @@ class PairFeaturizer:
                     groups += [ti * len(kinds) + si] * len(items)
                     blocks.append((t, kind, slice(start, start + len(items))))
                     start += len(items)
+            if self.reaction_kinds:
+                names += [f"{ROLE_MOTIF}:role:{it}" for it in ROLE_ITEMS]
+                groups += [len(self.motif_types_) * len(kinds)] * len(ROLE_ITEMS)
+                blocks.append((ROLE_MOTIF, "role", slice(start, start + len(ROLE_ITEMS))))
+                start += len(ROLE_ITEMS)
             return names, np.asarray(groups, dtype=np.intp), blocks, start
 
+        net_items = ADJACENCY_ITEMS + (SAME_KIND_ITEMS if self.reaction_kinds else ())
+
         def pointwise_items(kind):
-            return ADJACENCY_ITEMS if kind == "net" else self._src[kind].items
+            return net_items if kind == "net" else self._src[kind].items
         # the point-wise layout is always computed; "summary" derives from it
         _, _, self._pw_blocks, self._pw_n = layout(pointwise_items)
         if representation == "pointwise":
             items_of = pointwise_items
         else:
             def items_of(kind):
-                return ADJACENCY_ITEMS if kind == "net" else SUMMARY_ITEMS[kind]
+                return net_items if kind == "net" else SUMMARY_ITEMS[kind]
         self.feature_names_, self.groups_, self.blocks_, self.n_features_ = layout(items_of)
         self.feature_scale_: np.ndarray | None = None
 
@@ -519,7 +563,8 @@ class PairFeaturizer:
             rows = self._src_row[kind][g_gids]
             a = src.arrays
             if kind == "expr":
-                out[kind] = {"Z": a["Zn"][rows]}
+                Z = a["Zn"][rows]
+                out[kind] = {"Z": Z, "Z0": a["Z0"][rows], "P": a["P"][rows]}
             elif kind == "domain":
                 starts = a["indptr"][rows]
                 counts = a["indptr"][rows + 1] - starts
@@ -565,6 +610,34 @@ class PairFeaturizer:
         kk = gd["kk"]
         out[gd["ii"], kk] += gd["dPL"] - gd["dP"] * mL[kk] - gd["dL"] * mP[kk]
 
+    def _fast_sum(self, kind: str, B_rows: np.ndarray, gd: dict) -> np.ndarray:
+        """Row sums of :meth:`_fast_block` without building it (NaN where the
+        block is absent): the block mean of the summary representation."""
+        a = self._src[kind].arrays
+        if kind == "expr":
+            S = a["Z0"][B_rows].sum(axis=0)
+            C = a["P"][B_rows].sum(axis=0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = np.where(C > 0.5, S / np.where(C > 0.5, C, 1.0), 0.0)
+            out = gd["Z0"] @ mean
+            out[gd["P"] @ (C > 0.5) < 0.5] = np.nan   # no condition with both values
+            return out
+        n = gd["grp"].shape[0] if kind == "domain" else gd["A"].shape[0]
+        cn = a["has"][B_rows].sum()
+        if cn < 0.5:
+            return np.full(n, np.nan)
+        if kind == "loc":
+            m = a["A"][B_rows].sum(axis=0) / cn
+            return gd["A"] @ (1.0 - 2.0 * m) + m.sum()   # NaN rows stay NaN
+        mP = a["P"][B_rows].sum(axis=0) / cn
+        mL = a["L"][B_rows].sum(axis=0) / cn
+        mPL = a["PL"][B_rows].sum(axis=0) / cn
+        gc, gl = a["gc"], a["gl"]
+        R = np.r_[gc * gl * len(mP) - gc * mL.sum() - gl * mP.sum() + mPL.sum(), np.nan]
+        kk = gd["kk"]
+        corr = gd["dPL"] - gd["dP"] * mL[kk] - gd["dL"] * mP[kk]
+        return R[gd["grp"]] + np.bincount(gd["ii"], weights=corr, minlength=n)
+
     def _matrix(self, reaction: str, g_gids: np.ndarray, h_gids: np.ndarray | None = None,
                 out: np.ndarray | None = None) -> np.ndarray:
         """Rows: candidate gene ``g_gids[i]`` with neighbour ``h_gids[i]``
@@ -582,26 +655,24 @@ class PairFeaturizer:
         if self.representation == "pointwise":
             self._pointwise(reaction, g_gids, h_gids, X)
         else:
-            P = np.empty((n, self._pw_n))
-            self._pointwise(reaction, g_gids, h_gids, P)
-            self._summarise(reaction, g_gids, h_gids, P, X)
+            self._summarise(reaction, g_gids, h_gids, X)
         if self.feature_scale_ is not None:
             X *= self.feature_scale_
         return X
 
     def _summarise(self, reaction: str, g_gids: np.ndarray, h_gids: np.ndarray | None,
-                   P: np.ndarray, X: np.ndarray) -> None:
-        """Summary features (``X``) from the point-wise ones (``P``) and the
-        per-neighbour comparisons of every block."""
-        pw = {(t, kind): sl for t, kind, sl in self._pw_blocks}
+                   X: np.ndarray) -> None:
+        """Summary features into ``X``: the block means straight from the
+        neighbour sums (never the point-wise matrix), then the per-neighbour
+        comparisons of every block."""
+        means = self._pointwise(reaction, g_gids, h_gids, X, reduce=True)
         for t, kind, sl in self.blocks_:
-            B = P[:, pw[t, kind]]
-            if kind == "net":
-                X[:, sl] = B
-                continue
-            absent = np.isnan(B).all(axis=1)
+            if kind in ("net", "role"):
+                continue  # written by _pointwise
             X[:, sl] = np.nan
-            X[~absent, sl.start] = np.nansum(B[~absent], axis=1)
+            mean = means[t, kind]
+            X[:, sl.start] = mean
+            absent = np.isnan(mean)
             if absent.all():
                 continue
             nb = self._gids(self._base_neighbours(reaction, t))
@@ -626,7 +697,9 @@ class PairFeaturizer:
             with np.errstate(all="ignore"):
                 if kind == "expr":
                     X[ok, sl.start + 1] = np.nanmax(S, axis=1)
-                    top = -np.sort(np.where(np.isnan(S), np.inf, -S), axis=1)[:, :3]
+                    filled = np.where(np.isnan(S), -np.inf, S)
+                    k = min(3, S.shape[1])
+                    top = -np.sort(-np.partition(filled, S.shape[1] - k, axis=1)[:, -k:], axis=1)
                     top[np.isinf(top)] = np.nan
                     X[ok, sl.start + 2] = np.nanmean(top, axis=1)
                 else:
@@ -636,19 +709,31 @@ class PairFeaturizer:
                         X[ok, sl.start + 2] = np.log1p(np.nanmax(S, axis=1))
 
     def _pointwise(self, reaction: str, g_gids: np.ndarray, h_gids: np.ndarray | None,
-                   X: np.ndarray) -> None:
-        """The point-wise features (layout ``_pw_blocks``, unscaled) into ``X``."""
+                   X: np.ndarray, reduce: bool = False) -> dict | None:
+        """The point-wise features (layout ``_pw_blocks``, unscaled) into ``X``.
+
+        With ``reduce`` the data blocks are not written: their row sums (NaN
+        where the block is absent) are returned per (motif, source), and the
+        ``net`` and ``role`` blocks go to their places in ``blocks_``."""
         n = len(g_gids)
+        layout = self.blocks_ if reduce else self._pw_blocks
+        means = {} if reduce else None
         gd = self._gathered(g_gids) if h_gids is None else None
+        if self.reaction_kinds:
+            sl = next(sl for _, kind, sl in layout if kind == "role")
+            X[:, sl] = self._role_block(reaction, g_gids)
         for t in self.motif_types_:
             blocks = [(kind, sl) for t2, kind, sl in self._pw_blocks if t2 == t and kind != "net"]
             if self.adjacency:
-                sl = next(sl for t2, kind, sl in self._pw_blocks if t2 == t and kind == "net")
+                sl = next(sl for t2, kind, sl in layout if t2 == t and kind == "net")
                 X[:, sl] = self._adjacency_block(reaction, t, g_gids)
             B = self._gids(self._base_neighbours(reaction, t))
             if B.size == 0:
-                for _, sl in blocks:
-                    X[:, sl] = np.nan
+                for kind, sl in blocks:
+                    if reduce:
+                        means[t, kind] = np.full(n, np.nan)
+                    else:
+                        X[:, sl] = np.nan
                 continue
             ex_g = np.isin(g_gids, B)
             removed = ex_g.astype(np.intp)
@@ -663,10 +748,17 @@ class PairFeaturizer:
             nonempty = (B.size - removed[sp]) > 0
             for kind, sl in blocks:
                 if sl.stop == sl.start:
+                    if reduce:
+                        means[t, kind] = np.full(n, np.nan)
                     continue
                 rows = self._src_row[kind]
                 if gd is not None:
-                    self._fast_block(kind, rows[B], gd[kind], X[:, sl])
+                    if reduce:
+                        means[t, kind] = self._fast_sum(kind, rows[B], gd[kind])
+                    else:
+                        self._fast_block(kind, rows[B], gd[kind], X[:, sl])
+                elif reduce:
+                    means[t, kind] = np.full(n, np.nan)
                 if sp.size:
                     null = self._src[kind].n
                     g_rows = rows[g_gids[sp]]
@@ -675,17 +767,66 @@ class PairFeaturizer:
                         subs.append(np.where(ex_h[sp], rows[h_gids[sp]], null))
                     block = self._block(kind, rows[B], g_rows, subs, np.ones(sp.size, bool))
                     block[~nonempty] = np.nan
-                    X[sp, sl] = block
+                    if reduce:
+                        present = ~np.isnan(block).all(axis=1)
+                        means[t, kind][sp] = np.where(present, np.nansum(block, axis=1), np.nan)
+                    else:
+                        X[sp, sl] = block
+        return means
 
     def _adjacency_block(self, reaction: str, t: str, g_gids: np.ndarray) -> np.ndarray:
         """The ``net`` block of motif type ``t``: ``log(1 + c)`` and ``c / n``
         per candidate (NaN when no related reaction has a gene)."""
-        adj = [self._rid[o] for o in self.motifs[t].get(reaction, ()) if self._rgenes[o]]
+        related = sorted(o for o in self.motifs[t].get(reaction, ()) if self._rgenes[o])
+        adj = [self._rid[o] for o in related]
         if not adj:
-            return np.full((len(g_gids), len(ADJACENCY_ITEMS)), np.nan)
+            width = len(ADJACENCY_ITEMS) + (len(SAME_KIND_ITEMS) if self.reaction_kinds else 0)
+            return np.full((len(g_gids), width), np.nan)
         counts = np.asarray(self._catalyses[adj].sum(axis=0)).reshape(-1)
         c = counts[g_gids]  # gid -1 -> the all-zero last column
-        return np.column_stack([np.log1p(c), c / len(adj)])
+        cols = [np.log1p(c), c / len(adj)]
+        if self.reaction_kinds:
+            kind = self._kind_of[reaction]
+            same = [i for o, i in zip(related, adj) if self._kind_of[o] == kind]
+            cs = np.asarray(self._catalyses[same].sum(axis=0)).reshape(-1)[g_gids] if same \
+                else np.zeros(len(g_gids))
+            cols += [np.log1p(cs), cs / len(adj)]
+        return np.column_stack(cols)
+
+    def _prepare_roles(self, reactions: pd.DataFrame) -> None:
+        """Per gene, how many model reactions (each counted once, whatever its
+        directions) it catalyses in all and per kind."""
+        self._kind_of = {str(r): str(k) for r, k in reactions["reaction_kind"].items()}
+        model = reactions["reaction_id"] if "reaction_id" in reactions.columns \
+            else pd.Series(reactions.index, index=reactions.index)
+        self._model_of = {str(r): str(m) for r, m in model.items()}
+        seen: dict[str, tuple[str, tuple[str, ...]]] = {}
+        for r, m in self._model_of.items():
+            genes = set(seen.get(m, ("", ()))[1]) | set(self._rgenes[r])
+            seen[m] = (self._kind_of[r], tuple(sorted(genes)))
+        self._model_genes = {m: gs for m, (_, gs) in seen.items()}
+        n = len(self._universe) + 1
+        self._role_total = np.zeros(n)
+        self._role_kind: dict[str, np.ndarray] = {}
+        for m, (kind, gs) in seen.items():
+            idx = [self._gid[g] for g in gs]
+            self._role_total[idx] += 1
+            self._role_kind.setdefault(kind, np.zeros(n))[idx] += 1
+
+    def _role_block(self, reaction: str, g_gids: np.ndarray) -> np.ndarray:
+        """The ``role`` block: ``log(1 + m_k)`` and ``m_k / m`` over the other
+        model reactions the candidate catalyses (NaN when ``m = 0``)."""
+        kind = self._kind_of[reaction]
+        own = np.zeros(len(self._universe) + 1)
+        own[[self._gid[g] for g in self._model_genes[self._model_of[reaction]]]] = 1.0
+        m = (self._role_total - own)[g_gids]
+        k = self._role_kind.get(kind, np.zeros_like(own)) - own
+        mk = k[g_gids]
+        out = np.full((len(g_gids), len(ROLE_ITEMS)), np.nan)
+        ok = m > 0
+        out[ok, 0] = np.log1p(mk[ok])
+        out[ok, 1] = mk[ok] / m[ok]
+        return out
 
     def adjacent_reactions(self, reaction: str, gene: str) -> dict[str, list[str]]:
         """Per motif type, the reactions related to ``reaction`` that ``gene``
@@ -768,7 +909,8 @@ class PairFeaturizer:
 
 
 def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
-                    seed: int) -> pd.DataFrame:
+                    seed: int, *, mix_genes: Sequence[str] | None = None,
+                    mix_fraction: float = 0.0) -> pd.DataFrame:
     """Training pairs: every (directed reaction with genes, annotated gene) as a
     positive and, per positive, ``negatives_per_positive`` impostors.
 
@@ -776,7 +918,10 @@ def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
     from ``genes`` minus the reaction's own genes, without replacement within
     the reaction (with replacement only if the pool is smaller than needed).
     Reactions are visited in ``net.reactions`` order, so the draw is
-    reproducible. Gene ids (of the pool and of the reactions) are used in
+    reproducible. With ``mix_genes`` and ``mix_fraction`` > 0 each impostor
+    is drawn from ``mix_genes`` instead with probability ``mix_fraction``
+    (one more uniform draw per impostor, from the same generator; with
+    ``mix_fraction`` = 0 the draws are those without a mix). Gene ids (of the pool and of the reactions) are used in
     their canonical form (:func:`featurize.genes.canonical_gene_id`), so the
     ids' case or stray invisible characters never change the draw.
 
@@ -795,8 +940,15 @@ def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
     if "genes" not in reactions.columns:
         raise GeomarginInputError("build_instances: net.reactions needs a 'genes' column")
     # canonical ids everywhere: a model's case convention must not change the draw
+    if not (isinstance(mix_fraction, (int, float)) and 0.0 <= mix_fraction <= 1.0):
+        raise ValueError("The 'mix_fraction' parameter of build_instances must be a float in "
+                         f"[0, 1]. Got {mix_fraction!r} instead.")
+    if mix_fraction > 0 and not mix_genes:
+        raise ValueError("build_instances: mix_fraction > 0 needs a non-empty mix_genes pool")
     pool = list(dict.fromkeys(normalize_gene_id(g) for g in genes))
     pool_norm = np.array(pool, dtype=object)
+    mix = list(dict.fromkeys(normalize_gene_id(g) for g in (mix_genes or [])))
+    mix_norm = np.array(mix, dtype=object)
     if negatives_per_positive and not pool:
         raise ValueError("build_instances: the gene pool for negatives is empty")
     rng = np.random.default_rng(seed)
@@ -812,10 +964,14 @@ def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
             rows.append((r, g, 1, grp))
         if negatives_per_positive == 0:
             continue
-        cand = np.flatnonzero(~np.isin(pool_norm, list(own)))
         need = len(own) * negatives_per_positive
-        if cand.size == 0:
-            raise ValueError(f"build_instances: no impostor gene available for reaction {r!r}")
-        pick = rng.choice(cand, size=need, replace=cand.size < need)
-        rows.extend((r, pool[i], 0, grp) for i in pick)
+        n_mix = int((rng.random(need) < mix_fraction).sum()) if mix_fraction > 0 else 0
+        for genes_, norm, k in ((pool, pool_norm, need - n_mix), (mix, mix_norm, n_mix)):
+            if k == 0:
+                continue
+            cand = np.flatnonzero(~np.isin(norm, list(own)))
+            if cand.size == 0:
+                raise ValueError(f"build_instances: no impostor gene available for reaction {r!r}")
+            pick = rng.choice(cand, size=k, replace=cand.size < k)
+            rows.extend((r, genes_[i], 0, grp) for i in pick)
     return pd.DataFrame(rows, columns=["reaction", "gene", "label", "instance_group"])

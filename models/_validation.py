@@ -146,6 +146,11 @@ def _none_or_positive_float():
     return (lambda v: v is None or (_is_real(v) and v > 0), "None or a float > 0")
 
 
+def _none_or_positive_int():
+    return (lambda v: v is None or (isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                                    and v >= 1), "None or an int >= 1")
+
+
 def _imputer():
     from models.impute import IMPUTERS  # models.impute imports this module
     return _one_of(*IMPUTERS)
@@ -209,6 +214,9 @@ PARAMETER_CONSTRAINTS: dict[str, dict[str, Callable]] = {
                   "tol": _positive_float, "max_iter": _int_at_least,
                   "reg_covar": _positive_float},
     "BlockPCA": {"n_components": _int_at_least},
+    "GeometricMarginRankSVC": {"C": _positive_float, "n_iter": _int_at_least,
+                               "max_pairs_per_query": _none_or_positive_int,
+                               "tol": _positive_float, "max_iter": _int_at_least},
 }
 
 

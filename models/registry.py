@@ -87,6 +87,11 @@ def _make_geometric_block(groups=None, random_state=None):
     return BlockKernelGeometricSVC(groups=groups, random_state=random_state or 0)
 
 
+def _make_geometric_rank(groups=None, random_state=None):
+    from models.rank_svm import GeometricMarginRankSVC  # lazy: other module
+    return GeometricMarginRankSVC(random_state=random_state)
+
+
 def _make_avg_w(groups=None, random_state=None):
     from models.geometric import AverageNormSVC  # lazy: other module
     return AverageNormSVC(groups=groups)
@@ -135,7 +140,7 @@ def get_method(name: str) -> MethodSpec:
     >>> get_method("nope")
     Traceback (most recent call last):
     ...
-    KeyError: "Unknown method 'nope'. Valid names: geometric, geometric_block, avg_w, zero, mean, flags, knn, em, hgb, logreg_indicator, robust_socp, infinite_imputation, integrated_logreg, robust_socp_pca, infinite_imputation_pca, integrated_logreg_pca."
+    KeyError: "Unknown method 'nope'. Valid names: geometric, geometric_block, geometric_rank, avg_w, zero, mean, flags, knn, em, hgb, logreg_indicator, robust_socp, infinite_imputation, integrated_logreg, robust_socp_pca, infinite_imputation_pca, integrated_logreg_pca."
     """
     try:
         return METHODS[name]
@@ -153,6 +158,11 @@ for _spec in (
     # is PSD; an explicit per-block Nystroem map keeps fit and scoring linear.
     MethodSpec("geometric_block", "Geometric margin SVM, block-additive RBF kernel",
                _make_geometric_block, [{"C": C_GRID, "n_iter": [1, 3], "gamma_scale": [0.5, 1.0, 2.0]}]),
+    # A pairwise (RankSVM) objective with the geometric margin: positives
+    # against the negatives of their own query (the caller's instance
+    # groups: in the enzyme task, the model reaction); linear scores.
+    MethodSpec("geometric_rank", "Geometric margin, pairwise ranking objective",
+               _make_geometric_rank, [{"C": [0.01, 0.1, 1.0], "n_iter": [1, 3]}]),
     MethodSpec("avg_w", "Average-norm (avg|w|) SVM", _make_avg_w, svm_grid()[:2]),
     MethodSpec("zero", "Zero imputation + SVM", _imputed("zero"), svm_grid()),
     MethodSpec("mean", "Mean imputation + SVM", _imputed("mean"), svm_grid()),

@@ -22,6 +22,8 @@ Determinism: every split and every estimator seed derives from ``seed``.
 
 from __future__ import annotations
 
+import inspect
+
 import json
 import time
 from dataclasses import dataclass, field
@@ -41,8 +43,8 @@ from sklearn.model_selection import (
 from models._validation import check_param, check_positive_int
 from models.registry import MethodSpec, get_method
 
-__all__ = ["CVResult", "FoldResult", "nested_cross_validate", "evaluate_fold", "fold_seed",
-           "select_params", "expand_grid"]
+__all__ = ["CVResult", "FoldResult", "nested_cross_validate", "evaluate_fold", "fit_estimator",
+           "fold_seed", "select_params", "expand_grid"]
 
 _NAME = "nested_cross_validate"
 
@@ -146,6 +148,25 @@ def _inner_split(y, instance_groups, val_fraction, seed):
     return next(sgkf.split(np.zeros(len(y)), y, instance_groups))
 
 
+def fit_estimator(est, X, y, query=None):
+    """``est.fit(X, y)``; estimators with a ranking objective (a ``query``
+    argument in ``fit``, :class:`models.rank_svm.GeometricMarginRankSVC`)
+    also get ``query``: the instance groups, so that pairs are formed within
+    a group (None: one group).
+
+    Examples
+    --------
+    >>> from models.rank_svm import GeometricMarginRankSVC
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 0.0], [0.0, 2.0]])
+    >>> r = fit_estimator(GeometricMarginRankSVC(), X, [1, 0, 1, 0], query=[0, 0, 1, 1])
+    >>> r.n_pairs_
+    2
+    """
+    if "query" in inspect.signature(est.fit).parameters:
+        return est.fit(X, y, query=query)
+    return est.fit(X, y)
+
+
 def _scores(y_true_pos: np.ndarray, dv: np.ndarray) -> tuple[float, float]:
     acc = float(np.mean((dv > 0) == y_true_pos))
     auc = float(roc_auc_score(y_true_pos, dv)) if 0 < y_true_pos.sum() < len(y_true_pos) \
@@ -175,7 +196,9 @@ def validation_table(method, X, y, *, feature_groups=None, instance_groups=None,
     if hasattr(est, "grid_decision_function"):
         dvs = est.grid_decision_function(points, X[tr], y[tr], X[va])
     else:
-        dvs = [_decision(clone(est).set_params(**p).fit(X[tr], y[tr]), X[va]) for p in points]
+        query = None if instance_groups is None else instance_groups[tr]
+        dvs = [_decision(fit_estimator(clone(est).set_params(**p), X[tr], y[tr], query), X[va])
+               for p in points]
     pos = y[va] == classes[1]
     rows = []
     for p, dv in zip(points, dvs):
@@ -315,7 +338,7 @@ def evaluate_fold(method, X_train, y_train, X_test, y_test, *, classes=None,
     t_sel = time.perf_counter() - t0
     est = spec.make(groups=feature_groups, random_state=s).set_params(**best)
     t0 = time.perf_counter()
-    est.fit(X_train, y_train)
+    fit_estimator(est, X_train, y_train, instance_groups)
     t_fit = time.perf_counter() - t0
     dv = _decision(est, X_test)
     pred = est.predict(X_test)

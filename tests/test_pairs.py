@@ -91,6 +91,34 @@ def test_adjacency_block_by_hand(feat):
     np.testing.assert_array_equal(feat.candidate_matrix("R1", ["G1", "G3", "G5"]), x)
 
 
+def test_kind_features_by_hand():
+    net, motifs, sources = toy()
+    net.reactions["reaction_kind"] = ["transport", "enzymatic", "transport", "enzymatic"]
+    f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0, reaction_kinds=True)
+    assert f.feature_names_[7:11] == ["fork:net:adjacent_log1p_count", "fork:net:adjacent_fraction",
+                                      "fork:net:same_kind_log1p_count", "fork:net:same_kind_fraction"]
+    assert f.feature_names_[-2:] == ["candidate:role:same_kind_log1p_count",
+                                     "candidate:role:same_kind_fraction"]
+    assert f.groups_[-1] == f.groups_[-2] == f.groups_[-3] + 1
+    # R1 (transport): fork partners R2 (enzymatic, G2) and R3 (transport, G1 G3)
+    x = f.transform(["R1"] * 4, ["G1", "G2", "G3", "G5"])
+    np.testing.assert_allclose(block(f, x[0], "fork", "net"), [math.log(2), 0.5, math.log(2), 0.5])
+    np.testing.assert_allclose(block(f, x[1], "fork", "net"), [math.log(2), 0.5, 0.0, 0.0])
+    np.testing.assert_allclose(block(f, x[3], "fork", "net"), [0.0, 0.0, 0.0, 0.0])
+    # role: G1's other reactions = {R3 (transport)}; G2's = {R2 (enzymatic)};
+    # G3's = {R3}; G5 catalyses nothing: absent
+    np.testing.assert_allclose(block(f, x[0], "candidate", "role"), [math.log(2), 1.0])
+    np.testing.assert_allclose(block(f, x[1], "candidate", "role"), [0.0, 0.0])
+    np.testing.assert_allclose(block(f, x[2], "candidate", "role"), [math.log(2), 1.0])
+    assert np.isnan(block(f, x[3], "candidate", "role")).all()
+    # R2 (enzymatic) for G1: other reactions R1, R3, both transport
+    np.testing.assert_allclose(block(f, f.transform(["R2"], ["G1"])[0], "candidate", "role"), [0.0, 0.0])
+    with pytest.raises(ValueError, match="needs adjacency=True"):
+        PairFeaturizer(net, motifs, sources, adjacency=False, reaction_kinds=True)
+    with pytest.raises(GeomarginInputError, match="no 'reaction_kind' column"):
+        PairFeaturizer(*toy(), reaction_kinds=True)
+
+
 def test_hand_computed_terms(feat):
     x = feat.transform(["R1"], ["G5"])[0]
     s2, s6 = math.sqrt(2), math.sqrt(6)
@@ -224,8 +252,32 @@ def reference_features(f: PairFeaturizer, net, motifs, sources, eps, min_dom, r,
         if f.adjacency:
             adj = [o for o in motifs[t].get(r, ()) if net.reactions.loc[o, "genes"]]
             c = sum(g in net.reactions.loc[o, "genes"] for o in adj)
-            out.append(np.array([math.log(1 + c), c / len(adj)]) if adj else np.full(2, np.nan))
+            vals = [math.log(1 + c), c / len(adj)] if adj else [np.nan, np.nan]
+            if f.reaction_kinds:
+                kind = net.reactions.loc[r, "reaction_kind"]
+                cs = sum(g in net.reactions.loc[o, "genes"] for o in adj
+                         if net.reactions.loc[o, "reaction_kind"] == kind)
+                vals += [math.log(1 + cs), cs / len(adj)] if adj else [np.nan, np.nan]
+            out.append(np.array(vals))
+    if f.reaction_kinds:
+        out.append(reference_role(net, r, g))
     return np.concatenate(out)
+
+
+def reference_role(net, r, g):
+    """The role block from its definition: the other model reactions (both
+    directions count once) whose genes name g, and how many share r's kind."""
+    rx = net.reactions
+    model_of = rx["reaction_id"]
+    others = {}
+    for rr in rx.index:
+        m = model_of[rr]
+        if m != model_of[r] and g in rx.loc[rr, "genes"]:
+            others[m] = rx.loc[rr, "reaction_kind"]
+    if not others:
+        return np.full(2, np.nan)
+    mk = sum(k == rx.loc[r, "reaction_kind"] for k in others.values())
+    return np.array([math.log(1 + mk), mk / len(others)])
 
 
 def random_toy(seed):
@@ -234,7 +286,12 @@ def random_toy(seed):
     rids = [f"R{i}" for i in range(9)]
     rg = [tuple(sorted(rng.choice(genes, size=rng.integers(0, 3), replace=False)))
           for _ in rids]
-    net = ToyNet(pd.DataFrame({"reaction_id": [r.split("_")[0] for r in rids], "genes": rg},
+    # R7 and R8 are the two directions of one model reaction (same genes, same kind)
+    rg[8] = rg[7]
+    model = [r if r != "R8" else "R7" for r in rids]
+    kinds = list(rng.choice(["enzymatic", "transport"], size=len(rids)))
+    kinds[8] = kinds[7]
+    net = ToyNet(pd.DataFrame({"reaction_id": model, "genes": rg, "reaction_kind": kinds},
                               index=rids))
     motifs = {}
     for t in ["fork", "funnel", "chain_up", "chain_down"]:
@@ -250,10 +307,11 @@ def random_toy(seed):
     return net, motifs, {"expr": expr, "domain": dom, "loc": loc}, genes + ["Z1", "Z2", "Z3"]
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_matches_brute_force_reference(seed):
+@pytest.mark.parametrize("seed,kinds", [(0, False), (1, False), (2, False), (3, True), (4, True)])
+def test_matches_brute_force_reference(seed, kinds):
     net, motifs, sources, genes = random_toy(seed)
-    f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=0.05)
+    f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=0.05,
+                       reaction_kinds=kinds)
     for r in net.reactions.index:
         C = f.candidate_matrix(r, genes)
         T = f.transform([r] * len(genes), genes)
@@ -289,7 +347,8 @@ def reference_summary(f, net, motifs, sources, eps, min_dom, r, g, drop=None):
                 if dom.loc[h].sum() > 0}
     loc = sources["loc"]
     out, start = [], 0
-    width = {"expr": expr.shape[1], "domain": len(keep), "loc": loc.shape[1], "net": 2}
+    width = {"expr": expr.shape[1], "domain": len(keep), "loc": loc.shape[1],
+             "net": 4 if f.reaction_kinds else 2}
     for t in f.motif_types_:
         nb = set()
         for o in motifs[t].get(r, ()):
@@ -317,6 +376,8 @@ def reference_summary(f, net, motifs, sources, eps, min_dom, r, g, drop=None):
             else:
                 shared = [(loc.loc[g] * loc.loc[h]).sum() for h in nb if h in loc.index]
                 out.append(np.array([np.nansum(block), np.mean([c > 0 for c in shared])]))
+    if f.reaction_kinds:  # the role block is copied as it is
+        out.append(pw[start:start + 2])
     return np.concatenate(out)
 
 
@@ -324,7 +385,7 @@ def reference_summary(f, net, motifs, sources, eps, min_dom, r, g, drop=None):
 def test_summary_representation_matches_brute_force(seed):
     net, motifs, sources, genes = random_toy(seed)
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=0.05,
-                       representation="summary")
+                       representation="summary", reaction_kinds=seed == 2)
     assert f.feature_names_[:9] == ["fork:expr:r_mean", "fork:expr:r_max", "fork:expr:r_top3",
                                     "fork:domain:kl_mean", "fork:domain:share_fraction",
                                     "fork:domain:shared_max_log1p", "fork:loc:hamming_mean",
@@ -418,6 +479,19 @@ def test_build_instances():
     assert not other.equals(inst)
     with pytest.raises(ValueError, match="negatives_per_positive"):
         build_instances(net, pool, negatives_per_positive=-1, seed=0)
+    # mix_fraction 0 keeps the draws; 1 draws every impostor from mix_genes
+    same = build_instances(net, pool, 2, seed=3, mix_genes=["X1", "X2", "X3"], mix_fraction=0.0)
+    pd.testing.assert_frame_equal(inst, same)
+    allmix = build_instances(net, pool, 2, seed=3, mix_genes=["X1", "X2", "X3"], mix_fraction=1.0)
+    assert set(allmix.loc[allmix.label == 0, "gene"]) <= {"X1", "X2", "X3"}
+    # a mix of 0.5 over many draws: about half from each pool (binomial, 400 draws)
+    big = build_instances(net, pool, 100, seed=5, mix_genes=["X1", "X2", "X3"], mix_fraction=0.5)
+    share = big.loc[big.label == 0, "gene"].str.startswith("X").mean()
+    assert abs(share - 0.5) < 0.1
+    with pytest.raises(ValueError, match="'mix_fraction' parameter of build_instances"):
+        build_instances(net, pool, 1, seed=0, mix_genes=["X1"], mix_fraction=1.5)
+    with pytest.raises(ValueError, match="needs a non-empty mix_genes"):
+        build_instances(net, pool, 1, seed=0, mix_fraction=0.5)
 
 
 # --------------------------------------------------------------- real data

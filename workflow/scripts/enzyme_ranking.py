@@ -19,6 +19,7 @@ from models.ranking import (BASELINES, baseline_scores, choose_ranking_method,  
                             consensus_params, pair_score_fn, rank_candidates, ranking_decision,
                             top1_concentration)
 from models.registry import get_method  # noqa: E402
+from models.selection import fit_estimator  # noqa: E402
 
 p = smk.params
 with open(smk.input.featurizer, "rb") as fh:
@@ -54,7 +55,7 @@ else:
              method, len(data["y"]), params)
     start = time.perf_counter()
     model = get_method(method).make(groups=data["groups"], random_state=p.seed).set_params(**params)
-    model.fit(data["X"], data["y"])
+    fit_estimator(model, data["X"], data["y"], query=data["instance_group"])
     log.info("fit in %.1f s", time.perf_counter() - start)
     decision = ranking_decision(model, p.margin_rule)
 

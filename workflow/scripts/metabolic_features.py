@@ -59,7 +59,8 @@ for name, table in sources.items():
     log.info("source %s: %d genes x %d features", name, *table.shape)
 
 featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_genes,
-                            adjacency=p.adjacency, representation=p.representation)
+                            adjacency=p.adjacency, representation=p.representation,
+                            reaction_kinds=p.adjacency and p.kind_features)
 model_genes = sorted(g.id for g in model.genes)
 if p.candidates == "model":
     candidates = model_genes
@@ -69,10 +70,13 @@ else:
         with_data.update(table.index[table.notna().any(axis=1)])
     candidates = sorted(with_data)
 log.info("candidate genes for ranking: %d (%s)", len(candidates), p.candidates)
-pool = model_genes if p.impostor_pool == "network" else candidates
-log.info("impostor genes: %d per positive, drawn from the %s (%d genes)",
-         p.negatives_per_positive, p.impostor_pool, len(pool))
-instances = build_instances(net, pool, p.negatives_per_positive, p.seed)
+pool = candidates if p.impostor_pool == "candidates" else model_genes
+mix = p.impostor_mix if p.impostor_pool == "mix" else 0.0
+log.info("impostor genes: %d per positive, drawn from the %s (%d genes; %.0f%% from the %d "
+         "candidates instead)", p.negatives_per_positive, p.impostor_pool, len(pool), 100 * mix,
+         len(candidates))
+instances = build_instances(net, pool, p.negatives_per_positive, p.seed, mix_genes=candidates,
+                            mix_fraction=mix)
 X = featurizer.transform(instances["reaction"].tolist(), instances["gene"].tolist())
 # Unit spread per feature over the instance pairs (label-free, no centring);
 # the featurizer applies the same scale to every candidate it builds later.
