@@ -22,7 +22,7 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.ranking import ranking_decision  # noqa: E402
+from models.metabolic.ranking import ranking_decision  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -47,8 +47,8 @@ from typing import Any, BinaryIO, Callable
 
 import yaml
 
-from featurize.exceptions import FetchError
-from featurize.io import honour_umask, remove_stale_temps, temp_prefix
+from common.exceptions import FetchError
+from common.io import honour_umask, remove_stale_temps, temp_prefix
 
 DEFAULT_REGISTRY = Path(__file__).resolve().parent / "registry.yaml"
 MIRROR_ENV = "GEOMARGIN_DATA_MIRROR"

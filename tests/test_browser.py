@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from models.chromium import missing_reason, page_url, start_chromium, stop_chromium
+from models.metabolic.chromium import missing_reason, page_url, start_chromium, stop_chromium
 from workflow_helpers import run_snakemake, toy_config, write_toy_inputs
 
 pytestmark = pytest.mark.slow

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from featurize.pairs import PairFeaturizer
-from models.evidence import (RANKING_COLUMNS, coexpression_r, candidate_evidence, explain_ranking,
-                             items_by_gene, mark_ranked, orphan_reactions, validated_precision)
+from featurize.metabolic.pairs import PairFeaturizer
+from models.metabolic.evidence import (RANKING_COLUMNS, coexpression_r, candidate_evidence, explain_ranking,
+                                       items_by_gene, mark_ranked, orphan_reactions, validated_precision)
 from test_pairs import ToyNet, toy
 
 

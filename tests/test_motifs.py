@@ -6,8 +6,8 @@ import random
 
 import cobra
 
-from featurize.motifs import MOTIF_TYPES, find_motifs
-from featurize.network import build_directed_network, load_model
+from featurize.metabolic.motifs import MOTIF_TYPES, find_motifs
+from featurize.metabolic.network import build_directed_network, load_model
 from fixtures.toy_network import toy_model
 
 

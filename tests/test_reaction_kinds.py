@@ -6,8 +6,8 @@ from __future__ import annotations
 import cobra
 import pytest
 
-from featurize.network import build_directed_network, load_model, metabolite_keys
-from featurize.reaction_kinds import reaction_kind, reaction_kinds
+from featurize.metabolic.network import build_directed_network, load_model, metabolite_keys
+from featurize.metabolic.reaction_kinds import reaction_kind, reaction_kinds
 
 
 @pytest.fixture(scope="module")

@@ -7,19 +7,15 @@ import numpy as np
 import pytest
 from sklearn.decomposition import PCA
 
-from featurize.exceptions import InputFileError
-from featurize.vision import _candidates_in_maps, _search_regions  # the candidate reader
-from featurize.vision import (
-    CarPartFeaturizer,
-    HogLandmarkDetector,
-    LandmarkModel,
-    align_orientation,
-    candidate_count_distribution,
-    landmark_candidates,
-    load_crops,
-    normalise_patches,
-    orient_to,
-)
+from common.exceptions import InputFileError
+from featurize.vision.candidates import _candidates_in_maps, _search_regions  # the candidate reader
+from featurize.vision.candidates import landmark_candidates
+from featurize.vision.counts import candidate_count_distribution
+from featurize.vision.featurizer import CarPartFeaturizer
+from featurize.vision.hog_detector import HogLandmarkDetector
+from featurize.vision.images import load_crops
+from featurize.vision.landmarks import LandmarkModel, normalise_patches
+from featurize.vision.orientation import align_orientation, orient_to
 
 
 def disc_template(p: int = 21, radius: int = 5) -> np.ndarray:
@@ -356,7 +352,7 @@ def test_vectorised_landmark_statistics_match_per_row_definition():
     """The integral-image/offset-loop statistics equal the per-row definition
     (z-normalise every patch, average car patches, NCC, Fisher), including a
     flat (constant) region where the NCC is defined as 0."""
-    from featurize.vision import _landmark_statistics, _landmark_statistics_reference
+    from featurize.vision.landmarks import _landmark_statistics, _landmark_statistics_reference
 
     rng = np.random.default_rng(3)
     imgs = (rng.integers(0, 256, (12, 30, 40)) / 255.0).astype(np.float32)

@@ -45,7 +45,7 @@ from collections.abc import Mapping
 
 import cobra
 
-from featurize.network import metabolite_keys
+from featurize.metabolic.network import metabolite_keys
 
 __all__ = ["REACTION_KINDS", "TRANSPORT_SBO", "SPONTANEOUS_SBO", "reaction_kind",
            "reaction_kinds"]

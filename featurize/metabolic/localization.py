@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from featurize.exceptions import InputFileError
-from featurize.expression import resolve_duplicates
-from featurize.genes import canonical_ids
+from common.exceptions import InputFileError
+from featurize.metabolic.expression import resolve_duplicates
+from featurize.metabolic.genes import canonical_ids
 
 __all__ = ["load_yeastgfp"]
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from featurize.network import DirectedNetwork
+from featurize.metabolic.network import DirectedNetwork
 
 __all__ = ["MOTIF_TYPES", "find_motifs", "incidence_matrices"]
 

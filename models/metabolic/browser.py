@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from featurize.expression import normalize_gene_id
+from featurize.metabolic.expression import normalize_gene_id
 
 __all__ = ["browser_data", "render_browser", "embed_json", "validated_quality"]
 

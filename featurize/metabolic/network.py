@@ -56,8 +56,8 @@ from pathlib import Path
 import cobra
 import pandas as pd
 
-from featurize.exceptions import GeneIdError, InputFileError, UnknownGeneError
-from featurize.genes import GeneIdNote, canonical_gene_id, canonical_ids, remove_invisible
+from common.exceptions import GeneIdError, InputFileError, UnknownGeneError
+from featurize.metabolic.genes import GeneIdNote, canonical_gene_id, canonical_ids, remove_invisible
 
 __all__ = ["DirectedNetwork", "load_model", "build_directed_network", "metabolite_keys"]
 
@@ -612,7 +612,7 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
         groups.setdefault(key, []).append(r)
     merged = {g[0].id: tuple(x.id for x in g) for g in groups.values() if len(g) > 1}
 
-    from featurize.reaction_kinds import reaction_kind  # it imports this module
+    from featurize.metabolic.reaction_kinds import reaction_kind  # it imports this module
 
     keys = metabolite_keys(model)
     rows, subs, prods = [], {}, {}

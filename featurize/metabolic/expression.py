@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from featurize.exceptions import DuplicateGeneError, GeneIdError, InputFileError
-from featurize.genes import GeneIdNote, canonical_gene_id, canonical_ids
+from common.exceptions import DuplicateGeneError, GeneIdError, InputFileError
+from featurize.metabolic.genes import GeneIdNote, canonical_gene_id, canonical_ids
 
 __all__ = ["ORF_PATTERN", "DUPLICATE_POLICIES", "normalize_gene_id", "is_orf", "load_expression",
            "resolve_duplicates"]

@@ -81,9 +81,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from featurize.exceptions import GeomarginInputError
-from featurize.expression import normalize_gene_id
-from featurize.motifs import MOTIF_TYPES
+from common.exceptions import GeomarginInputError
+from featurize.metabolic.expression import normalize_gene_id
+from featurize.metabolic.motifs import MOTIF_TYPES
 
 __all__ = ["PairFeaturizer", "build_instances", "MOTIF_ORDER", "SOURCE_KINDS", "ADJACENCY_ITEMS",
            "SUMMARY_ITEMS", "REPRESENTATIONS"]

@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from featurize.exceptions import GeneIdError, InputFileError
-from featurize.genes import GeneIdNote, canonical_gene_id, is_valid_gene_id
+from common.exceptions import GeneIdError, InputFileError
+from featurize.metabolic.genes import GeneIdNote, canonical_gene_id, is_valid_gene_id
 
 __all__ = ["GeneAnnotation", "parse_gaf", "HUH2003_REFERENCE"]
 

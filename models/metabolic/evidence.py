@@ -26,9 +26,9 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from featurize.expression import normalize_gene_id
-from featurize.reaction_kinds import REACTION_KINDS
-from models.ranking import supporting_neighbours
+from featurize.metabolic.expression import normalize_gene_id
+from featurize.metabolic.reaction_kinds import REACTION_KINDS
+from models.metabolic.ranking import supporting_neighbours
 
 __all__ = ["ORPHAN_COLUMNS", "RANKING_COLUMNS", "items_by_gene", "orphan_reactions", "mark_ranked",
            "validated_precision", "coexpression_r", "candidate_evidence", "explain_ranking"]

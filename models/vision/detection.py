@@ -31,8 +31,8 @@ import cv2
 import numpy as np
 import pandas as pd
 
-from featurize.exceptions import InputFileError
-from featurize.vision import CROP_SHAPE, read_grey_image
+from common.exceptions import InputFileError
+from featurize.vision.images import CROP_SHAPE, read_grey_image
 
 __all__ = [
     "parse_true_locations",
