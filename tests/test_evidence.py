@@ -1,4 +1,4 @@
-"""models.evidence on the hand-computed toy of test_pairs: orphan table and
+"""models.metabolic.evidence on the hand-computed toy of test_pairs: orphan table and
 reasons, co-expression r (hand-computed Pearson r), shared domains and
 compartments, validated precision, the ranking rows."""
 

@@ -1,4 +1,4 @@
-"""featurize.io and data.fetch: files get the mode the umask gives, and the
+"""common.io and data.fetch: files get the mode the umask gives, and the
 temporary files of a writer killed between write and rename do not stay."""
 
 from __future__ import annotations

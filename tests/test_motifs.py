@@ -1,4 +1,4 @@
-"""Tests for featurize.motifs: the paper's Fig. 3 fragment, the toy network, real iFF708."""
+"""Tests for featurize.metabolic.motifs: the paper's Fig. 3 fragment, the toy network, real iFF708."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests for featurize.network: loaders (all formats, iFF708) and the directed network."""
+"""Tests for featurize.metabolic.network: loaders (all formats, iFF708) and the directed network."""
 
 from __future__ import annotations
 

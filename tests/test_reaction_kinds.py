@@ -1,4 +1,4 @@
-"""Tests for featurize.reaction_kinds on real reactions of iMM904 and iFF708
+"""Tests for featurize.metabolic.reaction_kinds on real reactions of iMM904 and iFF708
 (expected kinds read by hand from the reactions' names and equations)."""
 
 from __future__ import annotations

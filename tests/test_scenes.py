@@ -1,4 +1,4 @@
-"""Tests of featurize.scenes: ground truth parsing, windows, NMS, README criteria."""
+"""Tests of models.vision.detection: ground truth parsing, windows, NMS, README criteria."""
 
 from __future__ import annotations
 

@@ -99,10 +99,10 @@ def parse_gaf(path: str | Path, *, reference: str = HUH2003_REFERENCE,
         Localization keeps cellular-component rows whose reference column
         (6, ``|``-separated) contains this id. ``""`` keeps every ``C`` row.
     notes : list, optional
-        Receives a :class:`featurize.genes.GeneIdNote` for every gene id that
+        Receives a :class:`featurize.metabolic.genes.GeneIdNote` for every gene id that
         had to be changed to its canonical form (first line where it occurs).
         An id not valid after normalisation raises
-        :class:`featurize.exceptions.GeneIdError` (file, line, id).
+        :class:`common.exceptions.GeneIdError` (file, line, id).
 
     Returns
     -------

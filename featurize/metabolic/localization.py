@@ -46,10 +46,10 @@ def load_yeastgfp(path: str | Path, *, drop_unlocalized: bool = True, duplicates
         localization and are treated as absent, not as "nowhere".
     duplicates : {"error", "first", "mean"}, default "error"
         Several rows of one ORF that disagree (see
-        :func:`featurize.expression.resolve_duplicates`; ``"mean"`` keeps a
+        :func:`featurize.metabolic.expression.resolve_duplicates`; ``"mean"`` keeps a
         category if any row has it).
     notes : list, optional
-        Receives a :class:`featurize.genes.GeneIdNote` per id changed to its
+        Receives a :class:`featurize.metabolic.genes.GeneIdNote` per id changed to its
         canonical form or duplicate merged (file and line).
 
     Returns

@@ -39,7 +39,7 @@ its neighbours averaged over the neighbours that have data of that source:
     from the configured network's gene rules of the *other* reactions only,
     so an orphan reaction gets it exactly as a reaction held out in
     validation does (the two directions of one model reaction are never
-    related, :func:`featurize.motifs.find_motifs`).
+    related, :func:`featurize.metabolic.motifs.find_motifs`).
 
 With ``representation="summary"`` every (motif, source) block is replaced by
 a few numbers that summarise it, and that a linear model cannot derive from
@@ -55,7 +55,7 @@ All three are separable in ``g`` and the neighbours, so per (reaction, motif,
 source) the neighbours' sums and counts are computed once and removing ``g``
 (or one more neighbour ``h``, to explain a score) is an exact subtraction.
 
-Gene ids are compared after :func:`featurize.expression.normalize_gene_id`
+Gene ids are compared after :func:`featurize.metabolic.expression.normalize_gene_id`
 (upper case, ``YER060W_A`` == ``YER060W-A``).
 
 Example
@@ -88,7 +88,7 @@ from featurize.metabolic.motifs import MOTIF_TYPES
 __all__ = ["PairFeaturizer", "build_instances", "MOTIF_ORDER", "SOURCE_KINDS", "ADJACENCY_ITEMS",
            "SUMMARY_ITEMS", "REPRESENTATIONS"]
 
-#: Motif types in feature order: those of :mod:`featurize.motifs`, one definition.
+#: Motif types in feature order: those of :mod:`featurize.metabolic.motifs`, one definition.
 MOTIF_ORDER = MOTIF_TYPES
 SOURCE_KINDS = ("expr", "domain", "loc")
 #: Features of the ``net`` block of every motif type (see the module docstring).
@@ -143,7 +143,7 @@ class PairFeaturizer:
         ``genes`` column of tuples of gene ids.
     motifs : dict
         ``motifs[t][r]`` = set of directed reaction ids related to ``r`` by
-        motif type ``t`` (see :func:`featurize.motifs.find_motifs`).
+        motif type ``t`` (see :func:`featurize.metabolic.motifs.find_motifs`).
     sources : dict
         Any subset of ``{"expr": genes x conditions (float, NaN missing),
         "domain": genes x domains (0/1 or counts), "loc": genes x compartments
@@ -186,7 +186,7 @@ class PairFeaturizer:
         if not isinstance(reactions, pd.DataFrame) or "genes" not in reactions.columns:
             raise GeomarginInputError(
                 "PairFeaturizer: net.reactions must be a DataFrame with a 'genes' column "
-                "(tuples of gene ids), as built by featurize.network.build_directed_network")
+                "(tuples of gene ids), as built by featurize.metabolic.network.build_directed_network")
         if not isinstance(min_domain_genes, (int, np.integer)) or min_domain_genes < 1:
             raise ValueError("The 'min_domain_genes' parameter of PairFeaturizer must be an "
                              f"int >= 1. Got {min_domain_genes!r} instead.")
@@ -777,7 +777,7 @@ def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
     the reaction (with replacement only if the pool is smaller than needed).
     Reactions are visited in ``net.reactions`` order, so the draw is
     reproducible. Gene ids (of the pool and of the reactions) are used in
-    their canonical form (:func:`featurize.genes.canonical_gene_id`), so the
+    their canonical form (:func:`featurize.metabolic.genes.canonical_gene_id`), so the
     ids' case or stray invisible characters never change the draw.
 
     Returns

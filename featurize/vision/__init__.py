@@ -26,7 +26,7 @@ car crops (Agarwal, Awan & Roth 2004):
    cross-correlation with the landmark's mean car patch,
    ``cv2.matchTemplate(..., TM_CCOEFF_NORMED)``) or ``"hog"``
    (:class:`HogLandmarkDetector`: a per-landmark logistic regression on the
-   patch's HOG descriptor, :func:`featurize.hog.dense_hog`, scored as a
+   patch's HOG descriptor, :func:`featurize.vision.hog.dense_hog`, scored as a
    probability). Candidates are the local maxima (3x3, within the window)
    scoring above the detector's threshold, at most ``max_candidates`` per
    landmark, ordered by decreasing score. Missing slots are *structurally
@@ -40,4 +40,12 @@ Everything is computed by the same code for crops and for sliding windows in
 a scene (:meth:`CarPartFeaturizer.transform_windows`), where each landmark's
 response map is computed once per scene and every window reads its candidates
 from it.
+
+Modules, one concern each: :mod:`~featurize.vision.images` (1),
+:mod:`~featurize.vision.orientation` (2), :mod:`~featurize.vision.landmarks`
+(3), :mod:`~featurize.vision.candidates` (4, the NCC detector and the
+candidate reader both detectors share), :mod:`~featurize.vision.hog` and
+:mod:`~featurize.vision.hog_detector` (4, the HOG detector),
+:mod:`~featurize.vision.featurizer` (5) and :mod:`~featurize.vision.counts`
+(how many candidates cars and non-cars get).
 """

@@ -66,7 +66,8 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
 
     Examples
     --------
-    >>> from featurize.vision import load_crops, CarPartFeaturizer  # doctest: +SKIP
+    >>> from featurize.vision.images import load_crops             # doctest: +SKIP
+    >>> from featurize.vision.featurizer import CarPartFeaturizer  # doctest: +SKIP
     >>> X, y = load_crops("data/downloads/uiuc_cars")               # doctest: +SKIP
     >>> F = CarPartFeaturizer().fit(X[::2], y[::2]).transform(X[1::2])  # doctest: +SKIP
     >>> F.shape                                                      # doctest: +SKIP

@@ -31,7 +31,7 @@ class HogLandmarkDetector(BaseEstimator):
     Parameters
     ----------
     patch_size, cell_size, orientations : HOG geometry
-        (:func:`featurize.hog.dense_hog`; 2x2-cell blocks, L2-Hys).
+        (:func:`featurize.vision.hog.dense_hog`; 2x2-cell blocks, L2-Hys).
     C : inverse regularisation strength of each logistic regression.
     search_radius : half-side of the search window (as in the candidates).
     jitter : positives within this many pixels of the true place.

@@ -1,6 +1,6 @@
 """Sliding-window car detection in the UIUC test scenes (single- and multi-scale).
 
-A fitted :class:`featurize.vision.CarPartFeaturizer` turns every 100x40 window
+A fitted :class:`featurize.vision.featurizer.CarPartFeaturizer` turns every 100x40 window
 (top-left on a grid of ``stride`` pixels) into features, computing each
 landmark's response map once per scene; a fitted classifier scores them
 (``decision_function``); greedy non-maximum suppression keeps local best

@@ -1,4 +1,4 @@
-"""Write the candidate browser results/enzyme_ranking.html (models/browser.py)."""
+"""Write the candidate browser results/enzyme_ranking.html (models/metabolic/browser.py)."""
 
 import pickle
 
