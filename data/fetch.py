@@ -122,7 +122,7 @@ def _read_manifest(entry: dict[str, Any]) -> dict[str, str]:
 # ------------------------------------------------------------ source backends
 def _open_url(url: str) -> BinaryIO:
     """Open a URL for reading (monkeypatched in tests; file:// works too)."""
-    return urllib.request.urlopen(url, timeout=_URL_TIMEOUT)  # noqa: S310
+    return urllib.request.urlopen(url, timeout=_URL_TIMEOUT)
 
 
 def _pip_download(package: str, version: str, dest: Path) -> Path:

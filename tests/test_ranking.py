@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from models.metabolic.ranking import (rank_candidates, ranking_metrics, supporting_neighbours,
+from models.metabolic.ranking import (COEXPR, bootstrap_ranking_metrics, choose_ranking_method,
+                                      coexpression_scores, rank_candidates, ranking_decision,
+                                      ranking_metrics, supporting_neighbours, top1_concentration,
                                       true_gene_ranks)
 
 SCORES = {"R1": {"G1": 0.5, "G2": 2.0, "G3": 0.5, "G4": -1.0, "G5": np.nan},
@@ -119,9 +121,6 @@ def test_supporting_neighbours_with_pair_featurizer():
 
 
 # ------------------------------------------------------------ issue 12 pieces
-from models.metabolic.ranking import (COEXPR, bootstrap_ranking_metrics, choose_ranking_method,  # noqa: E402
-                                      coexpression_scores, ranking_decision,
-                                      top1_concentration)
 
 
 def test_bootstrap_matches_brute_force_resampling():

@@ -4,11 +4,9 @@ patch separates cars from non-cars best (Fisher score), and their templates."""
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 from sklearn.base import BaseEstimator
 
 from common.checks import check_param, check_positive_int
-from featurize.vision.orientation import _zrows
 
 __all__ = ["normalise_patches", "LandmarkModel"]
 
@@ -41,8 +39,8 @@ def _landmark_statistics(images: np.ndarray, y: np.ndarray, p: int):
     come from integral images, and the two place-dependent correlations (the
     mean car patch ``t[r, c]`` and each crop's NCC with it) are accumulated
     over the p*p offsets of the patch, each offset one array operation on
-    all crops and places. Same quantities as
-    :func:`_landmark_statistics_reference` (the per-row definition), up to
+    all crops and places. Same quantities as the per-row definition
+    (``_landmark_statistics_reference`` in tests/test_vision.py), up to
     floating-point rounding.
 
     Returns ``fisher`` (nr, nc) and ``templates`` (nr, nc, p, p).
@@ -74,27 +72,6 @@ def _landmark_statistics(images: np.ndarray, y: np.ndarray, p: int):
     v1, v0 = s[y].var(0), s[~y].var(0)
     fisher = (m1 - m0) ** 2 / np.maximum(v1 + v0, 1e-12)
     return fisher, t
-
-
-def _landmark_statistics_reference(images: np.ndarray, y: np.ndarray, p: int):
-    """Per-row definition of :func:`_landmark_statistics` (slow; for tests)."""
-    images = np.asarray(images, dtype=np.float32)
-    n, H, W = images.shape
-    nr, nc = H - p + 1, W - p + 1
-    fisher = np.empty((nr, nc))
-    tmpl = np.empty((nr, nc, p * p))
-    for r in range(nr):
-        win = sliding_window_view(images[:, r:r + p, :], (p, p), axis=(1, 2))[:, 0]
-        z = normalise_patches(win.reshape(n * nc, p, p), np.float64).reshape(n, nc, p * p)
-        t = z[y].mean(axis=0)
-        tz = _zrows(t)
-        zz = z / np.maximum(np.linalg.norm(z, axis=2, keepdims=True), 1e-12)
-        s = np.einsum("ncd,cd->nc", zz, tz)
-        m1, m0 = s[y].mean(0), s[~y].mean(0)
-        v1, v0 = s[y].var(0), s[~y].var(0)
-        fisher[r] = (m1 - m0) ** 2 / np.maximum(v1 + v0, 1e-12)
-        tmpl[r] = t
-    return fisher, tmpl.reshape(nr, nc, p, p)
 
 
 class LandmarkModel(BaseEstimator):
