@@ -33,7 +33,8 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
     its first ``n_pca`` PCA coefficients.
 
     Layout: feature ``j = (k * max_candidates + s) * n_pca + c`` is PCA
-    coefficient ``c`` of the candidate in slot ``s`` (slot 0 = highest NCC) of
+    coefficient ``c`` of the candidate in slot ``s`` (slot 0 = the best-scoring
+    candidate: highest NCC, or highest HOG probability with ``detector="hog"``) of
     landmark ``k`` (landmarks in the order of ``landmarks_.positions_``). When
     landmark ``k`` has ``m < max_candidates`` candidates in an image, the
     features of slots ``m, ..., max_candidates - 1`` are NaN; all ``n_pca``
