@@ -28,8 +28,9 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from featurize.scenes import image_pyramid, load_test_scenes, pyramid_scales, window_origins  # noqa: E402
-from featurize.vision import CarPartFeaturizer, load_crops  # noqa: E402
+from models.vision.detection import image_pyramid, load_test_scenes, pyramid_scales, window_origins  # noqa: E402
+from featurize.vision.featurizer import CarPartFeaturizer  # noqa: E402
+from featurize.vision.images import load_crops  # noqa: E402
 from models.reduce import present_features  # noqa: E402
 from models.registry import get_method  # noqa: E402
 from models.selection import select_params  # noqa: E402

@@ -28,8 +28,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import featurize.scenes as scenes_mod  # noqa: E402
-from featurize.scenes import (  # noqa: E402
+import models.vision.detection as scenes_mod  # noqa: E402
+from models.vision.detection import (  # noqa: E402
     DecisionScorer,
     average_precision,
     detect_scenes,
@@ -37,7 +37,8 @@ from featurize.scenes import (  # noqa: E402
     load_test_scenes,
     precision_recall,
 )
-from featurize.vision import DETECTORS, CarPartFeaturizer, load_crops  # noqa: E402
+from featurize.vision.featurizer import CarPartFeaturizer, DETECTORS  # noqa: E402
+from featurize.vision.images import load_crops  # noqa: E402
 
 
 def peak_mb() -> float:

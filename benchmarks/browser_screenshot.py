@@ -6,7 +6,7 @@
 Opens the page (file:// URL, no network), optionally types TEXT into the
 search box and opens REACTION_ID's candidates, saves a PNG and prints the
 browser console's errors (exit status 1 if there are any). Needs Debian's
-chromium and chromium-driver and selenium (models/chromium.py).
+chromium and chromium-driver and selenium (models/metabolic/chromium.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.chromium import missing_reason, page_url, start_chromium, stop_chromium  # noqa: E402
+from models.metabolic.chromium import missing_reason, page_url, start_chromium, stop_chromium  # noqa: E402
 
 
 def main(argv=None) -> int:

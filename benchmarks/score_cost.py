@@ -4,7 +4,7 @@ metabolic run: what the ranking validation and the final ranking pay.
     python benchmarks/score_cost.py --workdir DIR [--repeats 3]
 
 Builds one held-out reaction's candidate matrix (timed), then times each
-method's ranking score (``models.ranking.ranking_decision``) with the fold-1
+method's ranking score (``models.metabolic.ranking.ranking_decision``) with the fold-1
 model of ``results/metabolic/cv/<method>.pkl``, once with the default
 BLAS/OpenMP threads and once held to one thread (threadpoolctl). Prints a
 markdown table.
@@ -22,7 +22,7 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.ranking import ranking_decision  # noqa: E402
+from models.metabolic.ranking import ranking_decision  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -47,8 +47,8 @@ from typing import Any, BinaryIO, Callable
 
 import yaml
 
-from featurize.exceptions import FetchError
-from featurize.io import honour_umask, remove_stale_temps, temp_prefix
+from common.exceptions import FetchError
+from common.io import honour_umask, remove_stale_temps, temp_prefix
 
 DEFAULT_REGISTRY = Path(__file__).resolve().parent / "registry.yaml"
 MIRROR_ENV = "GEOMARGIN_DATA_MIRROR"
@@ -122,7 +122,7 @@ def _read_manifest(entry: dict[str, Any]) -> dict[str, str]:
 # ------------------------------------------------------------ source backends
 def _open_url(url: str) -> BinaryIO:
     """Open a URL for reading (monkeypatched in tests; file:// works too)."""
-    return urllib.request.urlopen(url, timeout=_URL_TIMEOUT)  # noqa: S310
+    return urllib.request.urlopen(url, timeout=_URL_TIMEOUT)
 
 
 def _pip_download(package: str, version: str, dest: Path) -> Path:

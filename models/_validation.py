@@ -25,6 +25,8 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import (check_array, check_consistent_length, column_or_1d,
                                       validate_data)
 
+from common.checks import check_param, check_positive_int, estimator_name
+
 __all__ = [
     "AbsentFeatureClassifierMixin",
     "check_param",
@@ -42,35 +44,6 @@ __all__ = [
 ]
 
 
-def _name(estimator: Any) -> str:
-    return estimator if isinstance(estimator, str) else type(estimator).__name__
-
-
-def check_param(estimator: Any, name: str, value: Any,
-                ok: Callable[[Any], bool], expected: str) -> Any:
-    """Raise ``ValueError`` in scikit-learn's style unless ``ok(value)``.
-
-    Examples
-    --------
-    >>> check_param("GeometricMarginSVC", "C", 1.0, lambda v: v > 0, "a float > 0")
-    1.0
-    >>> check_param("GeometricMarginSVC", "C", -1, lambda v: v > 0, "a float > 0")
-    Traceback (most recent call last):
-    ...
-    ValueError: The 'C' parameter of GeometricMarginSVC must be a float > 0. Got -1 instead.
-    """
-    try:
-        good = bool(ok(value))
-    except Exception:  # comparisons with the wrong type, etc.
-        good = False
-    if not good:
-        raise ValueError(
-            f"The {name!r} parameter of {_name(estimator)} must be {expected}. "
-            f"Got {value!r} instead."
-        )
-    return value
-
-
 def _is_real(v: Any) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v)
 
@@ -79,16 +52,6 @@ def check_positive_float(estimator: Any, name: str, value: Any) -> float:
     """``value`` must be a finite real number > 0."""
     check_param(estimator, name, value, lambda v: _is_real(v) and v > 0, "a float > 0")
     return float(value)
-
-
-def check_positive_int(estimator: Any, name: str, value: Any, minimum: int = 1) -> int:
-    """``value`` must be an integer >= ``minimum``."""
-    check_param(
-        estimator, name, value,
-        lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= minimum,
-        f"an int >= {minimum}",
-    )
-    return int(value)
 
 
 def check_choice(estimator: Any, name: str, value: Any, choices) -> Any:
@@ -232,7 +195,7 @@ def validate_params(estimator: Any) -> None:
     ...
     ValueError: The 'gamma' parameter of InfiniteImputationSVC must be 'scale' or a float > 0. Got True instead.
     """
-    name = _name(estimator)
+    name = estimator_name(estimator)
     for param, factory in PARAMETER_CONSTRAINTS[name].items():
         ok, expected = factory()
         check_param(estimator, param, getattr(estimator, param), ok,
@@ -251,13 +214,13 @@ def validate_X_fit(estimator: Any, X, *, allow_all_absent_rows: bool = True) -> 
     mask = ~np.isnan(X)
     if not mask.any():
         raise ValueError(
-            f"{_name(estimator)} got a training set in which every value is absent "
+            f"{estimator_name(estimator)} got a training set in which every value is absent "
             f"(all NaN, shape {X.shape}); at least one feature of one instance must be present."
         )
     if not allow_all_absent_rows and not mask.any(axis=1).all():
         bad = np.flatnonzero(~mask.any(axis=1))[:5].tolist()
         raise ValueError(
-            f"{_name(estimator)} got training instances with no present feature "
+            f"{estimator_name(estimator)} got training instances with no present feature "
             f"(rows {bad}...); remove them or use an estimator that allows them."
         )
     return X
@@ -288,7 +251,7 @@ def validate_binary_y(estimator: Any, y, X=None) -> tuple[np.ndarray, np.ndarray
     ...
     ValueError: Only binary classification is supported: Est is a binary classifier and y must have exactly two classes. Got 3 classes [0, 1, 2] (target type 'multiclass') instead.
     """
-    name = _name(estimator)
+    name = estimator_name(estimator)
     if y is None:
         raise ValueError(f"{name} requires y to be passed, but the target y is None.")
     y = column_or_1d(y, warn=True)
@@ -321,7 +284,7 @@ def validate_feature_groups(estimator: Any, groups, n_features: int) -> np.ndarr
     arr = np.asarray(groups)
     if arr.ndim != 1 or arr.shape[0] != n_features:
         raise ValueError(
-            f"The 'groups' parameter of {_name(estimator)} must be an integer array of "
+            f"The 'groups' parameter of {estimator_name(estimator)} must be an integer array of "
             f"length n_features={n_features}. Got shape {arr.shape} instead."
         )
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
@@ -330,7 +293,7 @@ def validate_feature_groups(estimator: Any, groups, n_features: int) -> np.ndarr
             arr = arr.astype(np.int64)
         else:
             raise ValueError(
-                f"The 'groups' parameter of {_name(estimator)} must be an integer array of "
+                f"The 'groups' parameter of {estimator_name(estimator)} must be an integer array of "
                 f"length n_features={n_features}. Got dtype {arr.dtype} instead."
             )
     _, codes = np.unique(arr, return_inverse=True)

@@ -78,7 +78,7 @@ def plot_accuracy(results: Mapping[str, object], y, path: str | os.PathLike, tit
     import matplotlib.pyplot as plt
     from sklearn.metrics import roc_auc_score, roc_curve
 
-    from featurize.io import atomic_path
+    from common.io import atomic_path
 
     y = np.asarray(y)
     methods = list(results)

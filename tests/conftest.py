@@ -34,7 +34,7 @@ def repo() -> Path:
 @pytest.fixture(scope="module")
 def toy_inputs(tmp_path_factory):
     """The synthetic input set of :mod:`toy_data`, written once per module."""
-    from workflow_helpers import write_toy_inputs
+    from toy_data import write_toy_inputs
 
     return write_toy_inputs(tmp_path_factory.mktemp("fault_inputs"))
 

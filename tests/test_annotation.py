@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from featurize.annotation import parse_gaf
-from featurize.exceptions import InputFileError
+from featurize.metabolic.annotation import parse_gaf
+from common.exceptions import InputFileError
 
 
 def row(sgd, name, qual, go, ref, ev, withfrom, aspect, descr, syn, typ="protein"):

@@ -13,8 +13,9 @@ import re
 
 import pytest
 
-from models.chromium import missing_reason, page_url, start_chromium, stop_chromium
-from workflow_helpers import run_snakemake, toy_config, write_toy_inputs
+from models.metabolic.chromium import missing_reason, page_url, start_chromium, stop_chromium
+from toy_data import write_toy_inputs
+from workflow_helpers import run_snakemake, toy_config
 
 pytestmark = pytest.mark.slow
 

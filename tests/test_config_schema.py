@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from workflow_helpers import MAIN_TARGET, REPO, SNAKEMAKE, run_snakemake, toy_config, write_toy_inputs
+from toy_data import write_toy_inputs
+from workflow_helpers import MAIN_TARGET, REPO, SNAKEMAKE, run_snakemake, toy_config
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""models.evidence on the hand-computed toy of test_pairs: orphan table and
+"""models.metabolic.evidence on the hand-computed toy of test_pairs: orphan table and
 reasons, co-expression r (hand-computed Pearson r), shared domains and
 compartments, validated precision, the ranking rows."""
 
@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from featurize.pairs import PairFeaturizer
-from models.evidence import (RANKING_COLUMNS, coexpression_r, candidate_evidence, explain_ranking,
-                             items_by_gene, mark_ranked, orphan_reactions, validated_precision)
+from featurize.metabolic.pairs import PairFeaturizer
+from models.metabolic.evidence import (RANKING_COLUMNS, coexpression_r, candidate_evidence, explain_ranking,
+                                       items_by_gene, mark_ranked, orphan_reactions, validated_precision)
 from test_pairs import ToyNet, toy
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from featurize.exceptions import InputFileError
-from featurize.expression import load_expression, normalize_gene_id
-from featurize.localization import load_yeastgfp
+from common.exceptions import InputFileError
+from featurize.metabolic.expression import load_expression, normalize_gene_id
+from featurize.metabolic.localization import load_yeastgfp
 
 
 def write(path: Path, text: str) -> Path:

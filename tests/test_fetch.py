@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 import data.fetch as F
-from featurize.exceptions import FetchError
+from common.exceptions import FetchError
 
 
 def _sha(b: bytes) -> str:

@@ -16,14 +16,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from featurize.annotation import parse_gaf
-from featurize.exceptions import (DuplicateGeneError, GeneIdError, InputFileError,
-                                  SourceCoverageError)
-from featurize.expression import load_expression
-from featurize.genes import canonical_gene_id, check_coverage
-from featurize.localization import load_yeastgfp
-from featurize.network import load_model
-from featurize.pairs import build_instances
+from featurize.metabolic.annotation import parse_gaf
+from common.exceptions import (DuplicateGeneError, GeneIdError, InputFileError,
+                               SourceCoverageError)
+from featurize.metabolic.expression import load_expression
+from featurize.metabolic.genes import canonical_gene_id, check_coverage
+from featurize.metabolic.localization import load_yeastgfp
+from featurize.metabolic.network import load_model
+from featurize.metabolic.pairs import build_instances
 from toy_data import write_toy_inputs
 
 ZWSP = "\u200b"

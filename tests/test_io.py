@@ -1,4 +1,4 @@
-"""featurize.io and data.fetch: files get the mode the umask gives, and the
+"""common.io and data.fetch: files get the mode the umask gives, and the
 temporary files of a writer killed between write and rename do not stay."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import pytest
 import yaml
 
 import data.fetch as F
-from featurize.io import (atomic_path, remove_stale_temps, save_npz_atomic, save_pickle_atomic,
-                          write_tsv_atomic)
+from common.io import (atomic_path, remove_stale_temps, save_npz_atomic, save_pickle_atomic,
+                       write_tsv_atomic)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -80,7 +80,7 @@ def test_temporary_file_of_a_killed_writer_is_removed_by_the_next_write(tmp_path
     temporary file; the next write of the same file removes it."""
     target = tmp_path / "features.npz"
     code = ("import os, sys, numpy as np; sys.path.insert(0, sys.argv[1]);"
-            "from featurize.io import atomic_path\n"
+            "from common.io import atomic_path\n"
             "with atomic_path(sys.argv[2], suffix='.npz') as tmp:\n"
             "    np.savez_compressed(tmp, x=np.zeros(3)); print(tmp, flush=True)\n"
             "    os.kill(os.getpid(), 9)\n")

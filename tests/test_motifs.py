@@ -1,4 +1,4 @@
-"""Tests for featurize.motifs: the paper's Fig. 3 fragment, the toy network, real iFF708."""
+"""Tests for featurize.metabolic.motifs: the paper's Fig. 3 fragment, the toy network, real iFF708."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import random
 
 import cobra
 
-from featurize.motifs import MOTIF_TYPES, find_motifs
-from featurize.network import build_directed_network, load_model
+from featurize.metabolic.motifs import MOTIF_TYPES, find_motifs
+from featurize.metabolic.network import build_directed_network, load_model
 from fixtures.toy_network import toy_model
 
 

@@ -1,4 +1,4 @@
-"""Tests for featurize.network: loaders (all formats, iFF708) and the directed network."""
+"""Tests for featurize.metabolic.network: loaders (all formats, iFF708) and the directed network."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 import cobra
 import pytest
 
-from featurize.exceptions import InputFileError, UnknownGeneError
-from featurize.network import build_directed_network, load_model, metabolite_keys
+from common.exceptions import InputFileError, UnknownGeneError
+from featurize.metabolic.network import build_directed_network, load_model, metabolite_keys
 from fixtures.toy_network import toy_model
 
 # hand-computed from the reaction list in tests/fixtures/toy_network.py

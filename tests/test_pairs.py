@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from featurize.exceptions import GeomarginInputError
-from featurize.pairs import SUMMARY_ITEMS, PairFeaturizer, build_instances
+from common.exceptions import GeomarginInputError
+from featurize.metabolic.pairs import SUMMARY_ITEMS, PairFeaturizer, build_instances
 
 
 @dataclass
@@ -496,10 +496,10 @@ def test_build_instances():
 
 # --------------------------------------------------------------- real data
 def test_real_network_integration(mirror):
-    net_mod = pytest.importorskip("featurize.network")
-    mot_mod = pytest.importorskip("featurize.motifs")
-    from featurize.annotation import parse_gaf
-    from featurize.expression import load_expression
+    net_mod = pytest.importorskip("featurize.metabolic.network")
+    mot_mod = pytest.importorskip("featurize.metabolic.motifs")
+    from featurize.metabolic.annotation import parse_gaf
+    from featurize.metabolic.expression import load_expression
     y = Path(mirror) / "yeast"
     model = net_mod.load_model(y / "network" / "iMM904.json")
     net = net_mod.build_directed_network(model)
@@ -538,7 +538,7 @@ def test_fit_feature_scale_is_unit_std_over_present_values_without_centring():
     import pandas as pd
     from types import SimpleNamespace
 
-    from featurize.pairs import PairFeaturizer
+    from featurize.metabolic.pairs import PairFeaturizer
 
     net = SimpleNamespace(reactions=pd.DataFrame({"genes": [("YAL001C",), ("YAL002W",)]},
                                                  index=["R1", "R2"]))

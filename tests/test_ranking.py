@@ -8,8 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from models.ranking import (rank_candidates, ranking_metrics, supporting_neighbours,
-                            true_gene_ranks)
+from models.metabolic.ranking import (COEXPR, bootstrap_ranking_metrics, choose_ranking_method,
+                                      coexpression_scores, rank_candidates, ranking_decision,
+                                      ranking_metrics, supporting_neighbours, top1_concentration,
+                                      true_gene_ranks)
 
 SCORES = {"R1": {"G1": 0.5, "G2": 2.0, "G3": 0.5, "G4": -1.0, "G5": np.nan},
           "R2": {"G1": 3.0, "G2": 1.0, "G3": 2.0, "G4": 4.0, "G5": 0.0}}
@@ -105,7 +107,7 @@ def test_supporting_neighbours():
 
 
 def test_supporting_neighbours_with_pair_featurizer():
-    from featurize.pairs import PairFeaturizer
+    from featurize.metabolic.pairs import PairFeaturizer
 
     class Net:
         reactions = pd.DataFrame({"genes": [("A",), ("B",), ("C",)]}, index=["R1", "R2", "R3"])
@@ -119,9 +121,6 @@ def test_supporting_neighbours_with_pair_featurizer():
 
 
 # ------------------------------------------------------------ issue 12 pieces
-from models.ranking import (COEXPR, bootstrap_ranking_metrics, choose_ranking_method,  # noqa: E402
-                            coexpression_scores, ranking_decision,
-                            top1_concentration)
 
 
 def test_bootstrap_matches_brute_force_resampling():
@@ -178,7 +177,7 @@ def test_coexpression_scores_by_hand():
     conditions: c0 (1/s2)(1/s2 - 1/s6)/2, c1 0, c2 (-1/s2)(2/s6) (G3 only)."""
     from test_pairs import toy
 
-    from featurize.pairs import PairFeaturizer
+    from featurize.metabolic.pairs import PairFeaturizer
 
     net, motifs, sources = toy()
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
@@ -221,8 +220,8 @@ def test_adjacency_scores_count_related_reactions_the_candidate_catalyses():
     chain_up partner R3 (G1, G3)."""
     from test_pairs import toy
 
-    from featurize.pairs import PairFeaturizer
-    from models.ranking import adjacency_scores, baseline_scores
+    from featurize.metabolic.pairs import PairFeaturizer
+    from models.metabolic.ranking import adjacency_scores, baseline_scores
 
     net, motifs, sources = toy()
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)

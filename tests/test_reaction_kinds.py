@@ -1,4 +1,4 @@
-"""Tests for featurize.reaction_kinds on real reactions of iMM904 and iFF708
+"""Tests for featurize.metabolic.reaction_kinds on real reactions of iMM904 and iFF708
 (expected kinds read by hand from the reactions' names and equations)."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import cobra
 import pytest
 
-from featurize.network import build_directed_network, load_model, metabolite_keys
-from featurize.reaction_kinds import reaction_kind, reaction_kinds
+from featurize.metabolic.network import build_directed_network, load_model, metabolite_keys
+from featurize.metabolic.reaction_kinds import reaction_kind, reaction_kinds
 
 
 @pytest.fixture(scope="module")

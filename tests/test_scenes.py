@@ -1,4 +1,4 @@
-"""Tests of featurize.scenes: ground truth parsing, windows, NMS, README criteria."""
+"""Tests of models.vision.detection: ground truth parsing, windows, NMS, README criteria."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from featurize.exceptions import InputFileError
-from featurize.scenes import (
+from common.exceptions import InputFileError
+from models.vision.detection import (
     average_precision,
     detect_in_scene,
     detect_scenes,

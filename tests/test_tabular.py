@@ -9,17 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from featurize.exceptions import GeomarginInputError, InputFileError
-from featurize.tabular import (
-    apply_scenario,
-    load_dataset,
-    load_digits_pair,
-    parse_scenario,
-    read_orange_tab,
-    remove_mcar,
-    remove_square_patch,
-    standardize_observed,
-)
+from common.exceptions import GeomarginInputError, InputFileError
+from featurize.tabular.datasets import load_dataset, load_digits_pair, read_orange_tab
+from featurize.tabular.missingness import apply_scenario, parse_scenario, remove_mcar, remove_square_patch, standardize_observed
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -5,21 +5,18 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from numpy.lib.stride_tricks import sliding_window_view
 from sklearn.decomposition import PCA
 
-from featurize.exceptions import InputFileError
-from featurize.vision import _candidates_in_maps, _search_regions  # the candidate reader
-from featurize.vision import (
-    CarPartFeaturizer,
-    HogLandmarkDetector,
-    LandmarkModel,
-    align_orientation,
-    candidate_count_distribution,
-    landmark_candidates,
-    load_crops,
-    normalise_patches,
-    orient_to,
-)
+from common.exceptions import InputFileError
+from featurize.vision.candidates import _candidates_in_maps, _search_regions  # the candidate reader
+from featurize.vision.candidates import landmark_candidates
+from featurize.vision.counts import candidate_count_distribution
+from featurize.vision.featurizer import CarPartFeaturizer
+from featurize.vision.hog_detector import HogLandmarkDetector
+from featurize.vision.images import load_crops
+from featurize.vision.landmarks import LandmarkModel, normalise_patches
+from featurize.vision.orientation import _zrows, align_orientation, orient_to
 
 
 def disc_template(p: int = 21, radius: int = 5) -> np.ndarray:
@@ -352,11 +349,33 @@ def test_real_crops_smoke(mirror):
     assert absent[~yt].mean() > absent[yt].mean()
 
 
+def _landmark_statistics_reference(images: np.ndarray, y: np.ndarray, p: int):
+    """Per-row definition of ``featurize.vision.landmarks._landmark_statistics``
+    (slow): z-normalise every patch, average the car patches, NCC, Fisher."""
+    images = np.asarray(images, dtype=np.float32)
+    n, H, W = images.shape
+    nr, nc = H - p + 1, W - p + 1
+    fisher = np.empty((nr, nc))
+    tmpl = np.empty((nr, nc, p * p))
+    for r in range(nr):
+        win = sliding_window_view(images[:, r:r + p, :], (p, p), axis=(1, 2))[:, 0]
+        z = normalise_patches(win.reshape(n * nc, p, p), np.float64).reshape(n, nc, p * p)
+        t = z[y].mean(axis=0)
+        tz = _zrows(t)
+        zz = z / np.maximum(np.linalg.norm(z, axis=2, keepdims=True), 1e-12)
+        s = np.einsum("ncd,cd->nc", zz, tz)
+        m1, m0 = s[y].mean(0), s[~y].mean(0)
+        v1, v0 = s[y].var(0), s[~y].var(0)
+        fisher[r] = (m1 - m0) ** 2 / np.maximum(v1 + v0, 1e-12)
+        tmpl[r] = t
+    return fisher, tmpl.reshape(nr, nc, p, p)
+
+
 def test_vectorised_landmark_statistics_match_per_row_definition():
     """The integral-image/offset-loop statistics equal the per-row definition
     (z-normalise every patch, average car patches, NCC, Fisher), including a
     flat (constant) region where the NCC is defined as 0."""
-    from featurize.vision import _landmark_statistics, _landmark_statistics_reference
+    from featurize.vision.landmarks import _landmark_statistics
 
     rng = np.random.default_rng(3)
     imgs = (rng.integers(0, 256, (12, 30, 40)) / 255.0).astype(np.float32)

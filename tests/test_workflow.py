@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workflow_helpers import run_snakemake, toy_config, write_toy_inputs
+from toy_data import write_toy_inputs
+from workflow_helpers import run_snakemake, toy_config
 
 pytestmark = pytest.mark.slow
 

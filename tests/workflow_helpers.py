@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from toy_data import write_toy_inputs  # noqa: F401 - re-exported for the workflow tests
+from toy_data import write_toy_inputs
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")

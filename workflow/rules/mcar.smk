@@ -7,7 +7,7 @@
 
 MCAR = config["mcar"]
 MCAR_DIR = "results/mcar"
-# Datasets of featurize/tabular.py and the registry file each is read from.
+# Datasets of featurize/tabular/ and the registry file each is read from.
 MCAR_SOURCES = {
     "wdbc": "wdbc",
     "digits56": "digits",

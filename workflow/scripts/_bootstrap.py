@@ -1,21 +1,24 @@
-"""First lines of every workflow script: make the repository importable, send
-stderr to the rule's log, log progress to the log *and* the console, and cap
-the BLAS/OpenMP threads at the rule's ``threads``."""
+"""Called right after the imports of every workflow script: send stderr to the
+rule's log, log progress to the log *and* the console, and cap the BLAS/OpenMP
+threads at the rule's ``threads``.
+
+The project's packages are importable in a job without touching ``sys.path``:
+Snakemake's preamble appends this folder (``workflow/scripts``) to
+``sys.path``, and ``common``, ``data``, ``featurize`` and ``models`` here are
+relative symlinks to the repository's packages (``../../<package>``). That
+holds for local runs, ``--sdm conda`` (Snakemake removes ``PYTHONPATH`` from a
+conda job's environment, so a ``PYTHONPATH`` setting would not) and SLURM jobs
+(the same checkout on a shared file system)."""
 
 from __future__ import annotations
 
 import logging
 import sys
 import traceback
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def setup(snakemake) -> logging.Logger:
     """Prepare a script run by Snakemake's ``script:`` directive."""
-    if str(REPO) not in sys.path:
-        sys.path.insert(0, str(REPO))
     console = sys.__stderr__
     log_file = open(snakemake.log[0], "w", buffering=1)
     sys.stderr = log_file
@@ -33,7 +36,7 @@ def setup(snakemake) -> logging.Logger:
         # Bad input and failed fetches are explained by their message (file,
         # value, what was expected): show it on the console and in the log.
         # Anything else is a bug: full traceback in the log, summary on both.
-        from featurize.exceptions import FetchError, GeomarginInputError
+        from common.exceptions import FetchError, GeomarginInputError
 
         if issubclass(exc_type, (GeomarginInputError, FetchError)):
             logger.error("%s: %s", exc_type.__name__, exc)

@@ -1,16 +1,16 @@
-"""Write the candidate browser results/enzyme_ranking.html (models/browser.py)."""
+"""Write the candidate browser results/enzyme_ranking.html (models/metabolic/browser.py)."""
+
+import pickle
+
+import pandas as pd
+
+from common.io import atomic_path
+from models.metabolic.browser import browser_data, render_browser, validated_quality
 
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import pickle  # noqa: E402
-
-import pandas as pd  # noqa: E402
-
-from featurize.io import atomic_path  # noqa: E402
-from models.browser import browser_data, render_browser, validated_quality  # noqa: E402
+log = setup(snakemake)
+smk = snakemake
 
 ranking = pd.read_csv(smk.input.ranking, sep="\t", keep_default_na=False, na_values=[""])
 orphans = pd.read_csv(smk.input.orphans, sep="\t", keep_default_na=False, na_values=[""])

@@ -1,25 +1,25 @@
 """Refit the chosen method on all known reactions and rank candidate genes
 for every directed reaction without a known gene."""
 
+import pickle
+import time
+
+import numpy as np
+import pandas as pd
+from threadpoolctl import threadpool_limits
+
+from common.io import write_tsv_atomic
+from models.metabolic.evidence import explain_ranking, mark_ranked, orphan_reactions
+from models.metabolic.ranking import (BASELINES, baseline_scores, choose_ranking_method,
+                                      consensus_params, pair_score_fn, rank_candidates, ranking_decision,
+                                      top1_concentration)
+from models.registry import get_method
+from models.selection import fit_estimator
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import pickle  # noqa: E402
-import time  # noqa: E402
-
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
-
-from featurize.io import write_tsv_atomic  # noqa: E402
-from models.evidence import explain_ranking, mark_ranked, orphan_reactions  # noqa: E402
-from models.ranking import (BASELINES, baseline_scores, choose_ranking_method,  # noqa: E402
-                            consensus_params, pair_score_fn, rank_candidates, ranking_decision,
-                            top1_concentration)
-from models.registry import get_method  # noqa: E402
-from models.selection import fit_estimator  # noqa: E402
+log = setup(snakemake)
+smk = snakemake
 
 p = smk.params
 with open(smk.input.featurizer, "rb") as fh:

@@ -2,23 +2,22 @@
 folds (partitions x folds) and mean fit seconds, per dataset, scenario and
 method; grouped bar chart."""
 
+from types import SimpleNamespace
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from common.io import atomic_path, write_tsv_atomic
+from models.registry import get_method
+from models.report import accuracy_table
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-from types import SimpleNamespace  # noqa: E402
-
-import matplotlib  # noqa: E402
-
+log = setup(snakemake)
+smk = snakemake
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from featurize.io import atomic_path, write_tsv_atomic  # noqa: E402
-from models.registry import get_method  # noqa: E402
-from models.report import accuracy_table  # noqa: E402
 
 info = {}
 for path, (ds, sc) in zip(smk.input.data, smk.params.jobs):

@@ -1,16 +1,16 @@
 """Nested cross-validation of one method on one (dataset, scenario) of the
 MCAR benchmark, once per random partition (seed*100 + partition)."""
 
+import pandas as pd
+import numpy as np
+
+from common.io import write_tsv_atomic
+from models.selection import nested_cross_validate
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import pandas as pd  # noqa: E402
-import numpy as np  # noqa: E402
-
-from featurize.io import write_tsv_atomic  # noqa: E402
-from models.selection import nested_cross_validate  # noqa: E402
+log = setup(snakemake)
+smk = snakemake
 
 data = np.load(smk.input[0], allow_pickle=False)
 Xs, y, seeds = data["X"], data["y"], data["seeds"]

@@ -2,15 +2,16 @@
 seeded removal, one copy per random partition (the removal is redrawn with
 seed*100 + partition), standardised over observed entries."""
 
+import numpy as np
+
+from common.io import save_npz_atomic
+from featurize.tabular.datasets import load_dataset
+from featurize.tabular.missingness import apply_scenario, parse_scenario
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import numpy as np  # noqa: E402
-
-from featurize.io import save_npz_atomic  # noqa: E402
-from featurize.tabular import apply_scenario, load_dataset, parse_scenario  # noqa: E402
+log = setup(snakemake)
+smk = snakemake
 
 name, scenario = smk.wildcards.mcar_ds, smk.wildcards.mcar_sc
 ds = load_dataset(name, smk.input[0])

@@ -1,18 +1,18 @@
 """Accuracy and ROC AUC of every method (mean +- SEM over folds), bar chart
 with SEM error bars and pooled out-of-fold ROC curves."""
 
+import dataclasses
+import pickle
+
+import numpy as np
+
+from common.io import write_tsv_atomic
+from models.report import accuracy_table, plot_accuracy
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import dataclasses  # noqa: E402
-import pickle  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-from featurize.io import write_tsv_atomic  # noqa: E402
-from models.report import accuracy_table, plot_accuracy  # noqa: E402
+log = setup(snakemake)
+smk = snakemake
 
 data = np.load(smk.input.features, allow_pickle=False)
 results = {}

@@ -1,15 +1,15 @@
 """Nested cross-validation of one method on the metabolic instances."""
 
+import numpy as np
+
+from common.exceptions import ConfigValueError
+from common.io import save_pickle_atomic, write_tsv_atomic
+from models.selection import nested_cross_validate
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import numpy as np  # noqa: E402
-
-from featurize.exceptions import ConfigValueError  # noqa: E402
-from featurize.io import save_pickle_atomic, write_tsv_atomic  # noqa: E402
-from models.selection import nested_cross_validate  # noqa: E402
+log = setup(snakemake)
+smk = snakemake
 
 data = np.load(smk.input.features, allow_pickle=False)
 X, y = data["X"], data["y"]

@@ -1,24 +1,24 @@
 """Build the (reaction, gene) instance matrix with NaN for absent blocks."""
 
+import sys
+
+import numpy as np
+import pandas as pd
+
+from featurize.metabolic.annotation import parse_gaf
+from featurize.metabolic.expression import load_expression
+from featurize.metabolic.genes import check_coverage
+from common.io import save_npz_atomic, save_pickle_atomic, write_tsv_atomic
+from featurize.metabolic.localization import load_yeastgfp
+from featurize.metabolic.motifs import find_motifs
+from featurize.metabolic.network import build_directed_network, load_model
+from featurize.metabolic.pairs import PairFeaturizer, build_instances
+from models.metabolic.evidence import items_by_gene
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import sys  # noqa: E402
-
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from featurize.annotation import parse_gaf  # noqa: E402
-from featurize.expression import load_expression  # noqa: E402
-from featurize.genes import check_coverage  # noqa: E402
-from featurize.io import save_npz_atomic, save_pickle_atomic, write_tsv_atomic  # noqa: E402
-from featurize.localization import load_yeastgfp  # noqa: E402
-from featurize.motifs import find_motifs  # noqa: E402
-from featurize.network import build_directed_network, load_model  # noqa: E402
-from featurize.pairs import PairFeaturizer, build_instances  # noqa: E402
-from models.evidence import items_by_gene  # noqa: E402
+log = setup(snakemake)
+smk = snakemake
 
 p = smk.params
 notes = []  # gene ids changed to their canonical form or not understood (file, line)

@@ -6,24 +6,24 @@ All methods share the outer folds (they depend only on labels, reaction
 groups and the seed), so each candidate matrix is built once and scored by
 every method's fold model. Intervals: percentile bootstrap over reactions."""
 
+import pickle
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from threadpoolctl import threadpool_limits
+
+import numpy as np
+import pandas as pd
+
+from common.io import write_tsv_atomic
+from models.metabolic.ranking import (ADJACENCY, BASELINES, baseline_scores,
+                                      bootstrap_ranking_metrics, candidate_order, gene_id_ranks,
+                                      MARGIN_RULES, ranking_decision, true_gene_ranks)
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import pickle  # noqa: E402
-import time  # noqa: E402
-from concurrent.futures import ThreadPoolExecutor  # noqa: E402
-
-from threadpoolctl import threadpool_limits  # noqa: E402
-
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from featurize.io import write_tsv_atomic  # noqa: E402
-from models.ranking import (ADJACENCY, BASELINES, baseline_scores,  # noqa: E402
-                            bootstrap_ranking_metrics, candidate_order, gene_id_ranks,
-                            MARGIN_RULES, ranking_decision, true_gene_ranks)
+log = setup(snakemake)
+smk = snakemake
 
 p = smk.params
 with open(smk.input.featurizer, "rb") as fh:

@@ -5,18 +5,18 @@ Runs last: every result it publishes is finished (made in
 ``results/metabolic/staged/``), so ``provenance.tsv`` always describes the
 results beside it; a run that fails earlier leaves both as they were."""
 
+import json
+import shutil
+
+import pandas as pd
+
+from data.provenance import input_table, package_table
+from common.io import atomic_path, write_tsv_atomic
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import json  # noqa: E402
-import shutil  # noqa: E402
-
-import pandas as pd  # noqa: E402
-
-from data.provenance import input_table, package_table  # noqa: E402
-from featurize.io import atomic_path, write_tsv_atomic  # noqa: E402
+log = setup(snakemake)
+smk = snakemake
 
 published = dict(smk.params.published)  # staged input role -> output role
 inputs = {}

@@ -1,22 +1,21 @@
 """Accuracy table and bar chart of every method (mean +- SEM over folds),
 beside the figures of Chechik et al. (their own image set, test error)."""
 
+from types import SimpleNamespace
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from common.io import atomic_path, write_tsv_atomic
+from models.report import accuracy_table
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-from types import SimpleNamespace  # noqa: E402
-
-import matplotlib  # noqa: E402
-
+log = setup(snakemake)
+smk = snakemake
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from featurize.io import atomic_path, write_tsv_atomic  # noqa: E402
-from models.report import accuracy_table  # noqa: E402
 
 PAPER_ERROR = {"geometric": 0.276, "zero": 0.392, "mean": 0.386, "flags": 0.405, "knn": 0.483, "em": 0.383}
 folds = {m: pd.read_csv(p, sep="\t") for m, p in zip(smk.params.methods, smk.input)}

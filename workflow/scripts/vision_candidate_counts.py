@@ -1,15 +1,15 @@
 """Distribution of the number of landmark candidates per (crop, landmark) for
 cars and non-cars, pooled over the out-of-fold crops of every outer fold."""
 
+import numpy as np
+
+from common.io import write_tsv_atomic
+from featurize.vision.counts import candidate_count_distribution
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import numpy as np  # noqa: E402
-
-from featurize.io import write_tsv_atomic  # noqa: E402
-from featurize.vision import candidate_count_distribution  # noqa: E402
+log = setup(snakemake)
+smk = snakemake
 
 counts, y = [], []
 for path in smk.input:

@@ -4,23 +4,23 @@ most other methods wrong), chosen from the per-method out-of-fold predictions
 of vision_cv. The crop's fold featurizer is refitted (same code, params and
 training crops as vision_fold_features) to recover the candidate locations."""
 
+import textwrap
+
+import matplotlib
+import matplotlib.patches as mpatches
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from common.io import atomic_path
+from featurize.vision.featurizer import CarPartFeaturizer
+from featurize.vision.images import load_crops
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import textwrap  # noqa: E402
-
-import matplotlib  # noqa: E402
-
+log = setup(snakemake)
+smk = snakemake
 matplotlib.use("Agg")
-import matplotlib.patches as mpatches  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from featurize.io import atomic_path  # noqa: E402
-from featurize.vision import CarPartFeaturizer, load_crops  # noqa: E402
 
 methods = list(smk.params.methods)
 ref = smk.params.reference

@@ -2,17 +2,17 @@
 body (inner validation, refit, score) is models.selection.evaluate_fold, the
 one nested_cross_validate runs."""
 
+import numpy as np
+import pandas as pd
+
+from common.io import write_tsv_atomic
+from models.reduce import present_features
+from models.selection import evaluate_fold
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from featurize.io import write_tsv_atomic  # noqa: E402
-from models.reduce import present_features  # noqa: E402
-from models.selection import evaluate_fold  # noqa: E402
+log = setup(snakemake)
+smk = snakemake
 
 method = smk.wildcards.method
 rows, scores = [], []

@@ -1,16 +1,17 @@
 """Landmark-candidate features of one outer fold: the featurizer is fitted on
 the fold's training crops only, then transforms training and test crops."""
 
+import numpy as np
+from sklearn.model_selection import StratifiedKFold
+
+from common.io import save_npz_atomic
+from featurize.vision.featurizer import CarPartFeaturizer
+from featurize.vision.images import load_crops
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import numpy as np  # noqa: E402
-from sklearn.model_selection import StratifiedKFold  # noqa: E402
-
-from featurize.io import save_npz_atomic  # noqa: E402
-from featurize.vision import CarPartFeaturizer, load_crops  # noqa: E402
+log = setup(snakemake)
+smk = snakemake
 
 fold = int(smk.wildcards.fold)
 X, y = load_crops(smk.input.data)

@@ -2,20 +2,21 @@
 training crops (hyperparameters by inner validation); saved with joblib for
 the single- and the multi-scale detection jobs."""
 
+import time
+
+import joblib
+
+from common.io import atomic_path
+from featurize.vision.featurizer import CarPartFeaturizer
+from featurize.vision.images import load_crops
+from models.reduce import present_features
+from models.registry import get_method
+from models.selection import select_params
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import time  # noqa: E402
-
-import joblib  # noqa: E402
-
-from featurize.io import atomic_path  # noqa: E402
-from featurize.vision import CarPartFeaturizer, load_crops  # noqa: E402
-from models.reduce import present_features  # noqa: E402
-from models.registry import get_method  # noqa: E402
-from models.selection import select_params  # noqa: E402
+log = setup(snakemake)
+smk = snakemake
 
 method = smk.wildcards.method
 t0 = time.perf_counter()

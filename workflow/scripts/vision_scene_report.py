@@ -3,24 +3,23 @@ precision per method, with the README's criteria (single-scale ellipse, or
 with ``multiscale`` the ellipsoid over (row, col, width)); precision-recall
 plot of every method beside the published equal-error recalls."""
 
-from _bootstrap import setup
+import matplotlib
+import matplotlib.pyplot as plt
+import pandas as pd
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import matplotlib  # noqa: E402
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from featurize.io import atomic_path, write_tsv_atomic  # noqa: E402
-from featurize.scenes import (  # noqa: E402
+from common.io import atomic_path, write_tsv_atomic
+from models.vision.detection import (
     average_precision,
     equal_error_recall,
     load_test_scenes,
     precision_recall,
 )
+
+from _bootstrap import setup
+
+log = setup(snakemake)
+smk = snakemake
+matplotlib.use("Agg")
 
 multi = bool(smk.params.multiscale)
 # published recall at EER on this test set (README, "Scene detection")

@@ -2,17 +2,17 @@
 on the 170 single-scale scenes, or with ``multiscale`` on the 108 scenes of
 TestImages_Scale (image pyramid, NMS across scales)."""
 
+import time
+
+import joblib
+
+from common.io import write_tsv_atomic
+from models.vision.detection import DecisionScorer, detect_scenes, load_test_scenes
+
 from _bootstrap import setup
 
-log = setup(snakemake)  # noqa: F821 - injected by Snakemake
-smk = snakemake  # noqa: F821
-
-import time  # noqa: E402
-
-import joblib  # noqa: E402
-
-from featurize.io import write_tsv_atomic  # noqa: E402
-from featurize.scenes import DecisionScorer, detect_scenes, load_test_scenes  # noqa: E402
+log = setup(snakemake)
+smk = snakemake
 
 model = joblib.load(smk.input.model)
 f, keep, est = model["featurizer"], model["keep"], model["estimator"]

@@ -32,7 +32,7 @@ class FetchError(RuntimeError):
 
 
 class GeneIdError(GeomarginInputError):
-    """A gene id is not valid after normalisation (see :mod:`featurize.genes`)."""
+    """A gene id is not valid after normalisation (see :mod:`featurize.metabolic.genes`)."""
 
 
 class DuplicateGeneError(GeomarginInputError):

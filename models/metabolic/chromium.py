@@ -6,6 +6,7 @@ installs them); :func:`missing_reason` says why they cannot run."""
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import tempfile
 from pathlib import Path
@@ -29,9 +30,7 @@ def find_chromium() -> tuple[str | None, str | None]:
 
 def missing_reason() -> str | None:
     """Why a real-browser test cannot run here, or None when it can."""
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("selenium") is None:
         return "selenium is not installed (pip install -r requirements.txt)"
     browser, driver = find_chromium()
     if browser is None or driver is None:

@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from featurize.exceptions import InputFileError
-from featurize.expression import resolve_duplicates
-from featurize.genes import canonical_ids
+from common.exceptions import InputFileError
+from featurize.metabolic.expression import resolve_duplicates
+from featurize.metabolic.genes import canonical_ids
 
 __all__ = ["load_yeastgfp"]
 
@@ -46,10 +46,10 @@ def load_yeastgfp(path: str | Path, *, drop_unlocalized: bool = True, duplicates
         localization and are treated as absent, not as "nowhere".
     duplicates : {"error", "first", "mean"}, default "error"
         Several rows of one ORF that disagree (see
-        :func:`featurize.expression.resolve_duplicates`; ``"mean"`` keeps a
+        :func:`featurize.metabolic.expression.resolve_duplicates`; ``"mean"`` keeps a
         category if any row has it).
     notes : list, optional
-        Receives a :class:`featurize.genes.GeneIdNote` per id changed to its
+        Receives a :class:`featurize.metabolic.genes.GeneIdNote` per id changed to its
         canonical form or duplicate merged (file and line).
 
     Returns

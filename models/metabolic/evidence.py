@@ -2,9 +2,9 @@
 are ranked and why, and the evidence behind each (reaction, candidate gene).
 
 :func:`orphan_reactions` lists every orphan directed reaction with its kind
-(:mod:`featurize.reaction_kinds`), subsystem, motif neighbours per type and
+(:mod:`featurize.metabolic.reaction_kinds`), subsystem, motif neighbours per type and
 whether it is ranked (and why not). :func:`explain_ranking` turns the top
-candidates of :func:`models.ranking.rank_candidates` into the rows of
+candidates of :func:`models.metabolic.ranking.rank_candidates` into the rows of
 ``results/enzyme_ranking.tsv``: per candidate its supporting neighbours with
 gene names and motif types, its co-expression r with each motif type's
 neighbours, the domains and compartments it shares with them, and the
@@ -26,9 +26,9 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from featurize.expression import normalize_gene_id
-from featurize.reaction_kinds import REACTION_KINDS
-from models.ranking import supporting_neighbours
+from featurize.metabolic.expression import normalize_gene_id
+from featurize.metabolic.reaction_kinds import REACTION_KINDS
+from models.metabolic.ranking import supporting_neighbours
 
 __all__ = ["ORPHAN_COLUMNS", "RANKING_COLUMNS", "items_by_gene", "orphan_reactions", "mark_ranked",
            "validated_precision", "coexpression_r", "candidate_evidence", "explain_ranking"]
@@ -77,7 +77,7 @@ def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None) -> pd.
     ----------
     net : DirectedNetwork
         With ``reaction_kind``, ``named_diffusion`` and ``subsystem`` columns
-        (:func:`featurize.network.build_directed_network`).
+        (:func:`featurize.metabolic.network.build_directed_network`).
     featurizer : PairFeaturizer
         Gives the motif neighbours.
     kinds : sequence of str, optional
@@ -171,7 +171,7 @@ def validated_precision(true_ranks: pd.DataFrame, method: str) -> Callable[[np.n
 
 def coexpression_r(featurizer, reaction: str, gene: str) -> dict[str, float]:
     """Per motif type, the mean Pearson r of ``gene`` with that type's
-    neighbours (:meth:`featurize.pairs.PairFeaturizer.block_sums` of the
+    neighbours (:meth:`featurize.metabolic.pairs.PairFeaturizer.block_sums` of the
     ``expr`` blocks, in either representation); NaN where the block is absent."""
     if "expr" not in featurizer.sources_:
         return {t: float("nan") for t in featurizer.motif_types_}
@@ -200,13 +200,13 @@ def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, 
         ``motif_blocks`` (motif types with neighbour genes, ","-joined),
         ``supporting_neighbours`` ("ORF(motifs)", ";"-joined: the up to
         ``top`` neighbours whose removal lowers the score most, see
-        :func:`models.ranking.supporting_neighbours`), ``supporting_names``
+        :func:`models.metabolic.ranking.supporting_neighbours`), ``supporting_names``
         (their gene names, same order), ``supporting`` (list of (gene, name,
         motifs, drop)), ``coexpr`` (:func:`coexpression_r`),
         ``catalyses_adjacent`` (the related reactions whose gene rule
         already names the candidate, "REACTION(motifs)", ";"-joined: the
         evidence of the ``net`` block of
-        :class:`featurize.pairs.PairFeaturizer`), ``shared_domains`` /
+        :class:`featurize.metabolic.pairs.PairFeaturizer`), ``shared_domains`` /
         ``shared_compartments`` ("ID(n)" with n the
         number of the reaction's motif neighbour genes that share it, most
         shared first, ";"-joined; the SGD GAF names no InterPro entry, so
@@ -267,7 +267,7 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
                     true_ranks: pd.DataFrame | None = None, log=None) -> pd.DataFrame:
     """Rows of ``results/enzyme_ranking.tsv`` for the ranked candidates ``top``
     (columns ``reaction, rank, gene, score`` as from
-    :func:`models.ranking.rank_candidates`; NaN scores should be dropped).
+    :func:`models.metabolic.ranking.rank_candidates`; NaN scores should be dropped).
 
     Returns :data:`RANKING_COLUMNS`, then ``coexpr_r_<motif>`` per motif
     type (rounded to 4 decimals) and ``method``; sorted by reaction id then

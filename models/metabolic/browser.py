@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from featurize.expression import normalize_gene_id
+from featurize.metabolic.expression import normalize_gene_id
 
 __all__ = ["browser_data", "render_browser", "embed_json", "validated_quality"]
 
@@ -86,7 +86,7 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
     ----------
     ranking : DataFrame
         ``results/enzyme_ranking.tsv`` (columns of
-        :data:`models.evidence.RANKING_COLUMNS`, ``coexpr_r_<motif>``, ``method``).
+        :data:`models.metabolic.evidence.RANKING_COLUMNS`, ``coexpr_r_<motif>``, ``method``).
     orphans : DataFrame
         ``results/orphan_reactions.tsv``.
     featurizer : PairFeaturizer
@@ -195,7 +195,7 @@ def render_browser(data: dict, title: str = "Candidate enzymes for orphan reacti
     js = (_ASSETS / "browser.js").read_text()
     for name, text in (("browser.css", css), ("browser.js", js)):
         if "</" in text:
-            raise ValueError(f"models/browser_assets/{name} must not contain '</' "
+            raise ValueError(f"models/metabolic/browser_assets/{name} must not contain '</' "
                              "(it is inlined into the page)")
     esc = (title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from featurize.exceptions import DuplicateGeneError, GeneIdError, InputFileError
-from featurize.genes import GeneIdNote, canonical_gene_id, canonical_ids
+from common.exceptions import DuplicateGeneError, GeneIdError, InputFileError
+from featurize.metabolic.genes import GeneIdNote, canonical_gene_id, canonical_ids
 
 __all__ = ["ORF_PATTERN", "DUPLICATE_POLICIES", "normalize_gene_id", "is_orf", "load_expression",
            "resolve_duplicates"]
@@ -48,7 +48,7 @@ DUPLICATE_POLICIES = ("error", "first", "mean")
 
 
 def normalize_gene_id(name: object) -> str:
-    """Canonical form of a gene id (:func:`featurize.genes.canonical_gene_id`):
+    """Canonical form of a gene id (:func:`featurize.metabolic.genes.canonical_gene_id`):
     NFKC, invisible characters and surrounding whitespace removed, upper case,
     and the model-style suffix ``_A`` of ORFs like ``YER060W_A`` (iMM904)
     written ``YER060W-A`` as SGD does.

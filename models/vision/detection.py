@@ -1,6 +1,6 @@
 """Sliding-window car detection in the UIUC test scenes (single- and multi-scale).
 
-A fitted :class:`featurize.vision.CarPartFeaturizer` turns every 100x40 window
+A fitted :class:`featurize.vision.featurizer.CarPartFeaturizer` turns every 100x40 window
 (top-left on a grid of ``stride`` pixels) into features, computing each
 landmark's response map once per scene; a fitted classifier scores them
 (``decision_function``); greedy non-maximum suppression keeps local best
@@ -31,8 +31,8 @@ import cv2
 import numpy as np
 import pandas as pd
 
-from featurize.exceptions import InputFileError
-from featurize.vision import CROP_SHAPE, read_grey_image
+from common.exceptions import InputFileError
+from featurize.vision.images import CROP_SHAPE, read_grey_image
 
 __all__ = [
     "parse_true_locations",

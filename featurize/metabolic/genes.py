@@ -34,7 +34,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from featurize.exceptions import GeneIdError
+from common.exceptions import GeneIdError
 
 __all__ = ["GENE_ID_PATTERN", "GeneIdNote", "canonical_gene_id", "is_valid_gene_id",
            "canonical_ids", "log_notes", "remove_invisible"]
@@ -174,7 +174,7 @@ def check_coverage(name: str, table, network_genes: Sequence[str], min_fraction:
     and of the source's own ids (those with data, else ``source_ids``, e.g.
     the rows a loader left out), so a mismatch of id conventions is visible.
     """
-    from featurize.exceptions import SourceCoverageError
+    from common.exceptions import SourceCoverageError
 
     genes = sorted(set(network_genes))
     present = set(table.index[table.notna().to_numpy().any(axis=1)]) if table.shape[1] else set()

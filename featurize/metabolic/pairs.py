@@ -39,7 +39,7 @@ its neighbours averaged over the neighbours that have data of that source:
     from the configured network's gene rules of the *other* reactions only,
     so an orphan reaction gets it exactly as a reaction held out in
     validation does (the two directions of one model reaction are never
-    related, :func:`featurize.motifs.find_motifs`).
+    related, :func:`featurize.metabolic.motifs.find_motifs`).
     With ``reaction_kinds=True`` two more features count only the related
     reactions of ``r``'s own kind (``net.reactions.reaction_kind``:
     enzymatic, transport, spontaneous): ``log(1 + c_k)`` and ``c_k / n``. A
@@ -67,7 +67,7 @@ All three are separable in ``g`` and the neighbours, so per (reaction, motif,
 source) the neighbours' sums and counts are computed once and removing ``g``
 (or one more neighbour ``h``, to explain a score) is an exact subtraction.
 
-Gene ids are compared after :func:`featurize.expression.normalize_gene_id`
+Gene ids are compared after :func:`featurize.metabolic.expression.normalize_gene_id`
 (upper case, ``YER060W_A`` == ``YER060W-A``).
 
 Example
@@ -93,14 +93,14 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from featurize.exceptions import GeomarginInputError
-from featurize.expression import normalize_gene_id
-from featurize.motifs import MOTIF_TYPES
+from common.exceptions import GeomarginInputError
+from featurize.metabolic.expression import normalize_gene_id
+from featurize.metabolic.motifs import MOTIF_TYPES
 
 __all__ = ["PairFeaturizer", "build_instances", "MOTIF_ORDER", "SOURCE_KINDS", "ADJACENCY_ITEMS",
            "SAME_KIND_ITEMS", "ROLE_ITEMS", "ROLE_MOTIF", "SUMMARY_ITEMS", "REPRESENTATIONS"]
 
-#: Motif types in feature order: those of :mod:`featurize.motifs`, one definition.
+#: Motif types in feature order: those of :mod:`featurize.metabolic.motifs`, one definition.
 MOTIF_ORDER = MOTIF_TYPES
 SOURCE_KINDS = ("expr", "domain", "loc")
 #: Features of the ``net`` block of every motif type (see the module docstring).
@@ -161,7 +161,7 @@ class PairFeaturizer:
         ``genes`` column of tuples of gene ids.
     motifs : dict
         ``motifs[t][r]`` = set of directed reaction ids related to ``r`` by
-        motif type ``t`` (see :func:`featurize.motifs.find_motifs`).
+        motif type ``t`` (see :func:`featurize.metabolic.motifs.find_motifs`).
     sources : dict
         Any subset of ``{"expr": genes x conditions (float, NaN missing),
         "domain": genes x domains (0/1 or counts), "loc": genes x compartments
@@ -179,7 +179,7 @@ class PairFeaturizer:
     reaction_kinds : bool, default False
         Add the same-kind ``net`` features and the ``role`` block (module
         docstring). Needs ``net.reactions.reaction_kind`` (as built by
-        :func:`featurize.network.build_directed_network`) and ``adjacency``.
+        :func:`featurize.metabolic.network.build_directed_network`) and ``adjacency``.
 
     Attributes
     ----------
@@ -209,7 +209,7 @@ class PairFeaturizer:
         if not isinstance(reactions, pd.DataFrame) or "genes" not in reactions.columns:
             raise GeomarginInputError(
                 "PairFeaturizer: net.reactions must be a DataFrame with a 'genes' column "
-                "(tuples of gene ids), as built by featurize.network.build_directed_network")
+                "(tuples of gene ids), as built by featurize.metabolic.network.build_directed_network")
         if not isinstance(min_domain_genes, (int, np.integer)) or min_domain_genes < 1:
             raise ValueError("The 'min_domain_genes' parameter of PairFeaturizer must be an "
                              f"int >= 1. Got {min_domain_genes!r} instead.")
@@ -243,7 +243,7 @@ class PairFeaturizer:
         if self.reaction_kinds and "reaction_kind" not in reactions.columns:
             raise GeomarginInputError(
                 "PairFeaturizer(reaction_kinds=True): net.reactions has no 'reaction_kind' column; "
-                "build the network with featurize.network.build_directed_network, or pass "
+                "build the network with featurize.metabolic.network.build_directed_network, or pass "
                 "reaction_kinds=False")
 
         self._rgenes: dict[str, tuple[str, ...]] = {}
@@ -921,8 +921,9 @@ def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
     reproducible. With ``mix_genes`` and ``mix_fraction`` > 0 each impostor
     is drawn from ``mix_genes`` instead with probability ``mix_fraction``
     (one more uniform draw per impostor, from the same generator; with
-    ``mix_fraction`` = 0 the draws are those without a mix). Gene ids (of the pool and of the reactions) are used in
-    their canonical form (:func:`featurize.genes.canonical_gene_id`), so the
+    ``mix_fraction`` = 0 the draws are those without a mix). Gene ids (of
+    the pools and of the reactions) are used in their canonical form
+    (:func:`featurize.metabolic.genes.canonical_gene_id`), so the
     ids' case or stray invisible characters never change the draw.
 
     Returns

@@ -27,14 +27,14 @@ read with python-libsbml:
   orphan reactions have none.)
 
 Reaction and metabolite ids are kept as in the file (``R_GLK1_1``, ``M_m220``);
-gene ids are canonical (:mod:`featurize.genes`).
+gene ids are canonical (:mod:`featurize.metabolic.genes`).
 
 :func:`build_directed_network` turns a model into the directed reactions
-used by :mod:`featurize.motifs` (see its docstring for every rule).
+used by :mod:`featurize.metabolic.motifs` (see its docstring for every rule).
 
 Example
 -------
->>> from featurize.network import load_model, build_directed_network  # doctest: +SKIP
+>>> from featurize.metabolic.network import load_model, build_directed_network  # doctest: +SKIP
 >>> net = build_directed_network(load_model("iFF708.xml"), n_currency=14)  # doctest: +SKIP
 >>> net.reactions.loc["R_GLK1_1", "equation"]   # doctest: +SKIP
 'alpha-D-glucose + ATP -> ADP + alpha-D-glucose 6-phosphate'
@@ -56,8 +56,8 @@ from pathlib import Path
 import cobra
 import pandas as pd
 
-from featurize.exceptions import GeneIdError, InputFileError, UnknownGeneError
-from featurize.genes import GeneIdNote, canonical_gene_id, canonical_ids, remove_invisible
+from common.exceptions import GeneIdError, InputFileError, UnknownGeneError
+from featurize.metabolic.genes import GeneIdNote, canonical_gene_id, canonical_ids, remove_invisible
 
 __all__ = ["DirectedNetwork", "load_model", "build_directed_network", "metabolite_keys"]
 
@@ -84,8 +84,8 @@ def load_model(path: str | Path, notes: list | None = None) -> cobra.Model:
         SBML, JSON and YAML may be gzip-compressed (``.xml.gz``,
         ``.sbml.gz``, ``.json.gz``, ``.yml.gz``, ``.yaml.gz``).
     notes : list, optional
-        Receives a :class:`featurize.genes.GeneIdNote` for every gene id that
-        had to be changed to its canonical form (see :mod:`featurize.genes`),
+        Receives a :class:`featurize.metabolic.genes.GeneIdNote` for every gene id that
+        had to be changed to its canonical form (see :mod:`featurize.metabolic.genes`),
         and for every invisible character removed from an SBML file.
 
     Gene ids are returned in canonical form (upper case, no invisible
@@ -411,7 +411,7 @@ def _model_from_modifier_sbml(path: Path, smodel) -> cobra.Model:
         del rxn._geomargin_rule
     if objective:
         model.objective = {model.reactions.get_by_id(k): v for k, v in objective.items()}
-    model.notes["geomargin_source"] = f"{path} (SBML with modifier-species genes, read by featurize.network)"
+    model.notes["geomargin_source"] = f"{path} (SBML with modifier-species genes, read by featurize.metabolic.network)"
     model.notes["geomargin_dropped_assembly_reactions"] = list(assembly_rxns)
     return model
 
@@ -433,7 +433,7 @@ class DirectedNetwork:
         model ids merged into this one), ``subsystem`` (the model's
         subsystem, else the reaction's KEGG pathway annotations, ";"-joined;
         "" when the model has neither, as iFF708), ``reaction_kind`` and ``named_diffusion``
-        (:func:`featurize.reaction_kinds.reaction_kind` of the first model
+        (:func:`featurize.metabolic.reaction_kinds.reaction_kind` of the first model
         reaction of the group).
     substrates, products : dict[str, frozenset[str]]
         Compartment-free metabolite keys per directed reaction, currency removed.
@@ -612,7 +612,7 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
         groups.setdefault(key, []).append(r)
     merged = {g[0].id: tuple(x.id for x in g) for g in groups.values() if len(g) > 1}
 
-    from featurize.reaction_kinds import reaction_kind  # it imports this module
+    from featurize.metabolic.reaction_kinds import reaction_kind  # it imports this module
 
     keys = metabolite_keys(model)
     rows, subs, prods = [], {}, {}

@@ -1,7 +1,7 @@
 """Rank candidate genes for reactions and measure how good a ranking is.
 
 Scores come from a caller-supplied ``score_fn(reaction, genes) -> scores``
-(typically features from :class:`featurize.pairs.PairFeaturizer` then a
+(typically features from :class:`featurize.metabolic.pairs.PairFeaturizer` then a
 fitted model's ``decision_function``). Candidates are scored in batches so
 memory is bounded by ``batch_size`` rows whatever the numbers of reactions and
 genes. Ties are broken by gene id (ascending), NaN scores rank last: rankings
@@ -263,7 +263,7 @@ def supporting_neighbours(featurizer, decision_function: Callable[[np.ndarray], 
     """Neighbour genes that support the score of ``(reaction, gene)`` most.
 
     Each neighbour h is removed in turn (leave-one-neighbour-out, exact, see
-    :meth:`featurize.pairs.PairFeaturizer.leave_one_out`); its support is the
+    :meth:`featurize.metabolic.pairs.PairFeaturizer.leave_one_out`); its support is the
     drop of ``decision_function`` when it is removed. Returns up to ``top``
     tuples ``(gene, motif types joined by '+', drop)`` with positive drops,
     largest first (ties by gene id).
@@ -417,7 +417,7 @@ def coexpression_scores(featurizer, X: np.ndarray) -> np.ndarray:
 
     A candidate's score is the largest, over the motif types, of the mean
     Pearson r between its expression profile and those of the reaction's
-    neighbours of that type (:meth:`featurize.pairs.PairFeaturizer.block_sums`
+    neighbours of that type (:meth:`featurize.metabolic.pairs.PairFeaturizer.block_sums`
     of the ``expr`` blocks). NaN (ranked last) when no motif type has an
     expression block for the pair.
 
@@ -479,7 +479,7 @@ def adjacency_scores(featurizer, X: np.ndarray) -> np.ndarray:
     """The non-learned adjacency baseline: how many related reactions the
     candidate already catalyses, summed over the motif types (a reaction
     related by two motif types counts twice), read from the ``net`` blocks
-    of :class:`featurize.pairs.PairFeaturizer` (``adjacency=True``). NaN
+    of :class:`featurize.metabolic.pairs.PairFeaturizer` (``adjacency=True``). NaN
     (ranked last) when no motif type has a related reaction with a gene.
 
     Examples

@@ -1,0 +1,2 @@
+"""What every package (``data``, ``featurize``, ``models``) and the workflow
+scripts share: error types, atomic file writes and parameter checks."""

@@ -1,0 +1,1 @@
+"""The tabular datasets and removal protocols of the MCAR sanity benchmark."""

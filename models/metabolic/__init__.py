@@ -1,0 +1,2 @@
+"""Ranking candidate genes for reactions: scores, metrics and baselines,
+evidence, and the candidate browser."""

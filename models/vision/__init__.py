@@ -1,0 +1,1 @@
+"""Car detection in the UIUC test scenes and its evaluation."""
