@@ -110,6 +110,11 @@ def test_validated_precision_and_ranking_rows(setup):
     assert t.loc[0, "reaction_kind"] == "transport" and t.loc[0, "subsystem"] == "S_Transport"
     assert t.loc[0, "ec_numbers"] == "1.1.1.1" and t.loc[0, "gene_description"] == "a <b>gene</b>"
     assert t.loc[1, "gene_name"] == "" and (t["method"] == "m").all()
+    # threads compute the evidence; the table does not depend on how many
+    t2 = explain_ranking(top, feat, net, lambda X: np.nansum(X, axis=1), method="m", names=names,
+                         descriptions=desc, gene_domains=domains, gene_compartments=comps,
+                         true_ranks=true_ranks, n_jobs=2)
+    pd.testing.assert_frame_equal(t, t2)
     f = validated_precision(true_ranks, "m")
     assert f(np.array([0, 1, 4, 5, 100])).tolist() == [0.0, 1 / 3, 2 / 3, 1.0, 1.0]
     with pytest.raises(ValueError, match="no column 'rank'"):

@@ -21,6 +21,8 @@ it). It is what the model sees of expression for that block.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -264,14 +266,17 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
                     names: Mapping[str, str], descriptions: Mapping[str, str],
                     gene_domains: Mapping[str, Sequence[str]],
                     gene_compartments: Mapping[str, Sequence[str]],
-                    true_ranks: pd.DataFrame | None = None, log=None) -> pd.DataFrame:
+                    true_ranks: pd.DataFrame | None = None, log=None,
+                    n_jobs: int = 1) -> pd.DataFrame:
     """Rows of ``results/enzyme_ranking.tsv`` for the ranked candidates ``top``
     (columns ``reaction, rank, gene, score`` as from
     :func:`models.metabolic.ranking.rank_candidates`; NaN scores should be dropped).
 
     Returns :data:`RANKING_COLUMNS`, then ``coexpr_r_<motif>`` per motif
     type (rounded to 4 decimals) and ``method``; sorted by reaction id then
-    rank.
+    rank. ``n_jobs`` threads compute the candidates' evidence (the
+    featurizer and fitted models are only read; rows keep ``top``'s order,
+    so the table does not depend on ``n_jobs``).
     """
     # validated precision among held-out reactions of the candidate's reaction
     # kind (transport reactions rank far worse than enzymatic ones); all kinds
@@ -288,31 +293,43 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
             precision_of[kind] = validated_precision(true_ranks[kind_of == kind], method)
     motif_cols = [f"coexpr_r_{t}" for t in featurizer.motif_types_]
     rows = []
-    for i, row in enumerate(top.itertuples(index=False), start=1):
-        r, g = row.reaction, row.gene
-        info = net.reactions.loc[r]
-        ev = candidate_evidence(featurizer, decision_function, r, g, names=names,
-                                gene_domains=gene_domains, gene_compartments=gene_compartments)
-        rec = {
-            "reaction_id": r, "reaction_name": info["name"], "equation": info["equation"],
-            "reaction_kind": info["reaction_kind"], "named_diffusion": bool(info["named_diffusion"]),
-            "subsystem": info["subsystem"], "ec_numbers": info["ec_numbers"],
-            "rank": int(row.rank), "gene": g,
-            "gene_name": names.get(normalize_gene_id(g), "") or "",
-            "gene_description": descriptions.get(normalize_gene_id(g), "") or "",
-            "score": round(float(row.score), 6),
-            "validated_precision": round(float(precision_of.get(info.get("reaction_kind"), pooled)(
-                np.array([row.rank]))[0]), 4),
-            **{k: ev[k] for k in ("motif_blocks", "catalyses_adjacent", "supporting_neighbours",
-                                  "supporting_names",
-                                  "shared_domains", "shared_compartments", "evidence")},
-            "method": method,
-        }
-        for t, col in zip(featurizer.motif_types_, motif_cols):
-            v = ev["coexpr"][t]
-            rec[col] = round(v, 4) if np.isfinite(v) else np.nan
-        rows.append(rec)
-        if log is not None and i % 1000 == 0:
-            log.info("explained %d/%d ranked candidates", i, len(top))
+
+    def evidence_of(row):
+        return candidate_evidence(featurizer, decision_function, row.reaction, row.gene, names=names,
+                                  gene_domains=gene_domains, gene_compartments=gene_compartments)
+
+    with ThreadPoolExecutor(max_workers=max(1, int(n_jobs))) as pool:
+        evidence = pool.map(evidence_of, top.itertuples(index=False))  # in order
+        for i, (row, ev) in enumerate(zip(top.itertuples(index=False), evidence), start=1):
+            rows.append(_ranking_row(row, ev, net, featurizer, names, descriptions, method,
+                                     precision_of, pooled))
+            if log is not None and i % 1000 == 0:
+                log.info("explained %d/%d ranked candidates", i, len(top))
     table = pd.DataFrame(rows, columns=RANKING_COLUMNS + motif_cols + ["method"])
     return table.sort_values(["reaction_id", "rank"], kind="stable").reset_index(drop=True)
+
+
+def _ranking_row(row, ev: dict, net, featurizer, names, descriptions, method: str,
+                 precision_of: dict, pooled) -> dict:
+    """One row of the ranking table from a ranked candidate and its evidence."""
+    r, g = row.reaction, row.gene
+    info = net.reactions.loc[r]
+    rec = {
+        "reaction_id": r, "reaction_name": info["name"], "equation": info["equation"],
+        "reaction_kind": info["reaction_kind"], "named_diffusion": bool(info["named_diffusion"]),
+        "subsystem": info["subsystem"], "ec_numbers": info["ec_numbers"],
+        "rank": int(row.rank), "gene": g,
+        "gene_name": names.get(normalize_gene_id(g), "") or "",
+        "gene_description": descriptions.get(normalize_gene_id(g), "") or "",
+        "score": round(float(row.score), 6),
+        "validated_precision": round(float(precision_of.get(info.get("reaction_kind"), pooled)(
+            np.array([row.rank]))[0]), 4),
+        **{k: ev[k] for k in ("motif_blocks", "catalyses_adjacent", "supporting_neighbours",
+                              "supporting_names",
+                              "shared_domains", "shared_compartments", "evidence")},
+        "method": method,
+    }
+    for t in featurizer.motif_types_:
+        v = ev["coexpr"][t]
+        rec[f"coexpr_r_{t}"] = round(v, 4) if np.isfinite(v) else np.nan
+    return rec

@@ -81,7 +81,8 @@ with threadpool_limits(1):
                             names=names, descriptions=descriptions,
                             gene_domains=bundle["gene_domains"],
                             gene_compartments=bundle["gene_compartments"],
-                            true_ranks=pd.read_csv(smk.input.true_ranks, sep="\t"), log=log)
+                            true_ranks=pd.read_csv(smk.input.true_ranks, sep="\t"), log=log,
+                            n_jobs=smk.threads)
 gene, n_top, share = top1_concentration(top)
 log.info("rank-1 concentration: %s tops %d of %d ranked reactions (%.1f%%)", gene, n_top,
          top["reaction"].nunique(), 100 * share)
