@@ -97,9 +97,9 @@ def test_kind_features_by_hand():
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0, reaction_kinds=True)
     assert f.feature_names_[7:11] == ["fork:net:adjacent_log1p_count", "fork:net:adjacent_fraction",
                                       "fork:net:same_kind_log1p_count", "fork:net:same_kind_fraction"]
-    assert f.feature_names_[-2:] == ["candidate:role:same_kind_log1p_count",
-                                     "candidate:role:same_kind_fraction"]
-    assert f.groups_[-1] == f.groups_[-2] == f.groups_[-3] + 1
+    assert f.feature_names_[-6:] == [f"candidate:role_{k}:{it}" for k in KINDS
+                                     for it in ("same_kind_log1p_count", "same_kind_fraction")]
+    assert f.groups_[-1] == f.groups_[-2] == f.groups_[-3] + 1 == f.groups_[-5] + 2
     # R1 (transport): fork partners R2 (enzymatic, G2) and R3 (transport, G1 G3)
     x = f.transform(["R1"] * 4, ["G1", "G2", "G3", "G5"])
     np.testing.assert_allclose(block(f, x[0], "fork", "net"), [math.log(2), 0.5, math.log(2), 0.5])
@@ -107,12 +107,21 @@ def test_kind_features_by_hand():
     np.testing.assert_allclose(block(f, x[3], "fork", "net"), [0.0, 0.0, 0.0, 0.0])
     # role: G1's other reactions = {R3 (transport)}; G2's = {R2 (enzymatic)};
     # G3's = {R3}; G5 catalyses nothing: absent
-    np.testing.assert_allclose(block(f, x[0], "candidate", "role"), [math.log(2), 1.0])
-    np.testing.assert_allclose(block(f, x[1], "candidate", "role"), [0.0, 0.0])
-    np.testing.assert_allclose(block(f, x[2], "candidate", "role"), [math.log(2), 1.0])
-    assert np.isnan(block(f, x[3], "candidate", "role")).all()
+    np.testing.assert_allclose(block(f, x[0], "candidate", "role_transport"), [math.log(2), 1.0])
+    np.testing.assert_allclose(block(f, x[1], "candidate", "role_transport"), [0.0, 0.0])
+    np.testing.assert_allclose(block(f, x[2], "candidate", "role_transport"), [math.log(2), 1.0])
+    assert np.isnan(block(f, x[3], "candidate", "role_transport")).all()
+    # R1 is a transport reaction: the other kinds' role blocks are absent
+    for k in ("enzymatic", "spontaneous"):
+        assert np.isnan(block(f, x[0], "candidate", f"role_{k}")).all()
     # R2 (enzymatic) for G1: other reactions R1, R3, both transport
-    np.testing.assert_allclose(block(f, f.transform(["R2"], ["G1"])[0], "candidate", "role"), [0.0, 0.0])
+    y = f.transform(["R2"], ["G1"])[0]
+    np.testing.assert_allclose(block(f, y, "candidate", "role_enzymatic"), [0.0, 0.0])
+    assert np.isnan(block(f, y, "candidate", "role_transport")).all()
+    net.reactions.loc["R4", "reaction_kind"] = "exchange"
+    with pytest.raises(GeomarginInputError, match="reaction_kind of reaction 'R4' is 'exchange'"):
+        PairFeaturizer(net, motifs, sources, reaction_kinds=True)
+    net.reactions.loc["R4", "reaction_kind"] = "enzymatic"
     with pytest.raises(ValueError, match="needs adjacency=True"):
         PairFeaturizer(net, motifs, sources, adjacency=False, reaction_kinds=True)
     with pytest.raises(GeomarginInputError, match="no 'reaction_kind' column"):
@@ -264,6 +273,9 @@ def reference_features(f: PairFeaturizer, net, motifs, sources, eps, min_dom, r,
     return np.concatenate(out)
 
 
+KINDS = ("enzymatic", "transport", "spontaneous")
+
+
 def reference_role(net, r, g):
     """The role block from its definition: the other model reactions (both
     directions count once) whose genes name g, and how many share r's kind."""
@@ -274,10 +286,13 @@ def reference_role(net, r, g):
         m = model_of[rr]
         if m != model_of[r] and g in rx.loc[rr, "genes"]:
             others[m] = rx.loc[rr, "reaction_kind"]
-    if not others:
-        return np.full(2, np.nan)
-    mk = sum(k == rx.loc[r, "reaction_kind"] for k in others.values())
-    return np.array([math.log(1 + mk), mk / len(others)])
+    out = np.full(2 * len(KINDS), np.nan)   # one block per kind: only r's own is present
+    if others:
+        kind = rx.loc[r, "reaction_kind"]
+        mk = sum(k == kind for k in others.values())
+        j = 2 * KINDS.index(kind)
+        out[j:j + 2] = [math.log(1 + mk), mk / len(others)]
+    return out
 
 
 def random_toy(seed):
@@ -376,8 +391,8 @@ def reference_summary(f, net, motifs, sources, eps, min_dom, r, g, drop=None):
             else:
                 shared = [(loc.loc[g] * loc.loc[h]).sum() for h in nb if h in loc.index]
                 out.append(np.array([np.nansum(block), np.mean([c > 0 for c in shared])]))
-    if f.reaction_kinds:  # the role block is copied as it is
-        out.append(pw[start:start + 2])
+    if f.reaction_kinds:  # the role blocks are copied as they are
+        out.append(pw[start:start + 2 * len(KINDS)])
     return np.concatenate(out)
 
 

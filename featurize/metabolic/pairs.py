@@ -45,13 +45,19 @@ its neighbours averaged over the neighbours that have data of that source:
     enzymatic, transport, spontaneous): ``log(1 + c_k)`` and ``c_k / n``. A
     transporter next to an orphan transport reaction is evidence; the
     enzyme that makes the transported compound is not.
-``role`` (``reaction_kinds=True``; one block, not per motif type)
+``role_<kind>`` (``reaction_kinds=True``; one block per reaction kind, not
+per motif type)
     what the candidate does elsewhere in the network: ``log(1 + m_k)`` and
     ``m_k / m`` where ``m`` is the number of *other* model reactions (not
     ``r`` in either direction) whose gene rule names ``g`` and ``m_k`` how
-    many of them have ``r``'s kind. Structurally absent when ``m = 0``: a
-    gene that catalyses nothing else has no role to compare. Feature names
-    ``candidate:role:<item>``.
+    many of them have ``r``'s kind ``k``. Only the block of ``r``'s own kind
+    is present: "how much of a transporter is g" is a question about a
+    transport reaction and undefined for an enzymatic one, so each kind's
+    block gets its own weights and its own place in the geometric margin's
+    ``||w^(i)||``. Also absent when ``m = 0``: a gene that catalyses nothing
+    else has no role to compare. Feature names
+    ``candidate:role_<kind>:<item>``, kinds in
+    :data:`featurize.metabolic.reaction_kinds.REACTION_KINDS` order.
 
 With ``representation="summary"`` every (motif, source) block is replaced by
 a few numbers that summarise it, and that a linear model cannot derive from
@@ -96,9 +102,10 @@ import scipy.sparse as sp
 from common.exceptions import GeomarginInputError
 from featurize.metabolic.expression import normalize_gene_id
 from featurize.metabolic.motifs import MOTIF_TYPES
+from featurize.metabolic.reaction_kinds import REACTION_KINDS
 
 __all__ = ["PairFeaturizer", "build_instances", "MOTIF_ORDER", "SOURCE_KINDS", "ADJACENCY_ITEMS",
-           "SAME_KIND_ITEMS", "ROLE_ITEMS", "ROLE_MOTIF", "SUMMARY_ITEMS", "REPRESENTATIONS"]
+           "SAME_KIND_ITEMS", "ROLE_ITEMS", "ROLE_KINDS", "ROLE_MOTIF", "SUMMARY_ITEMS", "REPRESENTATIONS"]
 
 #: Motif types in feature order: those of :mod:`featurize.metabolic.motifs`, one definition.
 MOTIF_ORDER = MOTIF_TYPES
@@ -107,8 +114,10 @@ SOURCE_KINDS = ("expr", "domain", "loc")
 ADJACENCY_ITEMS = ("adjacent_log1p_count", "adjacent_fraction")
 #: Extra ``net`` features with ``reaction_kinds=True``: related reactions of r's kind only.
 SAME_KIND_ITEMS = ("same_kind_log1p_count", "same_kind_fraction")
-#: Features of the ``role`` block (``reaction_kinds=True``).
+#: Features of each ``role_<kind>`` block (``reaction_kinds=True``).
 ROLE_ITEMS = ("same_kind_log1p_count", "same_kind_fraction")
+#: Reaction kinds with a ``role_<kind>`` block, in feature order.
+ROLE_KINDS = REACTION_KINDS
 #: Pseudo motif type of the motif-independent ``role`` block in ``blocks_``.
 ROLE_MOTIF = "candidate"
 #: Features of each (motif, source) block with ``representation="summary"``.
@@ -177,7 +186,7 @@ class PairFeaturizer:
         The paper's point-wise features per condition / domain / compartment,
         or a few summaries per block (module docstring).
     reaction_kinds : bool, default False
-        Add the same-kind ``net`` features and the ``role`` block (module
+        Add the same-kind ``net`` features and the ``role_<kind>`` blocks (module
         docstring). Needs ``net.reactions.reaction_kind`` (as built by
         :func:`featurize.metabolic.network.build_directed_network`) and ``adjacency``.
 
@@ -193,7 +202,7 @@ class PairFeaturizer:
         Block id per feature: one id per (motif type, source) block, in
         feature order.
     blocks_ : list of (motif, source, slice)
-        The ``role`` block is ``("candidate", "role", slice)``, last.
+        The ``role_<kind>`` blocks are ``("candidate", "role_<kind>", slice)``, last.
     genes_with_data_ : list of str
         Normalized ids of genes with data of at least one source.
     feature_scale_ : ndarray or None
@@ -317,10 +326,11 @@ class PairFeaturizer:
                     blocks.append((t, kind, slice(start, start + len(items))))
                     start += len(items)
             if self.reaction_kinds:
-                names += [f"{ROLE_MOTIF}:role:{it}" for it in ROLE_ITEMS]
-                groups += [len(self.motif_types_) * len(kinds)] * len(ROLE_ITEMS)
-                blocks.append((ROLE_MOTIF, "role", slice(start, start + len(ROLE_ITEMS))))
-                start += len(ROLE_ITEMS)
+                for j, k in enumerate(ROLE_KINDS):
+                    names += [f"{ROLE_MOTIF}:role_{k}:{it}" for it in ROLE_ITEMS]
+                    groups += [len(self.motif_types_) * len(kinds) + j] * len(ROLE_ITEMS)
+                    blocks.append((ROLE_MOTIF, f"role_{k}", slice(start, start + len(ROLE_ITEMS))))
+                    start += len(ROLE_ITEMS)
             return names, np.asarray(groups, dtype=np.intp), blocks, start
 
         net_items = ADJACENCY_ITEMS + (SAME_KIND_ITEMS if self.reaction_kinds else ())
@@ -667,7 +677,7 @@ class PairFeaturizer:
         comparisons of every block."""
         means = self._pointwise(reaction, g_gids, h_gids, X, reduce=True)
         for t, kind, sl in self.blocks_:
-            if kind in ("net", "role"):
+            if kind == "net" or kind.startswith("role_"):
                 continue  # written by _pointwise
             X[:, sl] = np.nan
             mean = means[t, kind]
@@ -720,8 +730,8 @@ class PairFeaturizer:
         means = {} if reduce else None
         gd = self._gathered(g_gids) if h_gids is None else None
         if self.reaction_kinds:
-            sl = next(sl for _, kind, sl in layout if kind == "role")
-            X[:, sl] = self._role_block(reaction, g_gids)
+            roles = [sl for _, kind, sl in layout if kind.startswith("role_")]
+            X[:, roles[0].start:roles[-1].stop] = self._role_block(reaction, g_gids)
         for t in self.motif_types_:
             blocks = [(kind, sl) for t2, kind, sl in self._pw_blocks if t2 == t and kind != "net"]
             if self.adjacency:
@@ -797,6 +807,12 @@ class PairFeaturizer:
         """Per gene, how many model reactions (each counted once, whatever its
         directions) it catalyses in all and per kind."""
         self._kind_of = {str(r): str(k) for r, k in reactions["reaction_kind"].items()}
+        unknown = sorted(set(self._kind_of.values()) - set(ROLE_KINDS))
+        if unknown:
+            bad = next(r for r, k in self._kind_of.items() if k == unknown[0])
+            raise GeomarginInputError(
+                f"net.reactions.reaction_kind of reaction {bad!r} is {unknown[0]!r}; expected one "
+                f"of {ROLE_KINDS} (featurize.metabolic.reaction_kinds)")
         model = reactions["reaction_id"] if "reaction_id" in reactions.columns \
             else pd.Series(reactions.index, index=reactions.index)
         self._model_of = {str(r): str(m) for r, m in model.items()}
@@ -814,18 +830,21 @@ class PairFeaturizer:
             self._role_kind.setdefault(kind, np.zeros(n))[idx] += 1
 
     def _role_block(self, reaction: str, g_gids: np.ndarray) -> np.ndarray:
-        """The ``role`` block: ``log(1 + m_k)`` and ``m_k / m`` over the other
-        model reactions the candidate catalyses (NaN when ``m = 0``)."""
+        """The ``role_<kind>`` blocks: ``log(1 + m_k)`` and ``m_k / m`` over the
+        other model reactions the candidate catalyses, in the block of the
+        reaction's kind (NaN when ``m = 0``, and in every other kind's block)."""
         kind = self._kind_of[reaction]
         own = np.zeros(len(self._universe) + 1)
         own[[self._gid[g] for g in self._model_genes[self._model_of[reaction]]]] = 1.0
         m = (self._role_total - own)[g_gids]
         k = self._role_kind.get(kind, np.zeros_like(own)) - own
         mk = k[g_gids]
-        out = np.full((len(g_gids), len(ROLE_ITEMS)), np.nan)
+        width = len(ROLE_ITEMS)
+        out = np.full((len(g_gids), width * len(ROLE_KINDS)), np.nan)
+        j = ROLE_KINDS.index(kind) * width
         ok = m > 0
-        out[ok, 0] = np.log1p(mk[ok])
-        out[ok, 1] = mk[ok] / m[ok]
+        out[ok, j] = np.log1p(mk[ok])
+        out[ok, j + 1] = mk[ok] / m[ok]
         return out
 
     def adjacent_reactions(self, reaction: str, gene: str) -> dict[str, list[str]]:
