@@ -97,7 +97,9 @@ def test_kind_features_by_hand():
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0, reaction_kinds=True)
     assert f.feature_names_[7:11] == ["fork:net:adjacent_log1p_count", "fork:net:adjacent_fraction",
                                       "fork:net:same_kind_log1p_count", "fork:net:same_kind_fraction"]
-    assert f.feature_names_[-6:] == [f"candidate:role_{k}:{it}" for k in KINDS
+    # no spontaneous reaction here: no block for that kind
+    assert f.role_kinds_ == ["enzymatic", "transport"]
+    assert f.feature_names_[-4:] == [f"candidate:role_{k}:{it}" for k in ("enzymatic", "transport")
                                      for it in ("same_kind_log1p_count", "same_kind_fraction")]
     assert f.groups_[-1] == f.groups_[-2] == f.groups_[-3] + 1 == f.groups_[-5] + 2
     # R1 (transport): fork partners R2 (enzymatic, G2) and R3 (transport, G1 G3)
@@ -111,9 +113,8 @@ def test_kind_features_by_hand():
     np.testing.assert_allclose(block(f, x[1], "candidate", "role_transport"), [0.0, 0.0])
     np.testing.assert_allclose(block(f, x[2], "candidate", "role_transport"), [math.log(2), 1.0])
     assert np.isnan(block(f, x[3], "candidate", "role_transport")).all()
-    # R1 is a transport reaction: the other kinds' role blocks are absent
-    for k in ("enzymatic", "spontaneous"):
-        assert np.isnan(block(f, x[0], "candidate", f"role_{k}")).all()
+    # R1 is a transport reaction: the other kind's role block is absent
+    assert np.isnan(block(f, x[0], "candidate", "role_enzymatic")).all()
     # R2 (enzymatic) for G1: other reactions R1, R3, both transport
     y = f.transform(["R2"], ["G1"])[0]
     np.testing.assert_allclose(block(f, y, "candidate", "role_enzymatic"), [0.0, 0.0])
@@ -286,11 +287,14 @@ def reference_role(net, r, g):
         m = model_of[rr]
         if m != model_of[r] and g in rx.loc[rr, "genes"]:
             others[m] = rx.loc[rr, "reaction_kind"]
-    out = np.full(2 * len(KINDS), np.nan)   # one block per kind: only r's own is present
-    if others:
-        kind = rx.loc[r, "reaction_kind"]
+    # one block per kind that some reaction with a gene has; only r's own is present
+    kinds = [k for k in KINDS if any(rx.loc[rr, "reaction_kind"] == k and rx.loc[rr, "genes"]
+                                     for rr in rx.index)]
+    out = np.full(2 * len(kinds), np.nan)
+    kind = rx.loc[r, "reaction_kind"]
+    if others and kind in kinds:
         mk = sum(k == kind for k in others.values())
-        j = 2 * KINDS.index(kind)
+        j = 2 * kinds.index(kind)
         out[j:j + 2] = [math.log(1 + mk), mk / len(others)]
     return out
 
@@ -392,7 +396,7 @@ def reference_summary(f, net, motifs, sources, eps, min_dom, r, g, drop=None):
                 shared = [(loc.loc[g] * loc.loc[h]).sum() for h in nb if h in loc.index]
                 out.append(np.array([np.nansum(block), np.mean([c > 0 for c in shared])]))
     if f.reaction_kinds:  # the role blocks are copied as they are
-        out.append(pw[start:start + 2 * len(KINDS)])
+        out.append(pw[start:])
     return np.concatenate(out)
 
 

@@ -57,7 +57,8 @@ per motif type)
     ``||w^(i)||``. Also absent when ``m = 0``: a gene that catalyses nothing
     else has no role to compare. Feature names
     ``candidate:role_<kind>:<item>``, kinds in
-    :data:`featurize.metabolic.reaction_kinds.REACTION_KINDS` order.
+    :data:`featurize.metabolic.reaction_kinds.REACTION_KINDS` order, for the
+    kinds that at least one reaction with a gene has (``role_kinds_``).
 
 With ``representation="summary"`` every (motif, source) block is replaced by
 a few numbers that summarise it, and that a linear model cannot derive from
@@ -302,6 +303,7 @@ class PairFeaturizer:
             (np.empty(0, np.intp), np.empty(0, np.intp))
         self._catalyses = sp.csr_matrix((np.ones(len(pairs)), (rows_, cols_)),
                                         shape=(len(rid), len(universe) + 1))
+        self.role_kinds_: list[str] = []
         if self.reaction_kinds:
             self._prepare_roles(reactions)
 
@@ -326,7 +328,7 @@ class PairFeaturizer:
                     blocks.append((t, kind, slice(start, start + len(items))))
                     start += len(items)
             if self.reaction_kinds:
-                for j, k in enumerate(ROLE_KINDS):
+                for j, k in enumerate(self.role_kinds_):
                     names += [f"{ROLE_MOTIF}:role_{k}:{it}" for it in ROLE_ITEMS]
                     groups += [len(self.motif_types_) * len(kinds) + j] * len(ROLE_ITEMS)
                     blocks.append((ROLE_MOTIF, f"role_{k}", slice(start, start + len(ROLE_ITEMS))))
@@ -821,6 +823,8 @@ class PairFeaturizer:
             genes = set(seen.get(m, ("", ()))[1]) | set(self._rgenes[r])
             seen[m] = (self._kind_of[r], tuple(sorted(genes)))
         self._model_genes = {m: gs for m, (_, gs) in seen.items()}
+        # a kind without any reaction that has a gene has no role to measure
+        self.role_kinds_ = [k for k in ROLE_KINDS if any(kk == k and gs for kk, gs in seen.values())]
         n = len(self._universe) + 1
         self._role_total = np.zeros(n)
         self._role_kind: dict[str, np.ndarray] = {}
@@ -840,8 +844,10 @@ class PairFeaturizer:
         k = self._role_kind.get(kind, np.zeros_like(own)) - own
         mk = k[g_gids]
         width = len(ROLE_ITEMS)
-        out = np.full((len(g_gids), width * len(ROLE_KINDS)), np.nan)
-        j = ROLE_KINDS.index(kind) * width
+        out = np.full((len(g_gids), width * len(self.role_kinds_)), np.nan)
+        if kind not in self.role_kinds_:
+            return out
+        j = self.role_kinds_.index(kind) * width
         ok = m > 0
         out[ok, j] = np.log1p(mk[ok])
         out[ok, j + 1] = mk[ok] / m[ok]
