@@ -7,7 +7,8 @@
 
 MCAR = config["mcar"]
 MCAR_DIR = "results/mcar"
-# Datasets of featurize/tabular/ and the registry file each is read from.
+# Datasets of featurize/tabular/ and the registry file each is read from
+# (config mcar.inputs can name another file).
 MCAR_SOURCES = {
     "wdbc": "wdbc",
     "digits56": "digits",
@@ -21,7 +22,7 @@ MCAR_SC = r"(mcar|patch)\d{1,2}"
 
 rule mcar_data:
     input:
-        lambda wc: registry_path(MCAR_SOURCES[wc.mcar_ds]),
+        lambda wc: input_ref(MCAR["inputs"].get(wc.mcar_ds, MCAR_SOURCES[wc.mcar_ds])),
     output:
         f"{MCAR_DIR}/data/{{mcar_ds}}_{{mcar_sc}}.npz",
     log:

@@ -6,6 +6,8 @@
 
 VIS = config["vision"]
 VIS_DIR = "results/vision"
+# The UIUC layout: the fetched dataset, or file:DIR (config vision.data).
+VIS_DATA = input_ref(VIS["data"])
 VIS_FEAT = {
     k: VIS[k]
     for k in (
@@ -27,7 +29,7 @@ VIS_FEAT = {
 
 rule vision_fold_features:
     input:
-        data=rules.fetch_uiuc_cars.output[0],
+        data=VIS_DATA,
     output:
         f"{VIS_DIR}/features/fold{{fold}}.npz",
     log:
@@ -102,7 +104,7 @@ rule vision_detection_accuracy:
 
 rule vision_scene_model:
     input:
-        data=rules.fetch_uiuc_cars.output[0],
+        data=VIS_DATA,
     output:
         f"{VIS_DIR}/scenes/{{method}}_model.joblib",
     log:
@@ -125,7 +127,7 @@ rule vision_scene_model:
 
 rule vision_scene_method:
     input:
-        data=rules.fetch_uiuc_cars.output[0],
+        data=VIS_DATA,
         model=f"{VIS_DIR}/scenes/{{method}}_model.joblib",
     output:
         f"{VIS_DIR}/scenes/{{method}}_detections.tsv",
@@ -160,7 +162,7 @@ use rule vision_scene_method as vision_scene_method_scale with:
 
 rule vision_scene_detection:
     input:
-        data=rules.fetch_uiuc_cars.output[0],
+        data=VIS_DATA,
         detections=expand(
             f"{VIS_DIR}/scenes/{{method}}_detections.tsv", method=VIS["scene_methods"]
         ),
@@ -193,7 +195,7 @@ rule vision_scene_detection:
 
 use rule vision_scene_detection as vision_scene_detection_scale with:
     input:
-        data=rules.fetch_uiuc_cars.output[0],
+        data=VIS_DATA,
         detections=expand(
             f"{VIS_DIR}/scenes_scale/{{method}}_detections.tsv",
             method=VIS["scene_methods"],
@@ -219,7 +221,7 @@ use rule vision_scene_detection as vision_scene_detection_scale with:
 
 rule vision_candidates_figure:
     input:
-        data=rules.fetch_uiuc_cars.output[0],
+        data=VIS_DATA,
         scores=expand(f"{VIS_DIR}/cv/{{method}}_scores.tsv", method=VIS["methods"]),
         features=expand(
             f"{VIS_DIR}/features/fold{{fold}}.npz", fold=range(VIS["n_splits"])
