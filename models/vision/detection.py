@@ -242,11 +242,17 @@ def detect_in_scene(scene: np.ndarray, featurizer, score: Callable[[np.ndarray],
 
 class DecisionScorer:
     """Picklable window scorer: ``estimator.decision_function(X[:, keep])``
-    (``keep`` = the feature columns the estimator was trained on)."""
+    (``keep`` = the feature columns the estimator was trained on). An
+    estimator with a ``prepare_scoring`` method (the geometric margin) is
+    prepared here, once, for the many windows to come (pickled with it to
+    worker processes)."""
 
     def __init__(self, estimator, keep=None):
         self.estimator = estimator
         self.keep = keep
+        prepare = getattr(estimator, "prepare_scoring", None)
+        if callable(prepare):
+            prepare()
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
         return self.estimator.decision_function(X if self.keep is None else X[:, self.keep])
