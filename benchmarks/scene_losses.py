@@ -33,8 +33,9 @@ MARGIN (centres averaged, widths geometrically; weights score - (kept score -
 MARGIN)), "box voting". It is measured on the test scenes, so it is reported
 as an experiment, not adopted.
 
-Also prints seconds per scene of the steps, summed over the worker
-processes: candidates + features (``transform_windows`` over the pyramid),
+Also prints CPU seconds per scene of the steps (``time.process_time`` in
+the worker processes, so the figures do not depend on the machine's load;
+BLAS runs one thread per process here): candidates + features (``transform_windows`` over the pyramid),
 each classifier's ``decision_function``, NMS.
 """
 
@@ -78,17 +79,17 @@ def windows_of_scene(scene, featurizer, scorers, stride, pyramid):
         scales = pyramid_scales(scene.shape, **pyramid)
         levels = image_pyramid(scene, scales)
     boxes, scores = [], [[] for _ in scorers]
-    t_feat, t_clf = 0.0, np.zeros(len(scorers))
+    t_feat, t_clf = 0.0, np.zeros(len(scorers))  # CPU seconds of this process (load-independent)
     for sc, level in zip(scales, levels):
         o = window_origins(level.shape, stride)
-        t = time.perf_counter()
+        t = time.process_time()
         X = featurizer.transform_windows(level, o)
-        t_feat += time.perf_counter() - t
+        t_feat += time.process_time() - t
         boxes.append(np.column_stack([o / sc, np.full(len(o), CROP_SHAPE[1] / sc)]))
         for m, score in enumerate(scorers):
-            t = time.perf_counter()
+            t = time.process_time()
             scores[m].append(np.asarray(score(X), dtype=float))
-            t_clf[m] += time.perf_counter() - t
+            t_clf[m] += time.process_time() - t
     return np.concatenate(boxes), np.column_stack([np.concatenate(s) for s in scores]), t_feat, t_clf
 
 
@@ -114,12 +115,12 @@ def nms_detections(parts, m, multi, vote=None):
     scene (with ``vote``: box voting of that margin)."""
     out, t_nms = [], 0.0
     for k, (b, v) in enumerate(parts):
-        t = time.perf_counter()
+        t = time.process_time()
         if multi:
             idx = non_max_suppression(b[:, :2], v[:, m], NMS_RADIUS, widths=b[:, 2])
         else:
             idx = non_max_suppression(b[:, :2], v[:, m], NMS_RADIUS)
-        t_nms += time.perf_counter() - t
+        t_nms += time.process_time() - t
         d = {"scene": k, "row": b[idx, 0], "col": b[idx, 1]}
         if vote is not None:
             r = vote_boxes(b, v[:, m], idx, vote)
@@ -192,9 +193,9 @@ def main() -> None:
     multi = args.set == "scale"
     models = [joblib.load(p) for p in args.models]
     featurizer = models[0]["featurizer"]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     scorers = [DecisionScorer(mod["estimator"], mod["keep"]) for mod in models]
-    t_prepare = time.perf_counter() - t0
+    t_prepare = time.process_time() - t0
     scenes, truths, _ = load_test_scenes(args.data, scale=multi)
     if args.scenes:
         scenes, truths = scenes[:args.scenes], truths[:args.scenes]
@@ -207,10 +208,10 @@ def main() -> None:
     n = len(scenes)
     t_feat = sum(r[2] for r in res) / n
     print(f"{args.set}: {n} scenes, {sum(len(b) for b, _ in parts) / n:.0f} windows per scene; "
-          f"windows scored in {wall:.1f} s on {args.jobs} processes; candidates + features "
-          f"{t_feat:.2f} s/scene (summed over processes); scorers prepared in {t_prepare:.1f} s\n")
+          f"windows scored in {wall:.1f} s (wall) on {args.jobs} processes; CPU seconds: candidates + features "
+          f"{t_feat:.2f} per scene, scorers prepared in {t_prepare:.1f}\n")
     print("| method | recall at EER | AP | EER threshold | cars | no window | classifier | NMS | detected "
-          "| classifier s/scene | NMS s/scene |")
+          "| classifier CPU s/scene | NMS CPU s/scene |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     n_cars = sum(len(t) for t in truths)
     for m, mod in enumerate(models):
