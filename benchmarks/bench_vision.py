@@ -1,7 +1,8 @@
 """Benchmark of the vision featurisation and scene detection.
 
     python benchmarks/bench_vision.py [--data DIR] [--stride 4] [--scenes N] [--detector ncc|hog]
-        [--sets single scale] [--max-scale 1.2] [--scale-step 1.189]
+        [--sets single scale] [--max-scale 1.2] [--scale-step 1.189] [--jobs 2]
+        [--model results/vision/scenes/geometric_model.joblib]
 
 DIR defaults to $GEOMARGIN_DATA_MIRROR/vision/uiuc_cars or
 ../shared/data/vision/uiuc_cars. Prints a markdown table: wall time and peak
@@ -13,6 +14,14 @@ with a linear SVC on zero-filled features, with seconds per scene and the
 equal-error-rate recall. Detection is split into its measured steps:
 candidates + features (``transform_windows``, including the pyramid),
 classifier (``decision_function``) and non-maximum suppression.
+
+With ``--model`` (a file of the ``vision_scene_model`` rule: featurizer, kept
+columns and trained classifier of one method) the featurisation row is
+loading that model and detection uses its classifier, as the workflow's scene
+rules do (``DecisionScorer``, which prepares the geometric margin's cubic
+kernel once). With ``--jobs`` > 1 the steps are not split (they run in the
+worker processes) and the peak RSS column is the largest of this process and
+the workers (read after the workers are shut down).
 """
 
 from __future__ import annotations
@@ -42,7 +51,16 @@ from featurize.vision.images import load_crops  # noqa: E402
 
 
 def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    """Peak RSS (MB) of this process and of its finished children (the
+    loky workers count once :func:`_stop_workers` has shut them down)."""
+    return max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+               resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024.0
+
+
+def _stop_workers() -> None:
+    from joblib.externals.loky import get_reusable_executor
+
+    get_reusable_executor().shutdown(wait=True)
 
 
 def main() -> None:
@@ -63,24 +81,39 @@ def main() -> None:
                     help="test sets: single-scale TestImages, multi-scale TestImages_Scale")
     ap.add_argument("--max-scale", type=float, default=1.2, help="largest pyramid scale (vision.pyramid)")
     ap.add_argument("--scale-step", type=float, default=2 ** 0.25, help="pyramid step (vision.pyramid)")
+    ap.add_argument("--model", type=Path, default=None,
+                    help="a vision_scene_model output (.joblib) instead of the zero-filled linear SVC")
     args = ap.parse_args()
-    from sklearn.svm import LinearSVC
 
     rows = []
     t0 = time.perf_counter()
-    X, y = load_crops(args.data)
-    f = CarPartFeaturizer(threshold=args.threshold, detector=args.detector, hog_threshold=args.hog_threshold,
-                          search_radius=args.search_radius, max_candidates=args.max_candidates).fit(X, y)
-    F = f.transform(X)
-    t_feat = time.perf_counter() - t0
-    rows.append(("featurise 1050 training crops (fit + transform)", t_feat, 60, peak_mb(),
-                 f"{F.shape[1]} features, {np.isnan(F).mean():.1%} absent"))
+    if args.model is not None:
+        import joblib
 
-    from sklearn.impute import SimpleImputer
-    from sklearn.pipeline import make_pipeline
+        model = joblib.load(args.model)
+        f, clf = model["featurizer"], model["estimator"]
+        scorer = DecisionScorer(clf, model["keep"])  # prepares the geometric margin once
+        clf_name = f"{model['method']} model ({args.model.name}, {model['params']})"
+        rows.append((f"load {args.model.name} and prepare its scorer", time.perf_counter() - t0, 60, peak_mb(),
+                     f"{int(model['keep'].sum())} features kept"))
+        args.detector = f.detector
+    else:
+        X, y = load_crops(args.data)
+        f = CarPartFeaturizer(threshold=args.threshold, detector=args.detector, hog_threshold=args.hog_threshold,
+                              search_radius=args.search_radius, max_candidates=args.max_candidates).fit(X, y)
+        F = f.transform(X)
+        t_feat = time.perf_counter() - t0
+        rows.append(("featurise 1050 training crops (fit + transform)", t_feat, 60, peak_mb(),
+                     f"{F.shape[1]} features, {np.isnan(F).mean():.1%} absent"))
 
-    clf = make_pipeline(SimpleImputer(strategy="constant", fill_value=0.0, keep_empty_features=True),
-                        LinearSVC(C=0.01, max_iter=20000)).fit(F, y)
+        from sklearn.impute import SimpleImputer
+        from sklearn.pipeline import make_pipeline
+        from sklearn.svm import LinearSVC
+
+        clf = make_pipeline(SimpleImputer(strategy="constant", fill_value=0.0, keep_empty_features=True),
+                            LinearSVC(C=0.01, max_iter=20000)).fit(F, y)
+        scorer = DecisionScorer(clf)
+        clf_name = "zero-filled linear SVC"
     for test_set in args.sets:
         multi = test_set == "scale"
         scenes, truths, _ = load_test_scenes(args.data, scale=multi)
@@ -103,11 +136,12 @@ def main() -> None:
         type(f).transform_windows = timed("features", transform)
         try:
             t0 = time.perf_counter()
-            scorer = DecisionScorer(clf)
             det = detect_scenes(scenes, f, timed("classifier", scorer) if args.jobs == 1 else scorer,
                                 stride=args.stride, n_jobs=args.jobs,
                                 pyramid={"max_scale": args.max_scale, "step": args.scale_step} if multi else None)
             t_det = time.perf_counter() - t0
+            if args.jobs > 1:
+                _stop_workers()
         finally:
             scenes_mod.non_max_suppression = nms
             type(f).transform_windows = transform
@@ -116,15 +150,15 @@ def main() -> None:
         label = (f"detect in {len(scenes)} multi-scale scenes (pyramid {args.max_scale:g}/{args.scale_step:.3f})"
                  if multi else f"detect in {len(scenes)} single-scale scenes")
         n = len(scenes)
-        rows.append((f"{label}, stride {args.stride}, zero-filled linear SVC", t_det, 600, peak_mb(),
+        rows.append((f"{label}, stride {args.stride}, {clf_name}", t_det, 600, peak_mb(),
                      f"{t_det / n:.2f} s/scene"
                      + (f" (candidates+features {steps['features'] / n:.2f}, classifier "
                         f"{steps['classifier'] / n:.3f}, NMS {steps['nms'] / n:.3f})" if args.jobs == 1
                         else f" on {args.jobs} processes")
                      + f"; recall at EER {eer:.3f}, AP {ap_:.3f}"))
 
-    print(f"search radius {args.search_radius}, {args.max_candidates} candidates per landmark; peak RSS is "
-          "this process's (worker processes not included)\n")
+    print(f"search radius {f.search_radius}, {f.max_candidates} candidates per landmark; peak RSS: "
+          + ("this process and its workers" if args.jobs > 1 else "this process") + "\n")
     print("| detector | step | seconds | target s | peak RSS MB | note |")
     print("|---|---|---:|---:|---:|---|")
     for name, sec, tgt, mem, note in rows:

@@ -77,6 +77,53 @@ def test_pattern_norms_brute_force(kernel, degree, block):
     np.testing.assert_allclose(pn.norms(Mq[:3]), got[:3], rtol=1e-10)
 
 
+@pytest.mark.parametrize("block", [1, 3])
+def test_prepared_cubic_norms_equal_the_generic_path(block):
+    """PatternNorms.prepare (moment tensors of a degree-3 polynomial kernel)
+    gives the generic per-pattern values, and the brute force, on patterns
+    respecting the groups; other patterns and kernels keep their paths."""
+    rng = np.random.default_rng(3)
+    n, d = 40, 12
+    groups = np.arange(d) // block
+    X = rng.normal(size=(n, d))
+    X[(rng.random((n, d // block)) < 0.35)[:, groups]] = NAN
+    beta = rng.normal(size=n)
+    Mq = (rng.random((200, d // block)) < 0.6)[:, groups]
+    Mq[0] = False  # the empty pattern
+    Mq[1] = True
+    pn = PatternNorms(np.nan_to_num(X), ~np.isnan(X), beta, "poly", 3, 0.6, 1.2, groups)
+    generic = pn.norms(Mq)
+    assert pn.prepare() is pn and pn._cache3 is not None
+    np.testing.assert_allclose(pn.norms(Mq), generic, rtol=1e-11, atol=1e-11)
+    for i in (0, 1, 7):
+        Xr = np.where(Mq[i], X, NAN)
+        assert pn.norms(Mq[i:i + 1])[0] == pytest.approx(
+            beta @ brute_kernel(Xr, Xr, "poly", 3, 0.6, 1.2) @ beta, rel=1e-9, abs=1e-9)
+    if block > 1:  # a pattern splitting a group falls back to the generic path
+        split = np.ones((1, d), bool)
+        split[0, 0] = False
+        assert pn.norms(split)[0] == pytest.approx(
+            PatternNorms(np.nan_to_num(X), ~np.isnan(X), beta, "poly", 3, 0.6, 1.2, groups).norms(split)[0],
+            rel=1e-12)
+    # other kernels: prepare is a no-op
+    rbf = PatternNorms(np.nan_to_num(X), ~np.isnan(X), beta, "rbf", 2, 0.6, 1.2, groups)
+    assert rbf.prepare()._cache3 is None
+
+
+def test_geometric_prepare_scoring_keeps_the_scores():
+    from models.geometric import GeometricMarginSVC
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(80, 8))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[(rng.random((80, 4)) < 0.3)[:, np.arange(8) // 2]] = NAN
+    est = GeometricMarginSVC(kernel="poly", degree=3, C=1.0, groups=np.arange(8) // 2).fit(X, y)
+    Xt = rng.normal(size=(300, 8))
+    Xt[(rng.random((300, 4)) < 0.4)[:, np.arange(8) // 2]] = NAN
+    before = est.decision_function(Xt)
+    assert est.prepare_scoring() is est
+    np.testing.assert_allclose(est.decision_function(Xt), before, rtol=1e-10, atol=1e-12)
+
+
 def test_bad_kernel_name():
     with pytest.raises(ValueError, match="'kernel' parameter of masked_kernel"):
         masked_kernel(np.ones((2, 2)), kernel="sigmoid")

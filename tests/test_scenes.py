@@ -8,10 +8,12 @@ import pytest
 
 from common.exceptions import InputFileError
 from models.vision.detection import (
+    acceptable,
     average_precision,
     detect_in_scene,
     detect_scenes,
     equal_error_recall,
+    found_locations,
     image_pyramid,
     load_test_scenes,
     match_detections,
@@ -286,3 +288,80 @@ def test_multiscale_detection_on_synthetic_scene():
     at2 = c[c["n_detections"] == 2].iloc[0]  # the two cars come first (maybe tied)
     assert at2["recall"] == 1.0 and at2["precision"] == 1.0
     assert equal_error_recall(c) == 1.0 and average_precision(c) == pytest.approx(1.0)
+
+
+# --- the evaluators' criteria, exactly -----------------------------------------
+def _java_is_acceptable(p, q, multiscale):
+    """Line-by-line transliteration of ``isAcceptable`` in Evaluator.java and
+    Evaluator_Scale.java (Python floats are Java doubles; int() truncates
+    like Java's (int) cast; widths are positive, so // is Java's /)."""
+    if not multiscale:
+        h_diff, w_diff = abs(p[0] - q[0]), abs(p[1] - q[1])
+        h_axis, w_axis = 0.25 * 40, 0.25 * 100
+        return (h_diff * h_diff) / (h_axis * h_axis) + (w_diff * w_diff) / (w_axis * w_axis) <= 1
+    p_ci = p[0] + int(0.4 * p[2] / 2)
+    p_cj = p[1] + p[2] // 2
+    q_ci = q[0] + int(0.4 * q[2] / 2)
+    q_cj = q[1] + q[2] // 2
+    h_diff, w_diff, s_diff = float(abs(p_ci - q_ci)), float(abs(p_cj - q_cj)), float(abs(p[2] - q[2]))
+    h_axis, w_axis, s_axis = 0.25 * 0.4 * q[2], 0.25 * q[2], 0.25 * q[2]
+    return (h_diff * h_diff) / (h_axis * h_axis) + (w_diff * w_diff) / (w_axis * w_axis) + \
+        (s_diff * s_diff) / (s_axis * s_axis) <= 1
+
+
+@pytest.mark.parametrize("multiscale", [False, True])
+def test_acceptable_is_the_java_evaluators(multiscale):
+    rng = np.random.default_rng(0)
+    n = 4000
+    q = np.column_stack([rng.integers(-5, 200, n), rng.integers(-5, 300, n), rng.integers(80, 220, n)])
+    # detections near the truths (most pairs close to the ellipsoid's surface) and a few far
+    p = q + np.column_stack([rng.integers(-25, 26, n), rng.integers(-60, 61, n), rng.integers(-60, 61, n)])
+    p[:, 2] = np.maximum(p[:, 2], 1)
+    k = 3 if multiscale else 2
+    got = np.array([acceptable(p[i:i + 1, :k], q[i:i + 1, :k])[0, 0] for i in range(n)])
+    want = np.array([_java_is_acceptable(p[i].tolist(), q[i].tolist(), multiscale) for i in range(n)])
+    assert got.tolist() == want.tolist()
+    assert 0.1 < want.mean() < 0.9  # both outcomes are exercised
+    # the pairwise form is the same test on every pair
+    full = acceptable(p[:50, :k], q[:40, :k])
+    assert full.shape == (50, 40)
+    assert full.tolist() == [[_java_is_acceptable(a.tolist(), b.tolist(), multiscale) for b in q[:40]]
+                             for a in p[:50]]
+
+
+def test_multiscale_criterion_compares_centres_by_hand():
+    truth = np.array([[100, 100, 200]])  # centre (100 + 40, 100 + 100) = (140, 200); axes 20, 50, 50
+    found = np.array([
+        [100, 100, 250],  # centre (150, 225): (10/20)^2 + (25/50)^2 + (50/50)^2 = 1.5 -> no
+        [110, 110, 220],  # centre (154, 220): 0.49 + 0.16 + 0.16 = 0.81 -> yes
+        [75, 37, 250],    # centre (125, 162): 0.5625 + 0.5776 + 1 -> no (top-lefts 25 and 63 apart)
+        [125, 150, 150],  # centre (155, 225): 0.5625 + 0.25 + 1 -> no
+        [130, 125, 150],  # centre (160, 200): 1 + 0 + 1 -> no
+        [127, 132, 160],  # centre (159, 212): 0.9025 + 0.0576 + 0.64 -> no
+        [137, 140, 180],  # centre (173, 230): (33/20)^2 > 1 -> no
+        [105, 115, 180],  # centre (141, 205): 0.0025 + 0.01 + 0.16 -> yes
+    ])
+    assert acceptable(found, truth)[:, 0].tolist() == [False, True, False, False, False, False, False, True]
+    # odd widths: (int)(0.4 * 155 / 2) = 31 and 155 / 2 = 77 in Java
+    assert acceptable(np.array([[0, 0, 155]]), np.array([[0, 0, 155]]))[0, 0]
+    assert _java_is_acceptable([0, 0, 155], [0, 0, 155], True)
+    # float detections are rounded as a foundLocations file would hold them
+    det = pd.DataFrame({"row": [109.6], "col": [110.4], "width": [219.5]})
+    assert found_locations(det, True).tolist() == [[110, 110, 220]]
+    assert found_locations(det, False).tolist() == [[110, 110]]
+
+
+def test_match_takes_the_first_acceptable_car_in_file_order():
+    # (0, 15) is acceptable for both cars (0.36 and 0.04); the evaluator gives
+    # it the first one listed, not the nearest, so (0, 40) (acceptable for the
+    # second car only, 0.64) is correct too
+    truths = [np.array([[0, 0], [0, 20]])]
+    det = pd.DataFrame({"scene": [0, 0], "row": [0, 0], "col": [15, 40], "score": [2.0, 1.0]})
+    assert match_detections(det, truths).tolist() == [True, True]
+    # listed the other way round, the first car listed is the near one
+    assert match_detections(det, [truths[0][::-1]]).tolist() == [True, False]
+    # multi-scale likewise, and detections go by decreasing score, not table order
+    truths3 = [np.array([[0, 0, 100], [0, 20, 100]])]
+    det3 = pd.DataFrame({"scene": [0, 0], "row": [0, 0], "col": [40, 15], "width": [100, 100],
+                         "score": [1.0, 2.0]})
+    assert match_detections(det3, truths3).tolist() == [True, True]

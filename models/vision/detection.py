@@ -4,21 +4,26 @@ A fitted :class:`featurize.vision.featurizer.CarPartFeaturizer` turns every 100x
 (top-left on a grid of ``stride`` pixels) into features, computing each
 landmark's response map once per scene; a fitted classifier scores them
 (``decision_function``); greedy non-maximum suppression keeps local best
-windows; :func:`evaluate_detections` applies the criteria of the dataset's
-README: a detection (top-left of its window) is correct when it lies inside
-the ellipse centred on a true top-left location with semi-axes 25% of the
-object's height (10 px) and width (25 px); at most one detection per car is
-counted as correct, the others are false detections.
+windows; :func:`match_detections` applies the criteria of the dataset's
+evaluators (``Evaluator.java`` and ``Evaluator_Scale.java`` of the UIUC
+archive, transliterated in :func:`acceptable`): a detection, written as
+integers, is correct when it is acceptable for a true car not yet taken by a
+better detection; at most one detection per car is correct, the others are
+false detections. Single-scale: the top-left corner lies inside the ellipse
+centred on the true top-left with semi-axes 25% of the object's height
+(10 px) and width (25 px).
 
 Multi-scale (``TestImages_Scale/``, ``trueLocations_Scale.txt``): each scene is
 resized by every scale of :func:`pyramid_scales` (an image pyramid,
 :func:`image_pyramid`, ``cv2.resize``), the same 100x40 windows are scored at
 every level and mapped back to the scene as (row, col, width) with
 width = 100 / scale; :func:`non_max_suppression` then works across scales.
-The README's multi-scale criterion: a detection (i, j, w) is correct when it
-lies inside the ellipsoid centred on a true (i0, j0, w0) with semi-axes 25% of
-the true object's dimensions: 0.25 * 0.4 * w0 along i (the height of a window
-of width w0 is 0.4 * w0), 0.25 * w0 along j and 0.25 * w0 along w.
+``Evaluator_Scale.java`` compares window *centres* (integer arithmetic:
+``i + (int)(0.4 * w / 2)``, ``j + w / 2``) and widths: a detection is
+acceptable when (centre row, centre col, width) lies inside the ellipsoid
+around the true one with semi-axes 25% of the true object's dimensions:
+0.25 * 0.4 * w0 (rows; a window of width w0 is 0.4 * w0 high), 0.25 * w0
+(columns) and 0.25 * w0 (width).
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ __all__ = [
     "detect_in_scene",
     "detect_scenes",
     "DecisionScorer",
+    "found_locations",
+    "acceptable",
     "match_detections",
     "precision_recall",
     "equal_error_recall",
@@ -235,11 +242,17 @@ def detect_in_scene(scene: np.ndarray, featurizer, score: Callable[[np.ndarray],
 
 class DecisionScorer:
     """Picklable window scorer: ``estimator.decision_function(X[:, keep])``
-    (``keep`` = the feature columns the estimator was trained on)."""
+    (``keep`` = the feature columns the estimator was trained on). An
+    estimator with a ``prepare_scoring`` method (the geometric margin) is
+    prepared here, once, for the many windows to come (pickled with it to
+    worker processes)."""
 
     def __init__(self, estimator, keep=None):
         self.estimator = estimator
         self.keep = keep
+        prepare = getattr(estimator, "prepare_scoring", None)
+        if callable(prepare):
+            prepare()
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
         return self.estimator.decision_function(X if self.keep is None else X[:, self.keep])
@@ -277,31 +290,75 @@ def detect_scenes(scenes: Sequence[np.ndarray], featurizer, score, stride: int =
     return pd.concat(parts, ignore_index=True)
 
 
-def _ellipse_distance(det: np.ndarray, truth: np.ndarray, tolerance: float) -> np.ndarray:
-    """Squared ellipse (ellipsoid) distance of detections (n, 2|3) to truths
-    (m, 2|3): <= 1 means inside. Two columns: (row, col) with semi-axes
-    tolerance * (40, 100); three: (row, col, width) with semi-axes
-    tolerance * (0.4 w0, w0, w0) for a true width w0."""
-    d = det[:, None, :].astype(float) - truth[None, :, :]
-    h, w = CROP_SHAPE
-    if truth.shape[1] == 2:
-        return (d[..., 0] / (tolerance * h)) ** 2 + (d[..., 1] / (tolerance * w)) ** 2
-    w0 = truth[None, :, 2].astype(float)
-    ax = tolerance * w0
-    return (d[..., 0] / (ax * h / w)) ** 2 + (d[..., 1] / ax) ** 2 + (d[..., 2] / ax) ** 2
+#: ``heightWidthRatio`` of ``Evaluator_Scale.java``: a window of width w is 0.4 w high
+HEIGHT_WIDTH_RATIO = 0.4
+
+
+def found_locations(detections: pd.DataFrame, multiscale: bool) -> np.ndarray:
+    """Detections as a ``foundLocations(_Scale).txt`` file holds them (the
+    evaluators parse integers): int64 (row, col), or with ``multiscale``
+    (row, col, width), each rounded to the nearest integer (``np.rint``,
+    halves to even)."""
+    cols = ["row", "col", "width"] if multiscale else ["row", "col"]
+    return np.rint(detections[cols].to_numpy(float)).astype(np.int64)
+
+
+def acceptable(found: np.ndarray, truth: np.ndarray, tolerance: float = 0.25) -> np.ndarray:
+    """``isAcceptable`` of the dataset's evaluators for every (detection, true
+    car) pair -> bool (n, m), in their integer arithmetic.
+
+    Two columns (row, col), ``Evaluator.java``: ``di^2 / (t * 40)^2 + dj^2 /
+    (t * 100)^2 <= 1`` on the top-left corners (t = ``tolerance``, the
+    evaluators' 0.25). Three columns (row, col, width), ``Evaluator_Scale.java``:
+    centres ``ci = i + (int)(0.4 * w / 2)`` and ``cj = j + w / 2`` (integer
+    division), then ``dci^2 / (t * 0.4 * w0)^2 + dcj^2 / (t * w0)^2 +
+    dw^2 / (t * w0)^2 <= 1`` with w0 the true width.
+
+    Examples
+    --------
+    >>> acceptable(np.array([[100, 100, 250], [110, 110, 220]]), np.array([[100, 100, 200]])).ravel().tolist()
+    [False, True]
+    """
+    p = np.asarray(found, dtype=np.int64)
+    q = np.asarray(truth, dtype=np.int64)
+    if p.ndim != 2 or q.ndim != 2 or p.shape[1] != q.shape[1] or p.shape[1] not in (2, 3):
+        raise ValueError(f"found and truth need 2 or 3 columns alike; got shapes {p.shape} and {q.shape}")
+    t = float(tolerance)
+    if p.shape[1] == 2:
+        h, w = CROP_SHAPE
+        hd = np.abs(p[:, None, 0] - q[None, :, 0])
+        wd = np.abs(p[:, None, 1] - q[None, :, 1])
+        return (hd * hd) / ((t * h) * (t * h)) + (wd * wd) / ((t * w) * (t * w)) <= 1
+
+    def centre(a):  # Java: i + (int) (heightWidthRatio * width/2), j + width/2
+        return (a[:, 0] + np.trunc(HEIGHT_WIDTH_RATIO * a[:, 2] / 2).astype(np.int64),
+                a[:, 1] + a[:, 2] // 2)
+
+    pi, pj = centre(p)
+    qi, qj = centre(q)
+    hd = np.abs(pi[:, None] - qi[None, :]).astype(float)
+    wd = np.abs(pj[:, None] - qj[None, :]).astype(float)
+    sd = np.abs(p[:, None, 2] - q[None, :, 2]).astype(float)
+    w0 = q[None, :, 2].astype(float)
+    h_ax = t * HEIGHT_WIDTH_RATIO * w0
+    w_ax = t * w0
+    return (hd * hd) / (h_ax * h_ax) + (wd * wd) / (w_ax * w_ax) + (sd * sd) / (w_ax * w_ax) <= 1
 
 
 def match_detections(detections: pd.DataFrame, truths: Sequence[np.ndarray],
                      tolerance: float = 0.25) -> np.ndarray:
-    """Which detections are correct under the README's criteria.
+    """Which detections are correct, counted as the dataset's evaluators count
+    a ``foundLocations`` file that lists each scene's detections by
+    decreasing score (ties in table order).
 
-    Detections of each scene are taken by decreasing score; each is matched to
-    the nearest (in the ellipse metric) still-unmatched true location whose
-    ellipse contains it. A detection inside the ellipse of an already matched
-    car only is false ("only one detection per object is allowed"). Because
-    matching goes by score, the matches at any score threshold are the prefix
-    of these. Truths with three columns (row, col, width) use the multi-scale
-    ellipsoid (module docstring) and need a ``width`` column in ``detections``.
+    Each detection in that order, as integers (:func:`found_locations`), is
+    correct when it is :func:`acceptable` for a true car not yet taken, and
+    takes the first such car in the ground-truth file's order (the
+    evaluators' loop; not the nearest car); otherwise it is false ("only one
+    detection per object"). Because matching goes by score, the matches at
+    any score threshold are the prefix of these. Truths with three columns
+    (row, col, width) use the multi-scale criterion and need a ``width``
+    column in ``detections``.
 
     Returns a bool array aligned with ``detections``.
     """
@@ -312,7 +369,6 @@ def match_detections(detections: pd.DataFrame, truths: Sequence[np.ndarray],
         if t.size:
             ncol = t.shape[-1]
             break
-    cols = ["row", "col", "width"][:ncol]
     if ncol == 3 and "width" not in detections.columns:
         raise ValueError("multi-scale truths (row, col, width) need a 'width' column in the detections")
     for k, grp in detections.groupby("scene", sort=False):
@@ -320,13 +376,12 @@ def match_detections(detections: pd.DataFrame, truths: Sequence[np.ndarray],
         if len(truth) == 0:
             continue
         grp = grp.sort_values("score", ascending=False, kind="stable")
+        ok = acceptable(found_locations(grp, ncol == 3), truth, tolerance)
         used = np.zeros(len(truth), bool)
-        dist = _ellipse_distance(grp[cols].to_numpy(float), truth, tolerance)
         for pos, label in enumerate(grp.index):
-            ok = (dist[pos] <= 1.0) & ~used
-            if ok.any():
-                j = int(np.argmin(np.where(ok, dist[pos], np.inf)))
-                used[j] = True
+            free = np.flatnonzero(ok[pos] & ~used)
+            if len(free):
+                used[free[0]] = True
                 correct[detections.index.get_loc(label)] = True
     return correct
 

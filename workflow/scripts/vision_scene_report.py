@@ -1,6 +1,8 @@
 """Precision/recall per threshold, recall at equal error rate and average
-precision per method, with the README's criteria (single-scale ellipse, or
-with ``multiscale`` the ellipsoid over (row, col, width)); precision-recall
+precision per method, with the criteria of the dataset's evaluators
+(``Evaluator.java``: top-left ellipse; with ``multiscale``
+``Evaluator_Scale.java``: ellipsoid over window centre and width;
+``models.vision.detection.match_detections``); precision-recall
 plot of every method beside the published equal-error recalls."""
 
 import matplotlib
