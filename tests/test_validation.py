@@ -47,13 +47,14 @@ def test_one_constraints_table_covers_every_estimator_parameter():
     from models.impute import EMImputer, MaskedKNNImputer
     from models.infinite_imputation import InfiniteImputationSVC
     from models.integrated_logreg import IntegratedLogisticRegression
+    from models.rank_svm import GeometricMarginRankSVC
     from models.reduce import BlockPCA
     from models.robust_socp import RobustSOCPClassifier
     from models.socp import GeometricMarginSOCP
 
     ests = [ImputedSVC, LogRegIndicator, GaussianMixtureEM, AverageNormSVC, GeometricMarginSVC,
             EMImputer, MaskedKNNImputer, InfiniteImputationSVC, IntegratedLogisticRegression,
-            BlockPCA, RobustSOCPClassifier, GeometricMarginSOCP]
+            BlockPCA, RobustSOCPClassifier, GeometricMarginSOCP, GeometricMarginRankSVC]
     assert {E.__name__ for E in ests} == set(PARAMETER_CONSTRAINTS)
     for E in ests:
         params = set(E().get_params()) - {"groups", "random_state"}
