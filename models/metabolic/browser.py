@@ -145,7 +145,7 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
             rows.append({
                 "rank": int(rec["rank"]), "gene": _str(rec["gene"]), "key": g,
                 "name": _str(rec.get("gene_name")), "desc": _str(rec.get("gene_description")),
-                "score": _num(rec["score"]), "vp": _num(rec.get("validated_precision")),
+                "score": _num(rec["score"], 6), "vp": _num(rec.get("validated_precision")),
                 "coexpr": {t: _num(rec.get(f"coexpr_r_{t}"), 3) for t in motif_types},
                 "support": support, "domains": _split(rec.get("shared_domains")),
                 "comps": _split(rec.get("shared_compartments")),
