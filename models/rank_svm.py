@@ -58,7 +58,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import (AbsentFeatureClassifierMixin, validate_binary_y, validate_params,
                           validate_X_fit, validate_X_predict)
-from .geometric import S_MIN
+from .geometric import _scales
 
 __all__ = ["GeometricMarginRankSVC", "ranking_pairs", "best_hinge_intercept"]
 
@@ -240,13 +240,10 @@ class GeometricMarginRankSVC(AbsentFeatureClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _scale_of(M: np.ndarray, w: np.ndarray) -> np.ndarray:
-        wn2 = float(w @ w)
-        if wn2 <= 0.0:
-            return np.ones(M.shape[0])
-        s = np.sqrt((M.astype(np.float64) @ (w * w)) / wn2)
-        np.maximum(s, S_MIN, out=s)
-        s[~M.any(axis=1)] = 1.0
-        return s
+        """``s = ||w restricted to each row of M|| / ||w||``: the geometric
+        margin's own scale function (:func:`models.geometric._scales`) on the
+        linear squared norms ``M @ w^2``."""
+        return _scales(None, M, float(w @ w), num=M.astype(np.float64) @ (w * w))[0]
 
     def scales(self, X):
         """``s(x) = ||w^(x)|| / ||w||`` per row (1 for rows with no valid
