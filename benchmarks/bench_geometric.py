@@ -53,7 +53,6 @@ def run_case(n: int, d: int, kernel: str, seed: int, C: float = 1.0,
     import numpy as np
     from sklearn.svm import SVC, LinearSVC
 
-    sys.path.insert(0, str(REPO))
     from models.geometric import (LIBLINEAR_INTERCEPT_SCALING, LIBLINEAR_MAX_ITER,
                                   GeometricMarginSVC)
 

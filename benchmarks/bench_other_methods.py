@@ -15,15 +15,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.infinite_imputation import InfiniteImputationSVC  # noqa: E402
-from models.integrated_logreg import IntegratedLogisticRegression  # noqa: E402
-from models.robust_socp import RobustSOCPClassifier  # noqa: E402
+from models.infinite_imputation import InfiniteImputationSVC
+from models.integrated_logreg import IntegratedLogisticRegression
+from models.robust_socp import RobustSOCPClassifier
 
 
 def make_data(n: int, d: int, frac: float = 0.5, seed: int = 0):

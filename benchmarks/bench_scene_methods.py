@@ -26,14 +26,13 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.vision.detection import image_pyramid, load_test_scenes, pyramid_scales, window_origins  # noqa: E402
-from featurize.vision.featurizer import CarPartFeaturizer  # noqa: E402
-from featurize.vision.images import load_crops  # noqa: E402
-from models.reduce import present_features  # noqa: E402
-from models.registry import get_method  # noqa: E402
-from models.selection import select_params  # noqa: E402
+from models.vision.detection import image_pyramid, load_test_scenes, pyramid_scales, window_origins
+from featurize.vision.featurizer import CarPartFeaturizer
+from featurize.vision.images import load_crops
+from models.reduce import present_features
+from models.registry import get_method
+from models.selection import select_params
 
 
 def main() -> None:

@@ -35,10 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import models.vision.detection as scenes_mod  # noqa: E402
-from models.vision.detection import (  # noqa: E402
+import models.vision.detection as scenes_mod
+from models.vision.detection import (
     DecisionScorer,
     average_precision,
     detect_scenes,
@@ -46,8 +45,8 @@ from models.vision.detection import (  # noqa: E402
     load_test_scenes,
     precision_recall,
 )
-from featurize.vision.featurizer import CarPartFeaturizer, DETECTORS  # noqa: E402
-from featurize.vision.images import load_crops  # noqa: E402
+from featurize.vision.featurizer import CarPartFeaturizer, DETECTORS
+from featurize.vision.images import load_crops
 
 
 def peak_mb() -> float:

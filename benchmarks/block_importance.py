@@ -20,17 +20,14 @@ from __future__ import annotations
 
 import argparse
 import pickle
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from sklearn.metrics import roc_auc_score
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from models.selection import _decision
 
-from models.selection import _decision  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -15,9 +15,8 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.metabolic.chromium import missing_reason, page_url, start_chromium, stop_chromium  # noqa: E402
+from models.metabolic.chromium import missing_reason, page_url, start_chromium, stop_chromium
 
 
 def main(argv=None) -> int:

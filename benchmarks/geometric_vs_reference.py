@@ -26,18 +26,13 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))
+from models.geometric import GeometricMarginSVC
+from reference_geometric import reference_geometric  # tests/reference_geometric.py, through the symlink
 
-from reference_geometric import reference_geometric  # noqa: E402
-from sklearn.exceptions import ConvergenceWarning  # noqa: E402
-
-from models.geometric import GeometricMarginSVC  # noqa: E402
 
 SETTINGS = {
     "default": {},

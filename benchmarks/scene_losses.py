@@ -43,16 +43,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.vision.detection import (  # noqa: E402
+from models.vision.detection import (
     DecisionScorer,
     acceptable,
     average_precision,
@@ -65,7 +63,7 @@ from models.vision.detection import (  # noqa: E402
     pyramid_scales,
     window_origins,
 )
-from featurize.vision.images import CROP_SHAPE  # noqa: E402
+from featurize.vision.images import CROP_SHAPE
 
 NMS_RADIUS = (20, 50)
 

@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import argparse
 import pickle
-import sys
 import time
 from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.metabolic.ranking import ranking_decision  # noqa: E402
+from models.metabolic.ranking import ranking_decision
 
 
 def main(argv=None) -> int:

@@ -68,3 +68,28 @@ def test_scripts_need_no_path_edits_or_noqa():
         text = script.read_text()
         assert not re.search(r"sys\.path\.(insert|append|extend)|sys\.path\s*(\[.*\])?\s*=", text), script.name
         assert "noqa" not in text, script.name
+
+
+BENCHMARKS = REPO / "benchmarks"
+
+
+def test_benchmarks_import_through_symlinks_without_path_edits(tmp_path):
+    """Benchmarks run as ``python benchmarks/NAME.py`` from any folder: Python
+    puts the script's folder first on ``sys.path``, and the relative symlinks
+    benchmarks/{common,data,featurize,models} (and reference_geometric.py, the
+    tests' cvxpy reference) make the packages importable from there."""
+    for pkg in PACKAGES:
+        link = BENCHMARKS / pkg
+        assert link.is_symlink() and os.readlink(link) == f"../{pkg}", link
+    assert os.readlink(BENCHMARKS / "reference_geometric.py") == "../tests/reference_geometric.py"
+    scripts = sorted(p for p in BENCHMARKS.glob("*.py") if not p.is_symlink())
+    assert len(scripts) > 5
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    for script in scripts:
+        text = script.read_text()
+        assert not re.search(r"sys\.path\.(insert|append|extend)", text), script.name
+        assert "noqa" not in text, script.name
+        proc = subprocess.run([sys.executable, str(script), "--help"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, f"{script.name}: {proc.stderr[-2000:]}"
+        assert "usage:" in proc.stdout, script.name

@@ -1,0 +1,1 @@
+../tests/reference_geometric.py
