@@ -129,6 +129,46 @@ def test_kind_features_by_hand():
         PairFeaturizer(*toy(), reaction_kinds=True)
 
 
+def test_subsystem_block_by_hand():
+    net, motifs, sources = toy()
+    # R1: A; R2: A and B; R3: B; R4 (no gene): A
+    net.reactions["subsystem"] = ["A", "A;B", "B", "A"]
+    f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0, subsystems=True)
+    assert f.subsystem_block_
+    assert f.feature_names_[-3:] == ["candidate:subsystem:same_subsystem_log1p_count",
+                                     "candidate:subsystem:same_subsystem_fraction",
+                                     "candidate:subsystem:subsystem_coverage"]
+    assert f.groups_[-1] == f.groups_[-3] == f.groups_[-4] + 1
+    x = f.transform(["R1"] * 4 + ["R4"] * 2, ["G1", "G2", "G3", "G5", "G2", "G1"])
+    # R1 (A): the other reactions with a gene sharing A are {R2}: n_s = 1.
+    # G1's other reaction is R3 (B): s = 0, m = 1
+    np.testing.assert_allclose(block(f, x[0], "candidate", "subsystem"), [0.0, 0.0, 0.0])
+    # G2 catalyses R2 (A;B): s = 1, m = 1
+    np.testing.assert_allclose(block(f, x[1], "candidate", "subsystem"), [math.log(2), 1.0, 1.0])
+    np.testing.assert_allclose(block(f, x[2], "candidate", "subsystem"), [0.0, 0.0, 0.0])
+    # G5 catalyses nothing: absent
+    assert np.isnan(block(f, x[3], "candidate", "subsystem")).all()
+    # R4 (A): R1 (G1) and R2 (G2) share A: n_s = 2; G1's others R1 (A), R3 (B)
+    np.testing.assert_allclose(block(f, x[4], "candidate", "subsystem"), [math.log(2), 1.0, 0.5])
+    np.testing.assert_allclose(block(f, x[5], "candidate", "subsystem"), [math.log(2), 0.5, 0.5])
+    assert f.subsystem_reactions("R4", "g1") == ["R1"]
+    assert f.subsystem_reactions("R1", "G1") == []
+    # a reaction without a subsystem, or whose subsystem has no other reaction with a gene: absent
+    net.reactions["subsystem"] = ["", "A", "B", "C"]
+    f = PairFeaturizer(net, motifs, sources, subsystems=True)
+    x = f.transform(["R1", "R3", "R4"], ["G2", "G1", "G1"])
+    assert np.isnan(x[:, -3:]).all()
+    # no reaction with a gene has a subsystem (iFF708): no block at all
+    net.reactions["subsystem"] = ["", "", "", "A"]
+    f = PairFeaturizer(net, motifs, sources, subsystems=True)
+    assert not f.subsystem_block_ and not any("subsystem" in n for n in f.feature_names_)
+    assert f.subsystem_reactions("R4", "G1") == []
+    with pytest.raises(ValueError, match="'subsystems' parameter of PairFeaturizer must be a bool"):
+        PairFeaturizer(net, motifs, sources, subsystems="yes")
+    with pytest.raises(GeomarginInputError, match="no 'subsystem' column"):
+        PairFeaturizer(*toy(), subsystems=True)
+
+
 def test_hand_computed_terms(feat):
     x = feat.transform(["R1"], ["G5"])[0]
     s2, s6 = math.sqrt(2), math.sqrt(6)
@@ -271,7 +311,31 @@ def reference_features(f: PairFeaturizer, net, motifs, sources, eps, min_dom, r,
             out.append(np.array(vals))
     if f.reaction_kinds:
         out.append(reference_role(net, r, g))
+    if f.subsystem_block_:
+        out.append(reference_subsystem(net, r, g))
     return np.concatenate(out)
+
+
+def reference_subsystem(net, r, g):
+    """The subsystem block from its definition, one pair at a time: over the
+    other model reactions (both directions count once), m = those naming g,
+    s = those of them sharing a subsystem with r, n_s = those with a gene
+    sharing a subsystem with r."""
+    rx = net.reactions
+    model_of = rx["reaction_id"]
+    subs, genes = {}, {}
+    for rr in rx.index:
+        m = model_of[rr]
+        subs.setdefault(m, set()).update(x for x in rx.loc[rr, "subsystem"].split(";") if x)
+        genes.setdefault(m, set()).update(rx.loc[rr, "genes"])
+    mine = subs[model_of[r]]
+    others = [m for m in subs if m != model_of[r]]
+    m_g = [m for m in others if g in genes[m]]
+    s = sum(bool(subs[m] & mine) for m in m_g)
+    n_s = sum(bool(subs[m] & mine) and bool(genes[m]) for m in others)
+    if not mine or n_s == 0 or not m_g:
+        return np.full(3, np.nan)
+    return np.array([math.log(1 + s), s / len(m_g), s / n_s])
 
 
 KINDS = ("enzymatic", "transport", "spontaneous")
@@ -310,8 +374,14 @@ def random_toy(seed):
     model = [r if r != "R8" else "R7" for r in rids]
     kinds = list(rng.choice(["enzymatic", "transport"], size=len(rids)))
     kinds[8] = kinds[7]
-    net = ToyNet(pd.DataFrame({"reaction_id": model, "genes": rg, "reaction_kind": kinds},
-                              index=rids))
+    # subsystems: none, one or two of three (";"-joined); both directions alike
+    # (from a generator of their own: the other draws stay those of the seed)
+    rng_s = np.random.default_rng(seed + 100)
+    subsystems = [";".join(sorted(rng_s.choice(["S1", "S2", "S3"], size=rng_s.integers(0, 3),
+                                               replace=False))) for _ in rids]
+    subsystems[8] = subsystems[7]
+    net = ToyNet(pd.DataFrame({"reaction_id": model, "genes": rg, "reaction_kind": kinds,
+                               "subsystem": subsystems}, index=rids))
     motifs = {}
     for t in ["fork", "funnel", "chain_up", "chain_down"]:
         motifs[t] = {r: frozenset(o for o in rids if o != r and rng.random() < 0.35)
@@ -326,11 +396,14 @@ def random_toy(seed):
     return net, motifs, {"expr": expr, "domain": dom, "loc": loc}, genes + ["Z1", "Z2", "Z3"]
 
 
-@pytest.mark.parametrize("seed,kinds", [(0, False), (1, False), (2, False), (3, True), (4, True)])
-def test_matches_brute_force_reference(seed, kinds):
+@pytest.mark.parametrize("seed,kinds,subsystems", [(0, False, False), (1, False, True),
+                                                    (2, False, False), (3, True, False),
+                                                    (4, True, True), (5, True, True)])
+def test_matches_brute_force_reference(seed, kinds, subsystems):
     net, motifs, sources, genes = random_toy(seed)
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=0.05,
-                       reaction_kinds=kinds)
+                       reaction_kinds=kinds, subsystems=subsystems)
+    assert f.subsystem_block_ == subsystems
     for r in net.reactions.index:
         C = f.candidate_matrix(r, genes)
         T = f.transform([r] * len(genes), genes)
@@ -395,7 +468,7 @@ def reference_summary(f, net, motifs, sources, eps, min_dom, r, g, drop=None):
             else:
                 shared = [(loc.loc[g] * loc.loc[h]).sum() for h in nb if h in loc.index]
                 out.append(np.array([np.nansum(block), np.mean([c > 0 for c in shared])]))
-    if f.reaction_kinds:  # the role blocks are copied as they are
+    if f.reaction_kinds or f.subsystem_block_:  # the role and subsystem blocks are copied as they are
         out.append(pw[start:])
     return np.concatenate(out)
 
@@ -404,7 +477,7 @@ def reference_summary(f, net, motifs, sources, eps, min_dom, r, g, drop=None):
 def test_summary_representation_matches_brute_force(seed):
     net, motifs, sources, genes = random_toy(seed)
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=0.05,
-                       representation="summary", reaction_kinds=seed == 2)
+                       representation="summary", reaction_kinds=seed == 2, subsystems=seed >= 1)
     assert f.feature_names_[:9] == ["fork:expr:r_mean", "fork:expr:r_max", "fork:expr:r_top3",
                                     "fork:domain:kl_mean", "fork:domain:share_fraction",
                                     "fork:domain:shared_max_log1p", "fork:loc:hamming_mean",

@@ -59,6 +59,21 @@ per motif type)
     ``candidate:role_<kind>:<item>``, kinds in
     :data:`featurize.metabolic.reaction_kinds.REACTION_KINDS` order, for the
     kinds that at least one reaction with a gene has (``role_kinds_``).
+``subsystem`` (``subsystems=True``; one block, not per motif type)
+    whether the candidate already works in ``r``'s pathway, as the
+    configured network's own subsystem annotation says (no gene rule of
+    another model): ``log(1 + s)``, ``s / m`` and ``s / n_s``, where ``m``
+    is the number of *other* model reactions (not ``r`` in either direction)
+    whose gene rule names ``g``, ``s`` how many of them share a subsystem
+    with ``r``, and ``n_s`` how many other model reactions with a gene share
+    a subsystem with ``r``. Absent when ``r`` has no subsystem, when no
+    other reaction of its subsystem has a gene (``n_s = 0``: nothing to
+    compare with) and when ``m = 0`` (a gene that catalyses nothing else).
+    The motif blocks see only reactions that share a metabolite with ``r``;
+    the enzymes of one pathway a step or more away are seen here. The block
+    exists only when some reaction with a gene has a subsystem
+    (``subsystem_block_``; iFF708 has none). Feature names
+    ``candidate:subsystem:<item>``, after the ``role`` blocks.
 
 With ``representation="summary"`` every (motif, source) block is replaced by
 a few numbers that summarise it, and that a linear model cannot derive from
@@ -106,7 +121,8 @@ from featurize.metabolic.motifs import MOTIF_TYPES
 from featurize.metabolic.reaction_kinds import REACTION_KINDS
 
 __all__ = ["PairFeaturizer", "build_instances", "MOTIF_ORDER", "SOURCE_KINDS", "ADJACENCY_ITEMS",
-           "SAME_KIND_ITEMS", "ROLE_ITEMS", "ROLE_KINDS", "ROLE_MOTIF", "SUMMARY_ITEMS", "REPRESENTATIONS"]
+           "SAME_KIND_ITEMS", "ROLE_ITEMS", "ROLE_KINDS", "ROLE_MOTIF", "SUBSYSTEM_ITEMS", "SUMMARY_ITEMS",
+           "REPRESENTATIONS"]
 
 #: Motif types in feature order: those of :mod:`featurize.metabolic.motifs`, one definition.
 MOTIF_ORDER = MOTIF_TYPES
@@ -121,6 +137,8 @@ ROLE_ITEMS = ("same_kind_log1p_count", "same_kind_fraction")
 ROLE_KINDS = REACTION_KINDS
 #: Pseudo motif type of the motif-independent ``role`` block in ``blocks_``.
 ROLE_MOTIF = "candidate"
+#: Features of the ``subsystem`` block (``subsystems=True``).
+SUBSYSTEM_ITEMS = ("same_subsystem_log1p_count", "same_subsystem_fraction", "subsystem_coverage")
 #: Features of each (motif, source) block with ``representation="summary"``.
 SUMMARY_ITEMS = {"expr": ("r_mean", "r_max", "r_top3"),
                  "domain": ("kl_mean", "share_fraction", "shared_max_log1p"),
@@ -190,6 +208,9 @@ class PairFeaturizer:
         Add the same-kind ``net`` features and the ``role_<kind>`` blocks (module
         docstring). Needs ``net.reactions.reaction_kind`` (as built by
         :func:`featurize.metabolic.network.build_directed_network`) and ``adjacency``.
+    subsystems : bool, default False
+        Add the ``subsystem`` block (module docstring). Needs
+        ``net.reactions.subsystem`` (";"-joined names, "" for none).
 
     Attributes
     ----------
@@ -203,7 +224,13 @@ class PairFeaturizer:
         Block id per feature: one id per (motif type, source) block, in
         feature order.
     blocks_ : list of (motif, source, slice)
-        The ``role_<kind>`` blocks are ``("candidate", "role_<kind>", slice)``, last.
+        The ``role_<kind>`` blocks are ``("candidate", "role_<kind>", slice)``, then
+        the ``("candidate", "subsystem", slice)`` block, last.
+    role_kinds_ : list of str
+        Reaction kinds with a ``role_<kind>`` block.
+    subsystem_block_ : bool
+        Whether the ``subsystem`` block is there (``subsystems`` and some
+        reaction with a gene has a subsystem).
     genes_with_data_ : list of str
         Normalized ids of genes with data of at least one source.
     feature_scale_ : ndarray or None
@@ -214,7 +241,8 @@ class PairFeaturizer:
     def __init__(self, net, motifs: Mapping[str, Mapping[str, frozenset]],
                  sources: Mapping[str, pd.DataFrame], min_domain_genes: int = 2,
                  domain_eps: float = 0.01, adjacency: bool = True,
-                 representation: str = "pointwise", reaction_kinds: bool = False):
+                 representation: str = "pointwise", reaction_kinds: bool = False,
+                 subsystems: bool = False):
         reactions = getattr(net, "reactions", None)
         if not isinstance(reactions, pd.DataFrame) or "genes" not in reactions.columns:
             raise GeomarginInputError(
@@ -255,6 +283,16 @@ class PairFeaturizer:
                 "PairFeaturizer(reaction_kinds=True): net.reactions has no 'reaction_kind' column; "
                 "build the network with featurize.metabolic.network.build_directed_network, or pass "
                 "reaction_kinds=False")
+
+        if not isinstance(subsystems, (bool, np.bool_)):
+            raise ValueError("The 'subsystems' parameter of PairFeaturizer must be a bool. "
+                             f"Got {subsystems!r} instead.")
+        self.subsystems = bool(subsystems)
+        if self.subsystems and "subsystem" not in reactions.columns:
+            raise GeomarginInputError(
+                "PairFeaturizer(subsystems=True): net.reactions has no 'subsystem' column; "
+                "build the network with featurize.metabolic.network.build_directed_network, or pass "
+                "subsystems=False")
 
         self._rgenes: dict[str, tuple[str, ...]] = {}
         for r, gs in reactions["genes"].items():
@@ -306,6 +344,9 @@ class PairFeaturizer:
         self.role_kinds_: list[str] = []
         if self.reaction_kinds:
             self._prepare_roles(reactions)
+        self.subsystem_block_ = False
+        if self.subsystems:
+            self._prepare_subsystems(reactions)
 
         if "domain" in self._src:  # 0/1 kept-domain membership, last row = nothing
             a = self._src["domain"].arrays
@@ -333,6 +374,11 @@ class PairFeaturizer:
                     groups += [len(self.motif_types_) * len(kinds) + j] * len(ROLE_ITEMS)
                     blocks.append((ROLE_MOTIF, f"role_{k}", slice(start, start + len(ROLE_ITEMS))))
                     start += len(ROLE_ITEMS)
+            if self.subsystem_block_:
+                names += [f"{ROLE_MOTIF}:subsystem:{it}" for it in SUBSYSTEM_ITEMS]
+                groups += [(max(groups) + 1 if groups else 0)] * len(SUBSYSTEM_ITEMS)
+                blocks.append((ROLE_MOTIF, "subsystem", slice(start, start + len(SUBSYSTEM_ITEMS))))
+                start += len(SUBSYSTEM_ITEMS)
             return names, np.asarray(groups, dtype=np.intp), blocks, start
 
         net_items = ADJACENCY_ITEMS + (SAME_KIND_ITEMS if self.reaction_kinds else ())
@@ -679,7 +725,7 @@ class PairFeaturizer:
         comparisons of every block."""
         means = self._pointwise(reaction, g_gids, h_gids, X, reduce=True)
         for t, kind, sl in self.blocks_:
-            if kind == "net" or kind.startswith("role_"):
+            if t == ROLE_MOTIF or kind == "net":
                 continue  # written by _pointwise
             X[:, sl] = np.nan
             mean = means[t, kind]
@@ -734,6 +780,9 @@ class PairFeaturizer:
         if self.reaction_kinds:
             roles = [sl for _, kind, sl in layout if kind.startswith("role_")]
             X[:, roles[0].start:roles[-1].stop] = self._role_block(reaction, g_gids)
+        if self.subsystem_block_:
+            sl = next(sl for t, kind, sl in layout if t == ROLE_MOTIF and kind == "subsystem")
+            X[:, sl] = self._subsystem_block(reaction, g_gids)
         for t in self.motif_types_:
             blocks = [(kind, sl) for t2, kind, sl in self._pw_blocks if t2 == t and kind != "net"]
             if self.adjacency:
@@ -852,6 +901,72 @@ class PairFeaturizer:
         out[ok, j] = np.log1p(mk[ok])
         out[ok, j + 1] = mk[ok] / m[ok]
         return out
+
+    def _prepare_subsystems(self, reactions: pd.DataFrame) -> None:
+        """Model reactions (each counted once, whatever its directions) with
+        their subsystems and genes, as a (model reactions x genes) matrix."""
+        model = reactions["reaction_id"] if "reaction_id" in reactions.columns \
+            else pd.Series(reactions.index, index=reactions.index)
+        sub_of: dict[str, frozenset] = {}
+        genes_of: dict[str, set] = {}
+        self._sub_model = {}
+        for r, m in model.items():
+            r, m = str(r), str(m)
+            self._sub_model[r] = m
+            text = reactions.at[r, "subsystem"]
+            subs = frozenset(x.strip() for x in str(text).split(";") if x.strip()) \
+                if isinstance(text, str) else frozenset()
+            sub_of[m] = sub_of.get(m, frozenset()) | subs
+            genes_of.setdefault(m, set()).update(self._rgenes[r])
+        mids = list(sub_of)
+        self._sub_mid = {m: i for i, m in enumerate(mids)}
+        self._sub_of = [sub_of[m] for m in mids]
+        rows = [i for i, m in enumerate(mids) for _ in genes_of[m]]
+        cols = [self._gid[g] for m in mids for g in genes_of[m]]
+        self._sub_genes = sp.csr_matrix((np.ones(len(rows)), (rows, cols)),
+                                        shape=(len(mids), len(self._universe) + 1))
+        self._sub_has_gene = np.array([bool(genes_of[m]) for m in mids])
+        self._sub_total = np.asarray(self._sub_genes.sum(axis=0)).reshape(-1)
+        self.subsystem_block_ = bool(any(s and g for s, g in zip(self._sub_of, self._sub_has_gene)))
+
+    def _subsystem_block(self, reaction: str, g_gids: np.ndarray) -> np.ndarray:
+        """The ``subsystem`` block: ``log(1 + s)``, ``s / m`` and ``s / n_s``
+        (module docstring); NaN when r has no subsystem, ``n_s = 0`` or ``m = 0``."""
+        out = np.full((len(g_gids), len(SUBSYSTEM_ITEMS)), np.nan)
+        i = self._sub_mid[self._sub_model[reaction]]
+        subs = self._sub_of[i]
+        if not subs:
+            return out
+        same = np.fromiter((bool(subs & s) for s in self._sub_of), dtype=bool, count=len(self._sub_of))
+        same[i] = False
+        same &= self._sub_has_gene
+        n_s = int(same.sum())
+        if n_s == 0:
+            return out
+        own = self._sub_genes[i].toarray().reshape(-1)
+        m = (self._sub_total - own)[g_gids]
+        s = np.asarray(self._sub_genes[np.flatnonzero(same)].sum(axis=0)).reshape(-1)[g_gids]
+        ok = m > 0
+        out[ok, 0] = np.log1p(s[ok])
+        out[ok, 1] = s[ok] / m[ok]
+        out[ok, 2] = s[ok] / n_s
+        return out
+
+    def subsystem_reactions(self, reaction: str, gene: str) -> list[str]:
+        """The other model reactions of ``reaction``'s subsystem(s) that
+        ``gene`` catalyses (the evidence of the ``subsystem`` block), sorted;
+        empty without the block."""
+        self._check_reaction(reaction)
+        if not self.subsystem_block_:
+            return []
+        g = self._gid.get(normalize_gene_id(gene))
+        i = self._sub_mid[self._sub_model[reaction]]
+        subs = self._sub_of[i]
+        if g is None or not subs:
+            return []
+        mids = list(self._sub_mid)
+        col = self._sub_genes[:, g].toarray().reshape(-1)
+        return sorted(mids[j] for j in np.flatnonzero(col) if j != i and subs & self._sub_of[j])
 
     def adjacent_reactions(self, reaction: str, gene: str) -> dict[str, list[str]]:
         """Per motif type, the reactions related to ``reaction`` that ``gene``

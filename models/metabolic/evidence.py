@@ -42,7 +42,7 @@ ORPHAN_COLUMNS = ["reaction_id", "model_reaction", "reaction_name", "equation", 
 RANKING_COLUMNS = ["reaction_id", "reaction_name", "equation", "reaction_kind", "named_diffusion",
                    "subsystem", "ec_numbers", "rank", "gene", "gene_name", "gene_description",
                    "score", "validated_precision", "motif_blocks", "catalyses_adjacent",
-                   "supporting_neighbours", "supporting_names", "shared_domains",
+                   "catalyses_in_subsystem", "supporting_neighbours", "supporting_names", "shared_domains",
                    "shared_compartments", "evidence"]
 
 
@@ -208,7 +208,10 @@ def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, 
         ``catalyses_adjacent`` (the related reactions whose gene rule
         already names the candidate, "REACTION(motifs)", ";"-joined: the
         evidence of the ``net`` block of
-        :class:`featurize.metabolic.pairs.PairFeaturizer`), ``shared_domains`` /
+        :class:`featurize.metabolic.pairs.PairFeaturizer`), ``catalyses_in_subsystem``
+        (the other model reactions of the reaction's subsystem whose gene rule
+        names the candidate, ";"-joined: the evidence of the ``subsystem``
+        block; "" without that block), ``shared_domains`` /
         ``shared_compartments`` ("ID(n)" with n the
         number of the reaction's motif neighbour genes that share it, most
         shared first, ";"-joined; the SGD GAF names no InterPro entry, so
@@ -229,6 +232,9 @@ def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, 
             for o in rs_:
                 adjacent.setdefault(o, []).append(t)
 
+    in_subsystem = featurizer.subsystem_reactions(reaction, gene) \
+        if getattr(featurizer, "subsystem_block_", False) else []
+
     def fmt(items):
         return ";".join(f"{i}({n})" for i, n in items)
 
@@ -236,6 +242,9 @@ def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, 
     if adjacent:
         words.append(f"already catalyses {len(adjacent)} related reaction(s): "
                      + ", ".join(sorted(adjacent)[:5]) + (", ..." if len(adjacent) > 5 else ""))
+    if in_subsystem:
+        words.append(f"catalyses {len(in_subsystem)} other reaction(s) of this subsystem: "
+                     + ", ".join(in_subsystem[:5]) + (", ..." if len(in_subsystem) > 5 else ""))
     if support:
         words.append("supported most by " + ", ".join(
             f"{names.get(h, h) or h} ({m})" for h, m, _ in support))
@@ -251,6 +260,7 @@ def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, 
     return {
         "motif_blocks": ",".join(blocks),
         "catalyses_adjacent": ";".join(f"{o}({'+'.join(ts)})" for o, ts in sorted(adjacent.items())),
+        "catalyses_in_subsystem": ";".join(in_subsystem),
         "supporting_neighbours": ";".join(f"{h}({m})" for h, m, _ in support),
         "supporting_names": ";".join(str(names.get(h, h) or h) for h, _, _ in support),
         "supporting": [(h, str(names.get(h, h) or h), m, d) for h, m, d in support],
@@ -324,7 +334,8 @@ def _ranking_row(row, ev: dict, net, featurizer, names, descriptions, method: st
         "score": round(float(row.score), 6),
         "validated_precision": round(float(precision_of.get(info.get("reaction_kind"), pooled)(
             np.array([row.rank]))[0]), 4),
-        **{k: ev[k] for k in ("motif_blocks", "catalyses_adjacent", "supporting_neighbours",
+        **{k: ev[k] for k in ("motif_blocks", "catalyses_adjacent", "catalyses_in_subsystem",
+                              "supporting_neighbours",
                               "supporting_names",
                               "shared_domains", "shared_compartments", "evidence")},
         "method": method,

@@ -36,6 +36,7 @@ rule metabolic_features:
         impostor_mix=MET["impostor_mix"],
         adjacency=MET["adjacency_features"],
         kind_features=MET["kind_features"],
+        subsystem_features=MET["subsystem_features"],
         representation=MET["representation"],
         min_source_coverage=MET["min_source_coverage"],
         duplicate_genes=MET["duplicate_genes"],
