@@ -52,7 +52,7 @@ def test_main_target_writes_all_three_outputs(toy_run):
     assert validation["method"].tolist() == ["coexpr", "adjacency", "geometric", "zero",
                                              "geometric@scaled"]
     for col in ["hit@1", "hit@10", "hit@50", "mrr", "median_rank", "mrr_lo", "mrr_hi",
-                "top1_gene", "top1_share", "beats_coexpr", "beats_adjacency"]:
+                "top1_gene", "top1_share", "top1_precision", "beats_coexpr", "beats_adjacency"]:
         assert col in validation.columns
     assert (validation["mrr_lo"] <= validation["mrr"]).all()
     assert (validation["mrr"] <= validation["mrr_hi"]).all()
@@ -65,6 +65,25 @@ def test_main_target_writes_all_three_outputs(toy_run):
     v = validation.set_index("method").loc["geometric"]
     assert quality.loc[0, "validated_mrr"] == pytest.approx(v["mrr"])
     assert quality.loc[0, "validated_hit@50_hi"] == pytest.approx(v["hit@50_hi"])
+    # the orphans' most frequent first gene, recounted from the validation's first genes
+    tops = pd.read_csv(tmp / "results/metabolic/ranking/top_genes.tsv", sep="\t",
+                       keep_default_na=False)
+    true_ranks = pd.read_csv(tmp / "results/metabolic/ranking/true_gene_ranks.tsv", sep="\t")
+    mine = tops[(tops["method"] == "geometric") & (tops["top_gene"] != "")]
+    assert len(mine) == true_ranks.loc[true_ranks["method"] == "geometric", "reaction"].nunique()
+    true_sets = true_ranks.groupby(["method", "reaction"])["gene"].agg(set)
+    for row in mine.itertuples():  # top_is_true: the first gene is one of the reaction's genes
+        assert row.top_is_true == (row.top_gene in true_sets[("geometric", row.reaction)])
+    # a first gene that is true has filtered rank 1
+    assert (true_ranks.merge(mine, left_on=["method", "reaction", "gene"],
+                             right_on=["method", "reaction", "top_gene"])["rank"] == 1).all()
+    g = quality.loc[0, "orphan_top1_gene"]
+    n = int((mine["top_gene"] == g).sum())
+    right = int(((mine["top_gene"] == g) & mine["top_is_true"]).sum())
+    assert quality.loc[0, "orphan_top1_validated_tops"] == n
+    assert quality.loc[0, "orphan_top1_validated_correct"] == right
+    hit1 = (true_ranks[true_ranks["method"] == "geometric"].groupby("reaction")["rank"].min() == 1).mean()
+    assert bool(quality.loc[0, "orphan_top1_earned"]) == (n > 0 and right / n >= hit1)
 
 
 def test_auto_ranks_with_the_best_validated_method(toy_run):

@@ -29,6 +29,7 @@ import pandas as pd
 
 __all__ = ["rank_candidates", "true_gene_ranks", "ranking_metrics", "supporting_neighbours",
            "pair_score_fn", "consensus_params", "bootstrap_ranking_metrics", "top1_concentration",
+           "top1_record",
            "choose_ranking_method", "coexpression_scores", "RANKING_METRICS",
            "COEXPR", "ADJACENCY", "BASELINES", "adjacency_scores", "baseline_scores",
            "ranking_decision", "MARGIN_RULES", "candidate_order", "gene_id_ranks"]
@@ -384,6 +385,52 @@ def top1_concentration(ranking: pd.DataFrame) -> tuple[str, int, float]:
     best = int(counts.max())
     gene = sorted(counts.index[counts == best])[0]
     return str(gene), best, best / float(first["reaction"].nunique())
+
+
+def top1_record(tops: pd.DataFrame, method: str, gene: str) -> dict:
+    """How often ``gene`` was ranked first in the validation, and how often rightly.
+
+    Whether a gene that tops many orphan rankings has earned it: on the
+    held-out reactions (whose genes are known), how often did ``method``
+    put ``gene`` first, and for how many of those was it a true gene? The
+    concentration is *earned* when it was right at least as often as the
+    method's first candidates are overall (its hit@1 over the same
+    reactions).
+
+    Parameters
+    ----------
+    tops : DataFrame
+        One row per (method, held-out reaction): columns ``method``,
+        ``reaction``, ``top_gene`` (the method's first candidate, "" when
+        nothing was scored) and ``top_is_true`` (bool), as
+        ``results/metabolic/ranking/top_genes.tsv``.
+    method, gene : str
+
+    Returns
+    -------
+    dict
+        ``tops`` (reactions ``gene`` topped), ``correct`` (of those, where it
+        is a true gene), ``precision`` (correct / tops, NaN for 0 tops),
+        ``hit1`` (the method's share of reactions whose first candidate is a
+        true gene) and ``earned`` (``precision >= hit1``; False for 0 tops).
+
+    Examples
+    --------
+    >>> tops = pd.DataFrame({"method": ["m"] * 4, "reaction": list("abcd"),
+    ...                      "top_gene": ["G1", "G1", "G2", "G1"],
+    ...                      "top_is_true": [True, False, True, True]})
+    >>> top1_record(tops, "m", "G1")
+    {'tops': 3, 'correct': 2, 'precision': 0.6666666666666666, 'hit1': 0.75, 'earned': False}
+    """
+    mine = tops[(tops["method"] == method) & (tops["top_gene"].astype(str) != "")]
+    is_true = mine["top_is_true"].astype(bool)
+    hit1 = float(is_true.mean()) if len(mine) else float("nan")
+    of_gene = mine["top_gene"].astype(str) == str(gene)
+    n = int(of_gene.sum())
+    correct = int((of_gene & is_true).sum())
+    precision = correct / n if n else float("nan")
+    return {"tops": n, "correct": correct, "precision": precision, "hit1": hit1,
+            "earned": bool(n and precision >= hit1)}
 
 
 def choose_ranking_method(table: pd.DataFrame, metric: str = "mrr") -> str:

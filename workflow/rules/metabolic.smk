@@ -99,6 +99,7 @@ rule metabolic_ranking_validation:
         featurizer=rules.metabolic_features.output.featurizer,
     output:
         ranks=f"{MET_DIR}/ranking/true_gene_ranks.tsv",
+        tops=f"{MET_DIR}/ranking/top_genes.tsv",
         table=f"{MET_STAGED}/ranking_validation.tsv",
     log:
         "logs/metabolic/ranking_validation.log",
@@ -129,6 +130,8 @@ rule enzyme_ranking:
         validation=rules.metabolic_ranking_validation.output.table,
         # cross-validated ranks of true genes: validated_precision per rank
         true_ranks=rules.metabolic_ranking_validation.output.ranks,
+        # how often the orphans' most frequent first gene was first, and right, in validation
+        tops=rules.metabolic_ranking_validation.output.tops,
     output:
         ranking=f"{MET_STAGED}/enzyme_ranking.tsv",
         quality=f"{MET_STAGED}/enzyme_ranking_quality.tsv",

@@ -12,7 +12,7 @@ from common.io import write_tsv_atomic
 from models.metabolic.evidence import explain_ranking, mark_ranked, orphan_reactions
 from models.metabolic.ranking import (BASELINES, baseline_scores, choose_ranking_method,
                                       consensus_params, pair_score_fn, rank_candidates, ranking_decision,
-                                      top1_concentration)
+                                      top1_concentration, top1_record)
 from models.registry import get_method
 from models.selection import fit_estimator
 
@@ -86,6 +86,12 @@ with threadpool_limits(1):
 gene, n_top, share = top1_concentration(top)
 log.info("rank-1 concentration: %s tops %d of %d ranked reactions (%.1f%%)", gene, n_top,
          top["reaction"].nunique(), 100 * share)
+# has the concentration been earned? the same gene first in the validation, and how often rightly
+record = top1_record(pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False), method, gene)
+log.info("in the validation %s ranked %s first for %d held-out reactions, rightly for %d "
+         "(precision %.3f against its hit@1 %.3f): concentration %s", method, gene,
+         record["tops"], record["correct"], record["precision"], record["hit1"],
+         "earned" if record["earned"] else "not earned")
 quality = {"method": method, "chosen_by": "auto (best validated MRR)" if p.method == "auto"
            else "config", "margin_rule": p.margin_rule}
 for key in ("n_reactions", "n_true_pairs", "n_candidates", "hit@1", "hit@10", "hit@50", "mrr",
@@ -94,7 +100,11 @@ for key in ("n_reactions", "n_true_pairs", "n_candidates", "hit@1", "hit@10", "h
         if v is not None and key + suffix in v.index:
             quality[f"validated_{key}{suffix}"] = v[key + suffix]
 quality.update({"orphans_ranked": int(top["reaction"].nunique()), "orphan_top1_gene": gene,
-                "orphan_top1_reactions": n_top, "orphan_top1_share": share})
+                "orphan_top1_reactions": n_top, "orphan_top1_share": share,
+                "orphan_top1_validated_tops": record["tops"],
+                "orphan_top1_validated_correct": record["correct"],
+                "orphan_top1_validated_precision": record["precision"],
+                "orphan_top1_earned": record["earned"]})
 write_tsv_atomic(pd.DataFrame([quality]).round(4), smk.output.quality)
 write_tsv_atomic(table, smk.output.ranking)
 log.info("wrote %d rows for %d reactions", len(table), table["reaction_id"].nunique())

@@ -16,9 +16,10 @@ import numpy as np
 import pandas as pd
 
 from common.io import write_tsv_atomic
+from featurize.metabolic.expression import normalize_gene_id
 from models.metabolic.ranking import (ADJACENCY, BASELINES, baseline_scores,
                                       bootstrap_ranking_metrics, candidate_order, gene_id_ranks,
-                                      MARGIN_RULES, ranking_decision, true_gene_ranks)
+                                      MARGIN_RULES, ranking_decision, top1_record, true_gene_ranks)
 
 from _bootstrap import setup
 
@@ -86,7 +87,9 @@ def rank_fold(fold: int, test_idx) -> tuple[list[tuple], list[tuple]]:
                                     batch_size=len(candidates))
             rows += [(method, fold, reaction, g, r, len(candidates)) for g, r in ranks.items()]
             first = candidate_order(s, gene_rank)[0]
-            tops.append((method, fold, reaction, candidates[first] if not np.isnan(s[first]) else ""))
+            top = candidates[first] if not np.isnan(s[first]) else ""
+            tops.append((method, fold, reaction, top,
+                         bool(top) and normalize_gene_id(top) in {normalize_gene_id(g) for g in true}))
         if i % 50 == 0 or i == len(reactions):
             log.info("fold %d/%d: reactions scored %d/%d (%.0f s)", fold, n_folds, i,
                      len(reactions), time.perf_counter() - start)
@@ -101,7 +104,7 @@ with threadpool_limits(1), ThreadPoolExecutor(max_workers=max(1, smk.threads)) a
     per_fold = list(pool.map(rank_fold, range(1, n_folds + 1), reference))
 rows = [row for fold_rows, _ in per_fold for row in fold_rows]
 tops = pd.DataFrame([t for _, fold_tops in per_fold for t in fold_tops],
-                    columns=["method", "fold", "reaction", "top_gene"])
+                    columns=["method", "fold", "reaction", "top_gene", "top_is_true"])
 
 ranks = pd.DataFrame(rows, columns=["method", "fold", "reaction", "gene", "rank", "n_candidates"])
 summary = []
@@ -112,9 +115,12 @@ for method in names:
     counts = t["top_gene"].value_counts()
     best = int(counts.max()) if len(counts) else 0
     top_gene = sorted(counts.index[counts == best])[0] if best else ""
+    # how often the most frequent first gene was right when first (vs hit@1)
+    precision = top1_record(tops, method, top_gene)["precision"] if best else np.nan
     summary.append({"method": method, "n_reactions": m.pop("n_reactions"),
                     "n_true_pairs": m.pop("n_true"), **m,
-                    "top1_gene": top_gene, "top1_share": best / len(t) if len(t) else np.nan})
+                    "top1_gene": top_gene, "top1_share": best / len(t) if len(t) else np.nan,
+                    "top1_precision": precision})
 table = pd.DataFrame(summary)
 for b in baselines:  # a learned method must beat each baseline in hit@50 and MRR
     base = table.set_index("method").loc[b]
@@ -126,4 +132,5 @@ for b in baselines:  # a learned method must beat each baseline in hit@50 and MR
 log.info("ranked %d reactions in %.0f s\n%s", ranks["reaction"].nunique(),
          time.perf_counter() - start, table.to_string(index=False))
 write_tsv_atomic(ranks, smk.output.ranks)
+write_tsv_atomic(tops, smk.output.tops)
 write_tsv_atomic(table.round(4), smk.output.table)
