@@ -50,7 +50,7 @@ def test_main_target_writes_all_three_outputs(toy_run):
     validation = pd.read_csv(tmp / "results/metabolic/ranking_validation.tsv", sep="\t")
     # baselines, the validated methods, then the geometric margin by the other rule
     assert validation["method"].tolist() == ["coexpr", "adjacency", "geometric", "zero",
-                                             "geometric@scaled"]
+                                             "geometric@unscaled"]
     for col in ["hit@1", "hit@10", "hit@50", "mrr", "median_rank", "mrr_lo", "mrr_hi",
                 "top1_gene", "top1_share", "top1_precision", "beats_coexpr", "beats_adjacency"]:
         assert col in validation.columns
