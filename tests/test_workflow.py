@@ -83,7 +83,9 @@ def test_main_target_writes_all_three_outputs(toy_run):
     assert quality.loc[0, "orphan_top1_validated_tops"] == n
     assert quality.loc[0, "orphan_top1_validated_correct"] == right
     hit1 = (true_ranks[true_ranks["method"] == "geometric"].groupby("reaction")["rank"].min() == 1).mean()
-    assert bool(quality.loc[0, "orphan_top1_earned"]) == (n > 0 and right / n >= hit1)
+    assert quality.loc[0, "orphan_top1_validated_share"] == pytest.approx(n / len(mine), abs=1e-4)
+    earned = n > 0 and right / n >= hit1 and quality.loc[0, "orphan_top1_share"] <= n / len(mine) + 1e-4
+    assert bool(quality.loc[0, "orphan_top1_earned"]) == earned
 
 
 def test_auto_ranks_with_the_best_validated_method(toy_run):

@@ -387,15 +387,18 @@ def top1_concentration(ranking: pd.DataFrame) -> tuple[str, int, float]:
     return str(gene), best, best / float(first["reaction"].nunique())
 
 
-def top1_record(tops: pd.DataFrame, method: str, gene: str) -> dict:
+def top1_record(tops: pd.DataFrame, method: str, gene: str,
+                orphan_share: float | None = None) -> dict:
     """How often ``gene`` was ranked first in the validation, and how often rightly.
 
     Whether a gene that tops many orphan rankings has earned it: on the
     held-out reactions (whose genes are known), how often did ``method``
     put ``gene`` first, and for how many of those was it a true gene? The
-    concentration is *earned* when it was right at least as often as the
-    method's first candidates are overall (its hit@1 over the same
-    reactions).
+    concentration is *earned* when the validation shows it: the gene was
+    first for at least as large a share of the held-out reactions as it is
+    of the orphans (``orphan_share``), and when first it was right at least
+    as often as the method's first candidates are overall (its hit@1 over
+    the same reactions).
 
     Parameters
     ----------
@@ -405,32 +408,41 @@ def top1_record(tops: pd.DataFrame, method: str, gene: str) -> dict:
         nothing was scored) and ``top_is_true`` (bool), as
         ``results/metabolic/ranking/top_genes.tsv``.
     method, gene : str
+    orphan_share : float, optional
+        The share of the orphan reactions that ``gene`` tops; without it
+        only the precision is compared.
 
     Returns
     -------
     dict
-        ``tops`` (reactions ``gene`` topped), ``correct`` (of those, where it
-        is a true gene), ``precision`` (correct / tops, NaN for 0 tops),
-        ``hit1`` (the method's share of reactions whose first candidate is a
-        true gene) and ``earned`` (``precision >= hit1``; False for 0 tops).
+        ``tops`` (held-out reactions ``gene`` topped), ``share`` (tops / the
+        method's held-out reactions), ``correct`` (of the tops, where it is a
+        true gene), ``precision`` (correct / tops, NaN for 0 tops), ``hit1``
+        (the method's share of reactions whose first candidate is a true
+        gene) and ``earned``.
 
     Examples
     --------
     >>> tops = pd.DataFrame({"method": ["m"] * 4, "reaction": list("abcd"),
     ...                      "top_gene": ["G1", "G1", "G2", "G1"],
-    ...                      "top_is_true": [True, False, True, True]})
-    >>> top1_record(tops, "m", "G1")
-    {'tops': 3, 'correct': 2, 'precision': 0.6666666666666666, 'hit1': 0.75, 'earned': False}
+    ...                      "top_is_true": [True, True, False, True]})
+    >>> r = top1_record(tops, "m", "G1", orphan_share=0.5)
+    >>> r["tops"], r["share"], r["correct"], r["precision"], r["hit1"], r["earned"]
+    (3, 0.75, 3, 1.0, 0.75, True)
+    >>> top1_record(tops, "m", "G1", orphan_share=0.9)["earned"]   # more than validated
+    False
     """
     mine = tops[(tops["method"] == method) & (tops["top_gene"].astype(str) != "")]
     is_true = mine["top_is_true"].astype(bool)
     hit1 = float(is_true.mean()) if len(mine) else float("nan")
     of_gene = mine["top_gene"].astype(str) == str(gene)
     n = int(of_gene.sum())
+    share = n / len(mine) if len(mine) else float("nan")
     correct = int((of_gene & is_true).sum())
     precision = correct / n if n else float("nan")
-    return {"tops": n, "correct": correct, "precision": precision, "hit1": hit1,
-            "earned": bool(n and precision >= hit1)}
+    earned = bool(n and precision >= hit1 and (orphan_share is None or orphan_share <= share))
+    return {"tops": n, "share": share, "correct": correct, "precision": precision, "hit1": hit1,
+            "earned": earned}
 
 
 def choose_ranking_method(table: pd.DataFrame, metric: str = "mrr") -> str:

@@ -87,11 +87,12 @@ gene, n_top, share = top1_concentration(top)
 log.info("rank-1 concentration: %s tops %d of %d ranked reactions (%.1f%%)", gene, n_top,
          top["reaction"].nunique(), 100 * share)
 # has the concentration been earned? the same gene first in the validation, and how often rightly
-record = top1_record(pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False), method, gene)
-log.info("in the validation %s ranked %s first for %d held-out reactions, rightly for %d "
-         "(precision %.3f against its hit@1 %.3f): concentration %s", method, gene,
-         record["tops"], record["correct"], record["precision"], record["hit1"],
-         "earned" if record["earned"] else "not earned")
+record = top1_record(pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False), method, gene,
+                     orphan_share=share)
+log.info("in the validation %s ranked %s first for %d held-out reactions (%.1f%%), rightly for %d "
+         "(precision %.3f against its hit@1 %.3f): the orphans' %.1f%% is %s", method, gene,
+         record["tops"], 100 * record["share"], record["correct"], record["precision"],
+         record["hit1"], 100 * share, "earned" if record["earned"] else "not earned")
 quality = {"method": method, "chosen_by": "auto (best validated MRR)" if p.method == "auto"
            else "config", "margin_rule": p.margin_rule}
 for key in ("n_reactions", "n_true_pairs", "n_candidates", "hit@1", "hit@10", "hit@50", "mrr",
@@ -102,6 +103,7 @@ for key in ("n_reactions", "n_true_pairs", "n_candidates", "hit@1", "hit@10", "h
 quality.update({"orphans_ranked": int(top["reaction"].nunique()), "orphan_top1_gene": gene,
                 "orphan_top1_reactions": n_top, "orphan_top1_share": share,
                 "orphan_top1_validated_tops": record["tops"],
+                "orphan_top1_validated_share": record["share"],
                 "orphan_top1_validated_correct": record["correct"],
                 "orphan_top1_validated_precision": record["precision"],
                 "orphan_top1_earned": record["earned"]})
