@@ -298,3 +298,10 @@ class BlockKernelGeometricSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         """``s(x) = ||w^(x)|| / ||w||`` of the mapped rows."""
         check_is_fitted(self, "svc_")
         return self.svc_.scales(self.map_.transform(X))
+
+    def decision_and_scales(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """``(decision_function(X), scales(X))`` from one map of ``X`` (the
+        map is most of the cost of either)."""
+        check_is_fitted(self, "svc_")
+        Z = self.map_.transform(X)
+        return self.svc_.decision_function(Z), self.svc_.scales(Z)

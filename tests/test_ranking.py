@@ -233,3 +233,37 @@ def test_adjacency_scores_count_related_reactions_the_candidate_catalyses():
     plain = PairFeaturizer(net, motifs, sources, adjacency=False)
     with pytest.raises(ValueError, match="needs the featurizer's net blocks"):
         adjacency_scores(plain, plain.transform(["R1"], ["G1"]))
+
+
+def test_ranking_decisions_equal_one_rule_at_a_time():
+    """One pass for both margin rules gives exactly what each rule gives alone,
+    for the linear geometric margin, the block-kernel one (decision_and_scales:
+    one map) and the pairwise one, and a model without scales."""
+    from models.block_kernel import BlockKernelGeometricSVC
+    from models.geometric import GeometricMarginSVC
+    from models.metabolic.ranking import ranking_decisions
+    from models.rank_svm import GeometricMarginRankSVC
+    from models.registry import get_method
+
+    rng = np.random.RandomState(1)
+    X = rng.randn(80, 6)
+    y = (X[:, 0] + X[:, 3] > 0).astype(int)
+    X[:40, 3:] = np.nan
+    groups = [0, 0, 0, 1, 1, 1]
+    query = np.repeat(np.arange(20), 4)
+    models = [GeometricMarginSVC(C=1.0, n_iter=2, groups=groups).fit(X, y),
+              BlockKernelGeometricSVC(C=1.0, n_iter=2, n_components=10, groups=groups,
+                                      random_state=0).fit(X, y),
+              GeometricMarginRankSVC(C=1.0, n_iter=2).fit(X, y, query=query),
+              get_method("zero").make(groups=groups, random_state=0).fit(X, y)]
+    Xt = rng.randn(30, 6)
+    Xt[::2, :3] = np.nan
+    for model in models:
+        both = ranking_decisions(model, ["scaled", "unscaled"])(Xt)
+        assert set(both) == {"scaled", "unscaled"}
+        for rule in ("scaled", "unscaled"):
+            np.testing.assert_array_equal(both[rule], ranking_decision(model, rule)(Xt))
+        if hasattr(model, "scales"):  # the rules differ where some feature is absent
+            assert not np.allclose(both["scaled"], both["unscaled"])
+    with pytest.raises(ValueError, match="'margin_rule' parameter must be one of"):
+        ranking_decisions(models[0], ["scaled", "calibrated"])

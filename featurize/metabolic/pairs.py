@@ -332,6 +332,9 @@ class PairFeaturizer:
         # (safe when threads share the featurizer)
         self._gid_cache: tuple = (None, None)
         self._gather: tuple = (None, {})
+        # per-reaction counts of the net and subsystem blocks over every gene
+        # (explaining a reaction's candidates builds its matrices ~60 times)
+        self._reaction_cache: tuple = (None, {})
         self.genes_with_data_ = sorted(set().union(*[s.row for s in self._src.values()]))
         # reactions x genes (universe, plus a last all-zero column for gid -1)
         rid = {r: i for i, r in enumerate(self._rgenes)}
@@ -733,7 +736,7 @@ class PairFeaturizer:
             absent = np.isnan(mean)
             if absent.all():
                 continue
-            nb = self._gids(self._base_neighbours(reaction, t))
+            nb = self._neighbour_gids(reaction, t)
             rows = self._src_row[kind]
             null = self._src[kind].n
             keep = rows[nb] != null
@@ -788,7 +791,7 @@ class PairFeaturizer:
             if self.adjacency:
                 sl = next(sl for t2, kind, sl in layout if t2 == t and kind == "net")
                 X[:, sl] = self._adjacency_block(reaction, t, g_gids)
-            B = self._gids(self._base_neighbours(reaction, t))
+            B = self._neighbour_gids(reaction, t)
             if B.size == 0:
                 for kind, sl in blocks:
                     if reduce:
@@ -835,23 +838,53 @@ class PairFeaturizer:
                         X[sp, sl] = block
         return means
 
-    def _adjacency_block(self, reaction: str, t: str, g_gids: np.ndarray) -> np.ndarray:
-        """The ``net`` block of motif type ``t``: ``log(1 + c)`` and ``c / n``
-        per candidate (NaN when no related reaction has a gene)."""
+    def _cached(self, reaction: str, key, compute):
+        """``compute()`` for ``(reaction, key)``, kept while the same reaction
+        is asked for (a one-reaction cache, replaced as a whole: safe when
+        threads share the featurizer)."""
+        cached_reaction, store = getattr(self, "_reaction_cache", (None, {}))  # older pickles: none
+        if cached_reaction != reaction:
+            store = {}
+            self._reaction_cache = (reaction, store)
+        if key not in store:
+            store[key] = compute()
+        return store[key]
+
+    def _neighbour_gids(self, reaction: str, t: str) -> np.ndarray:
+        """Gene indices of ``reaction``'s neighbour genes of type ``t`` (cached
+        per reaction; callers index it, never write to it)."""
+        return self._cached(reaction, ("nb", t), lambda: self._gids(self._base_neighbours(reaction, t)))
+
+    def _adjacency_counts(self, reaction: str, t: str):
+        """Per gene (every gid, the last column all-zero), how many of the
+        related reactions of type ``t`` with a gene it catalyses (all, and
+        of ``reaction``'s kind), and their number; None without one."""
         related = sorted(o for o in self.motifs[t].get(reaction, ()) if self._rgenes[o])
         adj = [self._rid[o] for o in related]
         if not adj:
-            width = len(ADJACENCY_ITEMS) + (len(SAME_KIND_ITEMS) if self.reaction_kinds else 0)
-            return np.full((len(g_gids), width), np.nan)
+            return None
         counts = np.asarray(self._catalyses[adj].sum(axis=0)).reshape(-1)
-        c = counts[g_gids]  # gid -1 -> the all-zero last column
-        cols = [np.log1p(c), c / len(adj)]
+        same_counts = None
         if self.reaction_kinds:
             kind = self._kind_of[reaction]
             same = [i for o, i in zip(related, adj) if self._kind_of[o] == kind]
-            cs = np.asarray(self._catalyses[same].sum(axis=0)).reshape(-1)[g_gids] if same \
-                else np.zeros(len(g_gids))
-            cols += [np.log1p(cs), cs / len(adj)]
+            same_counts = np.asarray(self._catalyses[same].sum(axis=0)).reshape(-1) if same \
+                else np.zeros_like(counts)
+        return counts, same_counts, len(adj)
+
+    def _adjacency_block(self, reaction: str, t: str, g_gids: np.ndarray) -> np.ndarray:
+        """The ``net`` block of motif type ``t``: ``log(1 + c)`` and ``c / n``
+        per candidate (NaN when no related reaction has a gene)."""
+        got = self._cached(reaction, ("net", t), lambda: self._adjacency_counts(reaction, t))
+        if got is None:
+            width = len(ADJACENCY_ITEMS) + (len(SAME_KIND_ITEMS) if self.reaction_kinds else 0)
+            return np.full((len(g_gids), width), np.nan)
+        counts, same_counts, n = got
+        c = counts[g_gids]  # gid -1 -> the all-zero last column
+        cols = [np.log1p(c), c / n]
+        if self.reaction_kinds:
+            cs = same_counts[g_gids]
+            cols += [np.log1p(cs), cs / n]
         return np.column_stack(cols)
 
     def _prepare_roles(self, reactions: pd.DataFrame) -> None:
@@ -929,23 +962,32 @@ class PairFeaturizer:
         self._sub_total = np.asarray(self._sub_genes.sum(axis=0)).reshape(-1)
         self.subsystem_block_ = bool(any(s and g for s, g in zip(self._sub_of, self._sub_has_gene)))
 
-    def _subsystem_block(self, reaction: str, g_gids: np.ndarray) -> np.ndarray:
-        """The ``subsystem`` block: ``log(1 + s)``, ``s / m`` and ``s / n_s``
-        (module docstring); NaN when r has no subsystem, ``n_s = 0`` or ``m = 0``."""
-        out = np.full((len(g_gids), len(SUBSYSTEM_ITEMS)), np.nan)
+    def _subsystem_counts(self, reaction: str):
+        """Per gene (every gid), ``s`` and ``m`` of the subsystem block, and
+        ``n_s``; None where the block is absent for every gene."""
         i = self._sub_mid[self._sub_model[reaction]]
         subs = self._sub_of[i]
         if not subs:
-            return out
+            return None
         same = np.fromiter((bool(subs & s) for s in self._sub_of), dtype=bool, count=len(self._sub_of))
         same[i] = False
         same &= self._sub_has_gene
         n_s = int(same.sum())
         if n_s == 0:
-            return out
+            return None
         own = self._sub_genes[i].toarray().reshape(-1)
-        m = (self._sub_total - own)[g_gids]
-        s = np.asarray(self._sub_genes[np.flatnonzero(same)].sum(axis=0)).reshape(-1)[g_gids]
+        s = np.asarray(self._sub_genes[np.flatnonzero(same)].sum(axis=0)).reshape(-1)
+        return s, self._sub_total - own, n_s
+
+    def _subsystem_block(self, reaction: str, g_gids: np.ndarray) -> np.ndarray:
+        """The ``subsystem`` block: ``log(1 + s)``, ``s / m`` and ``s / n_s``
+        (module docstring); NaN when r has no subsystem, ``n_s = 0`` or ``m = 0``."""
+        out = np.full((len(g_gids), len(SUBSYSTEM_ITEMS)), np.nan)
+        got = self._cached(reaction, "subsystem", lambda: self._subsystem_counts(reaction))
+        if got is None:
+            return out
+        s_all, m_all, n_s = got
+        m, s = m_all[g_gids], s_all[g_gids]
         ok = m > 0
         out[ok, 0] = np.log1p(s[ok])
         out[ok, 1] = s[ok] / m[ok]

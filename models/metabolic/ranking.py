@@ -32,7 +32,7 @@ __all__ = ["rank_candidates", "true_gene_ranks", "ranking_metrics", "supporting_
            "top1_record",
            "choose_ranking_method", "coexpression_scores", "RANKING_METRICS",
            "COEXPR", "ADJACENCY", "BASELINES", "adjacency_scores", "baseline_scores",
-           "ranking_decision", "MARGIN_RULES", "candidate_order", "gene_id_ranks"]
+           "ranking_decision", "ranking_decisions", "MARGIN_RULES", "candidate_order", "gene_id_ranks"]
 
 #: Name of the non-learned co-expression baseline in rankings and tables.
 COEXPR = "coexpr"
@@ -532,6 +532,49 @@ def ranking_decision(model, margin_rule: str = "unscaled") -> Callable[[np.ndarr
         b = float(np.ravel(model.intercept_)[0])
         return (f - b) * np.asarray(model.scales(X), dtype=np.float64) + b
     return unscaled
+
+
+def ranking_decisions(model, margin_rules: Sequence[str]) -> Callable[[np.ndarray], dict]:
+    """Scores of ``model`` under several margin rules from one pass over ``X``.
+
+    Returns a function ``X -> {rule: scores}`` whose values equal
+    ``ranking_decision(model, rule)(X)`` for every rule in ``margin_rules``,
+    computing ``decision_function`` once and ``scales`` at most once (one
+    call of ``decision_and_scales`` where the model has it: the
+    block-kernel map is then built once instead of three times). A model
+    without ``scales`` scores every rule by its ``decision_function``.
+
+    Examples
+    --------
+    >>> class _Geo:
+    ...     intercept_ = np.array([0.5])
+    ...     def decision_function(self, X): return np.array([2.5, -1.5])
+    ...     def scales(self, X): return np.array([0.5, 1.0])
+    >>> both = ranking_decisions(_Geo(), ["scaled", "unscaled"])(None)
+    >>> {k: v.tolist() for k, v in both.items()}
+    {'scaled': [2.5, -1.5], 'unscaled': [1.5, -1.5]}
+    """
+    rules = list(margin_rules)
+    for rule in rules:
+        ranking_decision(model, rule)  # validates the rule names
+    needs_scales = hasattr(model, "scales") and "unscaled" in rules
+
+    def score(X) -> dict:
+        if needs_scales and hasattr(model, "decision_and_scales"):
+            f, s = model.decision_and_scales(X)
+        else:
+            f = model.decision_function(X)
+            s = model.scales(X) if needs_scales else None
+        f = np.asarray(f, dtype=np.float64)
+        out = {}
+        for rule in rules:
+            if rule == "unscaled" and needs_scales:
+                b = float(np.ravel(model.intercept_)[0])
+                out[rule] = (f - b) * np.asarray(s, dtype=np.float64) + b
+            else:
+                out[rule] = f
+        return out
+    return score
 
 
 def adjacency_scores(featurizer, X: np.ndarray) -> np.ndarray:
