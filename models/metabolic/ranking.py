@@ -521,17 +521,25 @@ def ranking_decision(model, margin_rule: str = "unscaled") -> Callable[[np.ndarr
     >>> ranking_decision(_Geo(), "scaled")(None).tolist()
     [2.5, -1.5]
     """
-    if margin_rule not in MARGIN_RULES:
-        raise ValueError(f"The 'margin_rule' parameter must be one of {MARGIN_RULES}. "
-                         f"Got {margin_rule!r} instead.")
+    _check_margin_rule(margin_rule)
     if margin_rule == "scaled" or not hasattr(model, "scales"):
         return model.decision_function
 
     def unscaled(X):
-        f = np.asarray(model.decision_function(X), dtype=np.float64)
-        b = float(np.ravel(model.intercept_)[0])
-        return (f - b) * np.asarray(model.scales(X), dtype=np.float64) + b
+        return _unscale(model, model.decision_function(X), model.scales(X))
     return unscaled
+
+
+def _check_margin_rule(margin_rule: str) -> None:
+    if margin_rule not in MARGIN_RULES:
+        raise ValueError(f"The 'margin_rule' parameter must be one of {MARGIN_RULES}. "
+                         f"Got {margin_rule!r} instead.")
+
+
+def _unscale(model, f, s) -> np.ndarray:
+    """``<w, phi(x)> + b = (f(x) - b) s(x) + b`` from the geometric margins ``f``."""
+    b = float(np.ravel(model.intercept_)[0])
+    return (np.asarray(f, dtype=np.float64) - b) * np.asarray(s, dtype=np.float64) + b
 
 
 def ranking_decisions(model, margin_rules: Sequence[str]) -> Callable[[np.ndarray], dict]:
@@ -556,7 +564,7 @@ def ranking_decisions(model, margin_rules: Sequence[str]) -> Callable[[np.ndarra
     """
     rules = list(margin_rules)
     for rule in rules:
-        ranking_decision(model, rule)  # validates the rule names
+        _check_margin_rule(rule)
     needs_scales = hasattr(model, "scales") and "unscaled" in rules
 
     def score(X) -> dict:
@@ -565,15 +573,8 @@ def ranking_decisions(model, margin_rules: Sequence[str]) -> Callable[[np.ndarra
         else:
             f = model.decision_function(X)
             s = model.scales(X) if needs_scales else None
-        f = np.asarray(f, dtype=np.float64)
-        out = {}
-        for rule in rules:
-            if rule == "unscaled" and needs_scales:
-                b = float(np.ravel(model.intercept_)[0])
-                out[rule] = (f - b) * np.asarray(s, dtype=np.float64) + b
-            else:
-                out[rule] = f
-        return out
+        return {rule: _unscale(model, f, s) if rule == "unscaled" and needs_scales else f
+                for rule in rules}
     return score
 
 
