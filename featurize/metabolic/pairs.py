@@ -345,6 +345,8 @@ class PairFeaturizer:
         self._catalyses = sp.csr_matrix((np.ones(len(pairs)), (rows_, cols_)),
                                         shape=(len(rid), len(universe) + 1))
         self.role_kinds_: list[str] = []
+        if self.reaction_kinds or self.subsystems:
+            self._prepare_model_reactions(reactions)
         if self.reaction_kinds:
             self._prepare_roles(reactions)
         self.subsystem_block_ = False
@@ -887,6 +889,19 @@ class PairFeaturizer:
             cols += [np.log1p(cs), cs / n]
         return np.column_stack(cols)
 
+    def _prepare_model_reactions(self, reactions: pd.DataFrame) -> None:
+        """Directed reaction -> model reaction (``_model_of``) and, per model
+        reaction (both directions counted once), the union of its genes
+        (``_model_genes``, sorted tuples, in model order): what the ``role``
+        and ``subsystem`` blocks count."""
+        model = reactions["reaction_id"] if "reaction_id" in reactions.columns \
+            else pd.Series(reactions.index, index=reactions.index)
+        self._model_of = {str(r): str(m) for r, m in model.items()}
+        genes: dict[str, set] = {}
+        for r, m in self._model_of.items():
+            genes.setdefault(m, set()).update(self._rgenes[r])
+        self._model_genes = {m: tuple(sorted(gs)) for m, gs in genes.items()}
+
     def _prepare_roles(self, reactions: pd.DataFrame) -> None:
         """Per gene, how many model reactions (each counted once, whatever its
         directions) it catalyses in all and per kind."""
@@ -897,14 +912,8 @@ class PairFeaturizer:
             raise GeomarginInputError(
                 f"net.reactions.reaction_kind of reaction {bad!r} is {unknown[0]!r}; expected one "
                 f"of {ROLE_KINDS} (featurize.metabolic.reaction_kinds)")
-        model = reactions["reaction_id"] if "reaction_id" in reactions.columns \
-            else pd.Series(reactions.index, index=reactions.index)
-        self._model_of = {str(r): str(m) for r, m in model.items()}
-        seen: dict[str, tuple[str, tuple[str, ...]]] = {}
-        for r, m in self._model_of.items():
-            genes = set(seen.get(m, ("", ()))[1]) | set(self._rgenes[r])
-            seen[m] = (self._kind_of[r], tuple(sorted(genes)))
-        self._model_genes = {m: gs for m, (_, gs) in seen.items()}
+        kind_of_model = {m: self._kind_of[r] for r, m in self._model_of.items()}
+        seen = {m: (kind_of_model[m], gs) for m, gs in self._model_genes.items()}
         # a kind without any reaction that has a gene has no role to measure
         self.role_kinds_ = [k for k in ROLE_KINDS if any(kk == k and gs for kk, gs in seen.values())]
         n = len(self._universe) + 1
@@ -938,20 +947,14 @@ class PairFeaturizer:
     def _prepare_subsystems(self, reactions: pd.DataFrame) -> None:
         """Model reactions (each counted once, whatever its directions) with
         their subsystems and genes, as a (model reactions x genes) matrix."""
-        model = reactions["reaction_id"] if "reaction_id" in reactions.columns \
-            else pd.Series(reactions.index, index=reactions.index)
         sub_of: dict[str, frozenset] = {}
-        genes_of: dict[str, set] = {}
-        self._sub_model = {}
-        for r, m in model.items():
-            r, m = str(r), str(m)
-            self._sub_model[r] = m
+        for r, m in self._model_of.items():
             text = reactions.at[r, "subsystem"]
             subs = frozenset(x.strip() for x in str(text).split(";") if x.strip()) \
                 if isinstance(text, str) else frozenset()
             sub_of[m] = sub_of.get(m, frozenset()) | subs
-            genes_of.setdefault(m, set()).update(self._rgenes[r])
-        mids = list(sub_of)
+        genes_of = self._model_genes
+        mids = list(genes_of)
         self._sub_mid = {m: i for i, m in enumerate(mids)}
         self._sub_of = [sub_of[m] for m in mids]
         rows = [i for i, m in enumerate(mids) for _ in genes_of[m]]
@@ -965,7 +968,7 @@ class PairFeaturizer:
     def _subsystem_counts(self, reaction: str):
         """Per gene (every gid), ``s`` and ``m`` of the subsystem block, and
         ``n_s``; None where the block is absent for every gene."""
-        i = self._sub_mid[self._sub_model[reaction]]
+        i = self._sub_mid[self._model_of[reaction]]
         subs = self._sub_of[i]
         if not subs:
             return None
@@ -1002,7 +1005,7 @@ class PairFeaturizer:
         if not self.subsystem_block_:
             return []
         g = self._gid.get(normalize_gene_id(gene))
-        i = self._sub_mid[self._sub_model[reaction]]
+        i = self._sub_mid[self._model_of[reaction]]
         subs = self._sub_of[i]
         if g is None or not subs:
             return []
