@@ -72,6 +72,7 @@ def rank_fold(fold: int, test_idx) -> tuple[list[tuple], list[tuple]]:
                  for m, cv in cvs.items()}
     for i, reaction in enumerate(reactions, start=1):
         true = list(net.reactions.at[reaction, "genes"])
+        true_ids = {normalize_gene_id(g) for g in true}
         scores = {m: np.empty(len(candidates)) for m in names}
         for b in range(0, len(candidates), p.batch_size):  # bounded memory
             X = featurizer.candidate_matrix(reaction, candidates[b:b + p.batch_size])
@@ -92,7 +93,7 @@ def rank_fold(fold: int, test_idx) -> tuple[list[tuple], list[tuple]]:
             first = candidate_order(s, gene_rank)[0]
             top = candidates[first] if not np.isnan(s[first]) else ""
             tops.append((method, fold, reaction, top,
-                         bool(top) and normalize_gene_id(top) in {normalize_gene_id(g) for g in true}))
+                         bool(top) and normalize_gene_id(top) in true_ids))
         if i % 50 == 0 or i == len(reactions):
             log.info("fold %d/%d: reactions scored %d/%d (%.0f s)", fold, n_folds, i,
                      len(reactions), time.perf_counter() - start)
