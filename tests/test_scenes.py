@@ -365,3 +365,38 @@ def test_match_takes_the_first_acceptable_car_in_file_order():
     det3 = pd.DataFrame({"scene": [0, 0], "row": [0, 0], "col": [40, 15], "width": [100, 100],
                          "score": [1.0, 2.0]})
     assert match_detections(det3, truths3).tolist() == [True, True]
+
+
+def _negated_first_column(X):
+    return -X[:, 0]
+
+
+@pytest.mark.parametrize("pyramid", [None, {"max_scale": 1.0, "step": 2 ** 0.25}])
+def test_several_scorers_share_the_windows_and_match_separate_runs(pyramid):
+    # a mapping of scorers: one pass over the windows, per-method NMS; the
+    # rows of each method equal those of a run with that scorer alone
+    scene = np.zeros((200, 420), np.float32)
+    scene[20:100, 40:240] = 1.0
+    scene[140:180, 300:400] = 1.0
+    calls = []
+
+    class Counting(_BoxFeaturizer):
+        def transform_windows(self, scene, origins):
+            calls.append(len(origins))
+            return super().transform_windows(scene, origins)
+
+    scorers = {"box": _first_column, "anti": _negated_first_column}
+    both = detect_scenes([scene], Counting(), scorers, stride=2, pyramid=pyramid)
+    n_levels = len(calls)
+    assert n_levels == (1 if pyramid is None else len(pyramid_scales(scene.shape, **pyramid)))
+    assert list(both.columns[:2]) == ["scene", "method"]
+    for name, fn in scorers.items():
+        alone = detect_scenes([scene], _BoxFeaturizer(), fn, stride=2, pyramid=pyramid)
+        got = both[both["method"] == name].drop(columns="method").reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, alone)
+    # the box scorer's best window is the 40x100 car's top-left (single scale)
+    if pyramid is None:
+        best = both[both["method"] == "box"].iloc[0]
+        assert (best["row"], best["col"]) == (140, 300)
+    with pytest.raises(ValueError, match="non-empty mapping"):
+        detect_scenes([scene], _BoxFeaturizer(), {}, stride=2)

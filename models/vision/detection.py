@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -209,7 +209,17 @@ def non_max_suppression(origins: np.ndarray, scores: np.ndarray,
     return np.array(kept, dtype=int)
 
 
-def detect_in_scene(scene: np.ndarray, featurizer, score: Callable[[np.ndarray], np.ndarray],
+def _scorer_map(score) -> tuple[dict, bool]:
+    """``score`` as {name: callable} and whether it was given as a mapping."""
+    if isinstance(score, Mapping):
+        if not score:
+            raise ValueError("score must be a callable or a non-empty mapping of name -> callable; got {}")
+        return dict(score), True
+    return {None: score}, False
+
+
+def detect_in_scene(scene: np.ndarray, featurizer,
+                    score: Callable[[np.ndarray], np.ndarray] | Mapping[str, Callable],
                     stride: int = 4, nms_radius: tuple[int, int] = (20, 50),
                     min_score: float = -np.inf, scales: Sequence[float] | None = None) -> pd.DataFrame:
     """Detections (row, col, score) in one scene after NMS, best first.
@@ -219,25 +229,42 @@ def detect_in_scene(scene: np.ndarray, featurizer, score: Callable[[np.ndarray],
     windows of every level of :func:`image_pyramid` are scored and suppressed
     together; the result then has (row, col, width, score) in scene pixels
     (row, col and width as floats: a level's window mapped back by 1 / scale).
+
+    ``score`` may also be a mapping {method name: callable}: the window
+    features are computed once and scored by every callable, NMS runs per
+    method, and the result gets a first column ``method`` (the methods in the
+    mapping's order, each best first): exactly the rows of separate calls.
     """
-    if scales is None:
-        origins = window_origins(scene.shape, stride)
-        X = featurizer.transform_windows(scene, origins)
-        s = np.asarray(score(X), dtype=float)
-        keep = s >= min_score
-        idx = np.flatnonzero(keep)[non_max_suppression(origins[keep], s[keep], nms_radius)]
-        return pd.DataFrame({"row": origins[idx, 0], "col": origins[idx, 1], "score": s[idx]})
-    boxes, values = [], []
-    for sc, level in zip(scales, image_pyramid(scene, scales)):
+    scorers, named = _scorer_map(score)
+    multi = scales is not None
+    if not multi:
+        levels, scales = [scene], [1.0]
+    else:
+        levels = image_pyramid(scene, scales)
+    boxes, values = [], {k: [] for k in scorers}
+    for sc, level in zip(scales, levels):
         o = window_origins(level.shape, stride)
-        v = np.asarray(score(featurizer.transform_windows(level, o)), dtype=float)
+        X = featurizer.transform_windows(level, o)
+        for k, fn in scorers.items():
+            values[k].append(np.asarray(fn(X), dtype=float))
         boxes.append(np.column_stack([o / sc, np.full(len(o), CROP_SHAPE[1] / sc)]))
-        values.append(v)
-    b, v = np.concatenate(boxes), np.concatenate(values)
-    keep = v >= min_score
-    b, v = b[keep], v[keep]
-    idx = non_max_suppression(b[:, :2], v, nms_radius, widths=b[:, 2])
-    return pd.DataFrame({"row": b[idx, 0], "col": b[idx, 1], "width": b[idx, 2], "score": v[idx]})
+    b = np.concatenate(boxes)
+    parts = []
+    for k in scorers:
+        v = np.concatenate(values[k])
+        keep = v >= min_score
+        bk, vk = b[keep], v[keep]
+        if multi:
+            idx = non_max_suppression(bk[:, :2], vk, nms_radius, widths=bk[:, 2])
+            d = pd.DataFrame({"row": bk[idx, 0], "col": bk[idx, 1], "width": bk[idx, 2], "score": vk[idx]})
+        else:
+            idx = non_max_suppression(bk[:, :2], vk, nms_radius)
+            d = pd.DataFrame({"row": bk[idx, 0].astype(int), "col": bk[idx, 1].astype(int),
+                              "score": vk[idx]})
+        if named:
+            d.insert(0, "method", k)
+        parts.append(d)
+    return pd.concat(parts, ignore_index=True) if named else parts[0]
 
 
 class DecisionScorer:
@@ -271,7 +298,9 @@ def detect_scenes(scenes: Sequence[np.ndarray], featurizer, score, stride: int =
     (:func:`pyramid_scales` of each scene), adding a ``width`` column.
     ``n_jobs`` > 1 spreads the scenes over processes (joblib; ``score`` must
     then be picklable, e.g. a bound method or a ``functools.partial``); the
-    result does not depend on it."""
+    result does not depend on it. With a mapping {method: callable} as
+    ``score`` the window features of a scene are computed once for all
+    methods, and the result has a ``method`` column after ``scene``."""
     if n_jobs == 1:
         parts = []
         for k, scene in enumerate(scenes):

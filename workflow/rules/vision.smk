@@ -102,9 +102,30 @@ rule vision_detection_accuracy:
         "../scripts/vision_accuracy.py"
 
 
-rule vision_scene_model:
+rule vision_scene_featurizer:
     input:
         data=VIS_DATA,
+    output:
+        f"{VIS_DIR}/scenes/featurizer.joblib",
+    log:
+        "logs/vision/scene_featurizer.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=20,
+    params:
+        featurizer=VIS_FEAT,
+        min_present_fraction=VIS["min_present_fraction"],
+        seed=config["seed"],
+    script:
+        "../scripts/vision_scene_featurizer.py"
+
+
+rule vision_scene_model:
+    input:
+        featurizer=f"{VIS_DIR}/scenes/featurizer.joblib",
     output:
         f"{VIS_DIR}/scenes/{{method}}_model.joblib",
     log:
@@ -116,30 +137,32 @@ rule vision_scene_model:
         mem_mb=4000,
         runtime=60,
     params:
-        featurizer=VIS_FEAT,
         val_fraction=VIS["val_fraction"],
-        min_present_fraction=VIS["min_present_fraction"],
         grid=lambda wc: VIS["param_grids"].get(wc.method),
         seed=config["seed"],
     script:
         "../scripts/vision_scene_model.py"
 
 
-rule vision_scene_method:
+# One job per test set scores every method: a scene's window features (the
+# costly part) are computed once and scored by each method's model.
+rule vision_scenes:
     input:
         data=VIS_DATA,
-        model=f"{VIS_DIR}/scenes/{{method}}_model.joblib",
+        featurizer=f"{VIS_DIR}/scenes/featurizer.joblib",
+        models=expand(f"{VIS_DIR}/scenes/{{method}}_model.joblib", method=VIS["scene_methods"]),
     output:
-        f"{VIS_DIR}/scenes/{{method}}_detections.tsv",
+        expand(f"{VIS_DIR}/scenes/{{method}}_detections.tsv", method=VIS["scene_methods"]),
     log:
-        "logs/vision/scenes_{method}.log",
+        "logs/vision/scenes.log",
     conda:
         "../envs/geomargin.yaml"
     threads: 2  # scenes spread over processes
     resources:
-        mem_mb=4000,
-        runtime=60,
+        mem_mb=6000,
+        runtime=120,
     params:
+        methods=VIS["scene_methods"],
         multiscale=False,
         pyramid=None,
         stride=VIS["stride"],
@@ -148,12 +171,13 @@ rule vision_scene_method:
         "../scripts/vision_scenes.py"
 
 
-use rule vision_scene_method as vision_scene_method_scale with:
+use rule vision_scenes as vision_scenes_scale with:
     output:
-        f"{VIS_DIR}/scenes_scale/{{method}}_detections.tsv",
+        expand(f"{VIS_DIR}/scenes_scale/{{method}}_detections.tsv", method=VIS["scene_methods"]),
     log:
-        "logs/vision/scenes_scale_{method}.log",
+        "logs/vision/scenes_scale.log",
     params:
+        methods=VIS["scene_methods"],
         multiscale=True,
         pyramid=VIS["pyramid"],
         stride=VIS["stride"],

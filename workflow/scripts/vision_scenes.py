@@ -1,6 +1,7 @@
-"""Sliding-window detections of one method's trained model (vision_scene_model)
-on the 170 single-scale scenes, or with ``multiscale`` on the 108 scenes of
-TestImages_Scale (image pyramid, NMS across scales)."""
+"""Sliding-window detections of every scene method's trained model
+(vision_scene_model) on the 170 single-scale scenes, or with ``multiscale`` on
+the 108 scenes of TestImages_Scale (image pyramid, NMS across scales). The
+window features of a scene are computed once and scored by every method."""
 
 import time
 
@@ -14,16 +15,24 @@ from _bootstrap import setup
 log = setup(snakemake)
 smk = snakemake
 
-model = joblib.load(smk.input.model)
-f, keep, est = model["featurizer"], model["keep"], model["estimator"]
+f = joblib.load(smk.input.featurizer)["featurizer"]
+t0 = time.perf_counter()
+scorers = {}
+for method, path in zip(smk.params.methods, smk.input.models):
+    model = joblib.load(path)
+    if model["method"] != method:
+        raise ValueError(f"{path} holds a model of {model['method']!r}, expected {method!r}")
+    scorers[method] = DecisionScorer(model["estimator"], model["keep"])  # prepared once
+log.info("%d models loaded and prepared in %.1f s", len(scorers), time.perf_counter() - t0)
 multi = bool(smk.params.multiscale)
 scenes, truths, names = load_test_scenes(smk.input.data, scale=multi)
 t0 = time.perf_counter()
-det = detect_scenes(scenes, f, DecisionScorer(est, keep), stride=smk.params.stride,
+det = detect_scenes(scenes, f, scorers, stride=smk.params.stride,
                     nms_radius=tuple(smk.params.nms_radius), progress=log.info,
                     pyramid=dict(smk.params.pyramid) if multi else None, n_jobs=smk.threads)
 sec = time.perf_counter() - t0
-log.info("%s: %d scenes in %.1f s on %d processes (%.2f s/scene)", model["method"], len(scenes), sec,
+log.info("%d methods: %d scenes in %.1f s on %d processes (%.2f s/scene)", len(scorers), len(scenes), sec,
          smk.threads, sec / len(scenes))
 det.insert(1, "name", [names[k] for k in det["scene"]])
-write_tsv_atomic(det, smk.output[0])
+for method, out in zip(smk.params.methods, smk.output):
+    write_tsv_atomic(det[det["method"] == method].drop(columns="method"), out)
