@@ -15,11 +15,12 @@ equal-error-rate recall. Detection is split into its measured steps:
 candidates + features (``transform_windows``, including the pyramid),
 classifier (``decision_function``) and non-maximum suppression.
 
-With ``--model`` (a file of the ``vision_scene_model`` rule: featurizer, kept
-columns and trained classifier of one method) the featurisation row is
-loading that model and detection uses its classifier, as the workflow's scene
-rules do (``DecisionScorer``, which prepares the geometric margin's cubic
-kernel once). With ``--jobs`` > 1 the steps are not split (they run in the
+With ``--model`` (files of the ``vision_scene_model`` rule: featurizer, kept
+columns and trained classifier of one method each) the featurisation row is
+loading those models and detection uses their classifiers, as the workflow's
+scene rules do: each window's features computed once and scored by every
+model (``DecisionScorer``, which prepares the geometric margin's cubic kernel
+once); recall at EER and AP are then given per model. With ``--jobs`` > 1 the steps are not split (they run in the
 worker processes) and the peak RSS column is the largest of this process and
 the workers (read after the workers are shut down).
 """
@@ -80,8 +81,8 @@ def main() -> None:
                     help="test sets: single-scale TestImages, multi-scale TestImages_Scale")
     ap.add_argument("--max-scale", type=float, default=1.2, help="largest pyramid scale (vision.pyramid)")
     ap.add_argument("--scale-step", type=float, default=2 ** 0.25, help="pyramid step (vision.pyramid)")
-    ap.add_argument("--model", type=Path, default=None,
-                    help="a vision_scene_model output (.joblib) instead of the zero-filled linear SVC")
+    ap.add_argument("--model", type=Path, nargs="+", default=None,
+                    help="vision_scene_model outputs (.joblib) instead of the zero-filled linear SVC")
     args = ap.parse_args()
 
     rows = []
@@ -89,12 +90,13 @@ def main() -> None:
     if args.model is not None:
         import joblib
 
-        model = joblib.load(args.model)
-        f, clf = model["featurizer"], model["estimator"]
-        scorer = DecisionScorer(clf, model["keep"])  # prepares the geometric margin once
-        clf_name = f"{model['method']} model ({args.model.name}, {model['params']})"
-        rows.append((f"load {args.model.name} and prepare its scorer", time.perf_counter() - t0, 60, peak_mb(),
-                     f"{int(model['keep'].sum())} features kept"))
+        models = [joblib.load(p) for p in args.model]
+        f = models[0]["featurizer"]
+        # prepares the geometric margin once
+        scorer = {m["method"]: DecisionScorer(m["estimator"], m["keep"]) for m in models}
+        clf_name = ", ".join(f"{m['method']} ({m['params']})" for m in models)
+        rows.append((f"load {len(models)} model(s) and prepare their scorers", time.perf_counter() - t0, 60,
+                     peak_mb(), f"{int(models[0]['keep'].sum())} features kept"))
         args.detector = f.detector
     else:
         X, y = load_crops(args.data)
@@ -111,7 +113,7 @@ def main() -> None:
 
         clf = make_pipeline(SimpleImputer(strategy="constant", fill_value=0.0, keep_empty_features=True),
                             LinearSVC(C=0.01, max_iter=20000)).fit(F, y)
-        scorer = DecisionScorer(clf)
+        scorer = {"zero-filled linear SVC": DecisionScorer(clf)}
         clf_name = "zero-filled linear SVC"
     for test_set in args.sets:
         multi = test_set == "scale"
@@ -135,7 +137,8 @@ def main() -> None:
         type(f).transform_windows = timed("features", transform)
         try:
             t0 = time.perf_counter()
-            det = detect_scenes(scenes, f, timed("classifier", scorer) if args.jobs == 1 else scorer,
+            det = detect_scenes(scenes, f, {k: timed("classifier", v) for k, v in scorer.items()}
+                                if args.jobs == 1 else scorer,
                                 stride=args.stride, n_jobs=args.jobs,
                                 pyramid={"max_scale": args.max_scale, "step": args.scale_step} if multi else None)
             t_det = time.perf_counter() - t0
@@ -144,8 +147,11 @@ def main() -> None:
         finally:
             scenes_mod.non_max_suppression = nms
             type(f).transform_windows = transform
-        curve = precision_recall(det, truths)
-        eer, ap_ = equal_error_recall(curve), average_precision(curve)
+        quality = []
+        for name, d in det.groupby("method", sort=False):
+            curve = precision_recall(d.drop(columns="method"), truths)
+            quality.append(f"{name}: recall at EER {equal_error_recall(curve):.3f}, "
+                           f"AP {average_precision(curve):.3f}")
         label = (f"detect in {len(scenes)} multi-scale scenes (pyramid {args.max_scale:g}/{args.scale_step:.3f})"
                  if multi else f"detect in {len(scenes)} single-scale scenes")
         n = len(scenes)
@@ -154,7 +160,7 @@ def main() -> None:
                      + (f" (candidates+features {steps['features'] / n:.2f}, classifier "
                         f"{steps['classifier'] / n:.3f}, NMS {steps['nms'] / n:.3f})" if args.jobs == 1
                         else f" on {args.jobs} processes")
-                     + f"; recall at EER {eer:.3f}, AP {ap_:.3f}"))
+                     + "; " + "; ".join(quality)))
 
     print(f"search radius {f.search_radius}, {f.max_candidates} candidates per landmark; peak RSS: "
           + ("this process and its workers" if args.jobs > 1 else "this process") + "\n")
