@@ -123,9 +123,60 @@ rule vision_scene_featurizer:
         "../scripts/vision_scene_featurizer.py"
 
 
+rule vision_scene_crop_model:
+    input:
+        featurizer=f"{VIS_DIR}/scenes/featurizer.joblib",
+    output:
+        f"{VIS_DIR}/scenes/{{method}}_crop_model.joblib",
+    log:
+        "logs/vision/scene_crop_model_{method}.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        val_fraction=VIS["val_fraction"],
+        grid=lambda wc: VIS["param_grids"].get(wc.method),
+        seed=config["seed"],
+    script:
+        "../scripts/vision_scene_crop_model.py"
+
+
+# Hard negatives of every scene method from the enlarged training negatives,
+# window features computed once for all methods (no test scene is read).
+rule vision_hard_negatives:
+    input:
+        data=VIS_DATA,
+        featurizer=f"{VIS_DIR}/scenes/featurizer.joblib",
+        models=expand(
+            f"{VIS_DIR}/scenes/{{method}}_crop_model.joblib", method=VIS["scene_methods"]
+        ),
+    output:
+        expand(
+            f"{VIS_DIR}/scenes/{{method}}_hard_negatives.npz", method=VIS["scene_methods"]
+        ),
+    log:
+        "logs/vision/hard_negatives.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 2  # negatives spread over processes
+    resources:
+        mem_mb=6000,
+        runtime=120,
+    params:
+        methods=VIS["scene_methods"],
+        hard_negatives=VIS["hard_negatives"],
+    script:
+        "../scripts/vision_hard_negatives.py"
+
+
 rule vision_scene_model:
     input:
         featurizer=f"{VIS_DIR}/scenes/featurizer.joblib",
+        crop_model=f"{VIS_DIR}/scenes/{{method}}_crop_model.joblib",
+        hard_negatives=f"{VIS_DIR}/scenes/{{method}}_hard_negatives.npz",
     output:
         f"{VIS_DIR}/scenes/{{method}}_model.joblib",
     log:
@@ -137,8 +188,6 @@ rule vision_scene_model:
         mem_mb=4000,
         runtime=60,
     params:
-        val_fraction=VIS["val_fraction"],
-        grid=lambda wc: VIS["param_grids"].get(wc.method),
         seed=config["seed"],
     script:
         "../scripts/vision_scene_model.py"

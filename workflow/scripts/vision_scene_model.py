@@ -1,14 +1,15 @@
-"""Classifier of one method for scene detection, trained on the features of
-all training crops (``vision_scene_featurizer``; hyperparameters by inner
-validation); saved with joblib, with the featurizer, for the scene jobs."""
+"""Final classifier of one method for scene detection: the crop-trained model's
+hyperparameters, refitted on the training crops plus the method's hard
+negatives (``vision_hard_negatives``); saved with joblib, with the
+featurizer, for the scene jobs."""
 
 import time
 
 import joblib
+import numpy as np
 
 from common.io import atomic_path
 from models.registry import get_method
-from models.selection import select_params
 
 from _bootstrap import setup
 
@@ -16,14 +17,18 @@ log = setup(snakemake)
 smk = snakemake
 
 method = smk.wildcards.method
-t0 = time.perf_counter()
 shared = joblib.load(smk.input.featurizer)
+first = joblib.load(smk.input.crop_model)
+hard = np.load(smk.input.hard_negatives)["features"]
 f, keep, F, y = shared["featurizer"], shared["keep"], shared["features"], shared["y"]
-groups = f.groups_[keep]
-params = select_params(method, F, y, feature_groups=groups, val_fraction=smk.params.val_fraction,
-                       param_grid=smk.params.grid, seed=smk.params.seed)
-est = get_method(method).make(groups=groups, random_state=smk.params.seed).set_params(**params).fit(F, y)
-log.info("%s trained on %d crops x %d features in %.1f s, params %s", method, len(y), F.shape[1],
-         time.perf_counter() - t0, params)
+t0 = time.perf_counter()
+if len(hard):
+    est = get_method(method).make(groups=f.groups_[keep], random_state=smk.params.seed)
+    est.set_params(**first["params"]).fit(np.vstack([F, hard]), np.concatenate([y, np.zeros(len(hard), y.dtype)]))
+else:
+    est = first["estimator"]
+log.info("%s refitted on %d crops + %d hard negatives in %.1f s, params %s", method, len(y), len(hard),
+         time.perf_counter() - t0, first["params"])
 with atomic_path(smk.output[0], ".joblib") as tmp:
-    joblib.dump({"method": method, "featurizer": f, "keep": keep, "estimator": est, "params": params}, tmp)
+    joblib.dump({"method": method, "featurizer": f, "keep": keep, "estimator": est, "params": first["params"],
+                 "hard_negatives": len(hard)}, tmp)

@@ -1,0 +1,123 @@
+"""Hard negatives for the scene detectors, mined from the training negatives.
+
+A classifier trained on the 1050 UIUC training crops has seen 500 non-car
+windows, while a scene offers thousands; many of its false detections are
+background textures (road, foliage, facades). As in Dalal & Triggs (2005),
+the windows of training negatives that a first model scores highest are
+added as negatives and the model is refitted once. The UIUC negatives are
+100x40 crops, as large as one window, so each is enlarged by the factors of
+``scales`` (``cv2.resize``, bilinear) and every window on a ``stride`` grid
+of the enlarged image is a candidate negative: it holds no car by
+construction. No test scene is used.
+
+Per method, the windows scoring above ``margin`` (the SVM margin, -1: the
+windows that violate or sit inside it) are kept, at most ``max_windows`` of
+them, highest scores first. Window features are computed once per image and
+shared by every method's scorer.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping, Sequence
+
+import cv2
+import numpy as np
+
+from models.vision.detection import window_origins
+
+__all__ = ["negative_windows", "mine_hard_negatives"]
+
+
+def negative_windows(image: np.ndarray, scales: Sequence[float], stride: int
+                     ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``[(enlarged image, window origins), ...]``, one per scale in ``scales``
+    (each > 1 enlarges the 40x100 crop; 1 keeps it, one window)."""
+    out = []
+    for s in scales:
+        s = float(s)
+        if not np.isfinite(s) or s < 1:
+            raise ValueError(f"hard-negative scales must be >= 1 (enlargements of a 40x100 crop); got {s}")
+        level = image if s == 1 else cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_LINEAR)
+        out.append((level, window_origins(level.shape, stride)))
+    return out
+
+
+def _top(X: np.ndarray, v: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` rows of highest ``v`` (ties: first rows first), best first."""
+    order = np.argsort(-v, kind="stable")[:k]
+    return X[order], v[order]
+
+
+def _mine_image(image, featurizer, scorers, scales, stride, margin, max_windows):
+    feats = {k: [] for k in scorers}
+    vals = {k: [] for k in scorers}
+    for level, origins in negative_windows(image, scales, stride):
+        X = featurizer.transform_windows(level, origins)
+        for k, fn in scorers.items():
+            v = np.asarray(fn(X), dtype=float)
+            hard = v > margin
+            feats[k].append(X[hard].astype(np.float32))
+            vals[k].append(v[hard])
+    return {k: _top(np.concatenate(feats[k]), np.concatenate(vals[k]), max_windows) for k in scorers}
+
+
+def mine_hard_negatives(featurizer, scorers: Mapping[str, Callable[[np.ndarray], np.ndarray]],
+                        images: Sequence[np.ndarray], *, scales: Sequence[float] = (1.5, 2.0, 2.5),
+                        stride: int = 4, margin: float = -1.0, max_windows: int = 3000,
+                        n_jobs: int = 1, chunk: int = 50) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Hard negatives per method from the windows of enlarged negative images.
+
+    Parameters
+    ----------
+    featurizer : fitted :class:`featurize.vision.featurizer.CarPartFeaturizer`
+        (anything with ``transform_windows(image, origins)``).
+    scorers : {method: callable} mapping window features to scores (e.g.
+        :class:`models.vision.detection.DecisionScorer` of a model trained on
+        the crops).
+    images : training negatives (40x100 float images in [0, 1]).
+    scales, stride : enlargement factors of each image and the window grid step.
+    margin : a window is hard for a method when its score is above this.
+    max_windows : at most this many per method, highest scores first.
+    n_jobs, chunk : processes, and images per batch (the running best
+        ``max_windows`` are kept between batches, so memory stays bounded).
+
+    Returns
+    -------
+    {method: (features float32 (k, n_features), scores (k,))}, best first;
+    the same for any ``n_jobs`` and ``chunk``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class Mean:  # one feature: the window's mean brightness
+    ...     def transform_windows(self, img, origins):
+    ...         return np.array([[img[r:r + 40, c:c + 100].mean()] for r, c in origins])
+    >>> neg = [np.linspace(0, 1, 4000, dtype=np.float32).reshape(40, 100)]
+    >>> got = mine_hard_negatives(Mean(), {"bright": lambda X: X[:, 0] - 0.5}, neg,
+    ...                           scales=[1.0, 2.0], stride=20, max_windows=2)
+    >>> got["bright"][0].shape
+    (2, 1)
+    """
+    if not isinstance(max_windows, (int, np.integer)) or max_windows < 1:
+        raise ValueError(f"max_windows must be an int >= 1; got {max_windows!r}")
+    if not isinstance(stride, (int, np.integer)) or stride < 1:
+        raise ValueError(f"stride must be an int >= 1; got {stride!r}")
+    if not scorers:
+        raise ValueError("scorers must be a non-empty mapping of method -> callable")
+    if len(images) == 0:
+        raise ValueError("no negative images to mine hard negatives from")
+    best: dict[str, tuple[np.ndarray, np.ndarray] | None] = {k: None for k in scorers}
+    args = (featurizer, dict(scorers), tuple(scales), int(stride), float(margin), int(max_windows))
+    for start in range(0, len(images), max(int(chunk), 1)):
+        batch = images[start:start + max(int(chunk), 1)]
+        if n_jobs == 1:
+            parts = [_mine_image(img, *args) for img in batch]
+        else:
+            from joblib import Parallel, delayed
+
+            parts = Parallel(n_jobs=n_jobs)(delayed(_mine_image)(img, *args) for img in batch)
+        for k in scorers:
+            Xs = ([best[k][0]] if best[k] is not None else []) + [p[k][0] for p in parts]
+            vs = ([best[k][1]] if best[k] is not None else []) + [p[k][1] for p in parts]
+            best[k] = _top(np.concatenate(Xs), np.concatenate(vs), int(max_windows))
+    return {k: v for k, v in best.items()}
