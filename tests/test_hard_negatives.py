@@ -50,8 +50,10 @@ def test_mined_windows_are_the_best_windows_by_brute_force(n_jobs, chunk):
     rng = np.random.default_rng(0)
     images = [rng.random((40, 100)).astype(np.float32) for _ in range(5)]
     scorers = {"lin": _lin, "first": _first}
+    messages = []
     got = mine_hard_negatives(_QuadrantFeaturizer(), scorers, images, scales=[1.0, 1.5], stride=8,
-                              margin=-0.1, max_windows=7, n_jobs=n_jobs, chunk=chunk)
+                              margin=-0.1, max_windows=7, n_jobs=n_jobs, chunk=chunk, progress=messages.append)
+    assert len(messages) == -(-5 // chunk) and messages[-1].startswith("5/5 negatives mined")
     for name, fn in scorers.items():
         X, v = _brute(images, fn, [1.0, 1.5], 8, -0.1, 7)
         assert got[name][0].dtype == np.float32

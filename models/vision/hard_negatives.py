@@ -64,7 +64,8 @@ def _mine_image(image, featurizer, scorers, scales, stride, margin, max_windows)
 def mine_hard_negatives(featurizer, scorers: Mapping[str, Callable[[np.ndarray], np.ndarray]],
                         images: Sequence[np.ndarray], *, scales: Sequence[float] = (1.5, 2.0, 2.5),
                         stride: int = 4, margin: float = -1.0, max_windows: int = 3000,
-                        n_jobs: int = 1, chunk: int = 50) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+                        n_jobs: int = 1, chunk: int = 50, progress: Callable[[str], None] | None = None
+                        ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Hard negatives per method from the windows of enlarged negative images.
 
     Parameters
@@ -80,6 +81,7 @@ def mine_hard_negatives(featurizer, scorers: Mapping[str, Callable[[np.ndarray],
     max_windows : at most this many per method, highest scores first.
     n_jobs, chunk : processes, and images per batch (the running best
         ``max_windows`` are kept between batches, so memory stays bounded).
+    progress : called with a message after each batch (e.g. a logger's ``info``).
 
     Returns
     -------
@@ -120,4 +122,8 @@ def mine_hard_negatives(featurizer, scorers: Mapping[str, Callable[[np.ndarray],
             Xs = ([best[k][0]] if best[k] is not None else []) + [p[k][0] for p in parts]
             vs = ([best[k][1]] if best[k] is not None else []) + [p[k][1] for p in parts]
             best[k] = _top(np.concatenate(Xs), np.concatenate(vs), int(max_windows))
+        if progress is not None:
+            done = min(start + max(int(chunk), 1), len(images))
+            progress(f"{done}/{len(images)} negatives mined; hard windows kept per method: "
+                     + ", ".join(f"{k} {len(v[1])}" for k, v in best.items()))
     return {k: v for k, v in best.items()}

@@ -32,7 +32,8 @@ negatives = X[y == 0]
 t0 = time.perf_counter()
 if hn["max_windows"] > 0:
     mined = mine_hard_negatives(f, scorers, negatives, scales=hn["scales"], stride=hn["stride"],
-                                margin=hn["margin"], max_windows=hn["max_windows"], n_jobs=smk.threads)
+                                margin=hn["margin"], max_windows=hn["max_windows"], n_jobs=smk.threads,
+                                progress=log.info)
 else:  # hard negatives switched off: none for any method
     mined = {m: (np.empty((0, keep.size), np.float32), np.empty(0)) for m in scorers}
 log.info("%d negatives x scales %s mined in %.1f s on %d processes", len(negatives), hn["scales"],
