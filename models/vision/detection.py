@@ -290,6 +290,10 @@ def _detect_one(scene, featurizer, score, stride, nms_radius, pyramid):
     return detect_in_scene(scene, featurizer, score, stride, nms_radius, scales=scales)
 
 
+def _detect_many(scenes, featurizer, score, stride, nms_radius, pyramid):
+    return [_detect_one(scene, featurizer, score, stride, nms_radius, pyramid) for scene in scenes]
+
+
 def detect_scenes(scenes: Sequence[np.ndarray], featurizer, score, stride: int = 4,
                   nms_radius: tuple[int, int] = (20, 50), progress=None,
                   pyramid: dict | None = None, n_jobs: int = 1) -> pd.DataFrame:
@@ -310,8 +314,13 @@ def detect_scenes(scenes: Sequence[np.ndarray], featurizer, score, stride: int =
     else:
         from joblib import Parallel, delayed
 
-        parts = Parallel(n_jobs=n_jobs)(
-            delayed(_detect_one)(scene, featurizer, score, stride, nms_radius, pyramid) for scene in scenes)
+        # contiguous batches of scenes, a few per process: the featurizer and the
+        # scorers (models) are sent to a worker once per batch, not per scene
+        bounds = np.linspace(0, len(scenes), min(len(scenes), 4 * n_jobs) + 1).astype(int)
+        batches = Parallel(n_jobs=n_jobs)(
+            delayed(_detect_many)(scenes[a:b], featurizer, score, stride, nms_radius, pyramid)
+            for a, b in zip(bounds[:-1], bounds[1:]) if b > a)
+        parts = [d for batch in batches for d in batch]
         if progress is not None:
             progress(f"{len(scenes)} scenes on {n_jobs} processes: {sum(map(len, parts))} windows kept")
     for k, d in enumerate(parts):

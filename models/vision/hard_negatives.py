@@ -61,10 +61,25 @@ def _mine_image(image, featurizer, scorers, scales, stride, margin, max_windows)
     return {k: _top(np.concatenate(feats[k]), np.concatenate(vals[k]), max_windows) for k in scorers}
 
 
+def _merge(parts: list[dict], k: int) -> dict:
+    """Per method, the best ``k`` of several results (earlier parts first on ties)."""
+    return {m: _top(np.concatenate([p[m][0] for p in parts]), np.concatenate([p[m][1] for p in parts]), k)
+            for m in parts[0]}
+
+
+def _mine_images(images, *args):
+    """The best windows of several images, merged image by image (bounded memory)."""
+    best = None
+    for img in images:
+        part = _mine_image(img, *args)
+        best = part if best is None else _merge([best, part], args[-1])
+    return best
+
+
 def mine_hard_negatives(featurizer, scorers: Mapping[str, Callable[[np.ndarray], np.ndarray]],
                         images: Sequence[np.ndarray], *, scales: Sequence[float] = (1.5, 2.0, 2.5),
                         stride: int = 4, margin: float = -1.0, max_windows: int = 3000,
-                        n_jobs: int = 1, chunk: int = 50, progress: Callable[[str], None] | None = None
+                        n_jobs: int = 1, chunk: int = 100, progress: Callable[[str], None] | None = None
                         ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Hard negatives per method from the windows of enlarged negative images.
 
@@ -108,22 +123,24 @@ def mine_hard_negatives(featurizer, scorers: Mapping[str, Callable[[np.ndarray],
         raise ValueError("scorers must be a non-empty mapping of method -> callable")
     if len(images) == 0:
         raise ValueError("no negative images to mine hard negatives from")
-    best: dict[str, tuple[np.ndarray, np.ndarray] | None] = {k: None for k in scorers}
+    best = None
     args = (featurizer, dict(scorers), tuple(scales), int(stride), float(margin), int(max_windows))
-    for start in range(0, len(images), max(int(chunk), 1)):
-        batch = images[start:start + max(int(chunk), 1)]
+    step = max(int(chunk), 1)
+    for start in range(0, len(images), step):
+        batch = images[start:start + step]
         if n_jobs == 1:
-            parts = [_mine_image(img, *args) for img in batch]
+            parts = [_mine_images(batch, *args)]
         else:
             from joblib import Parallel, delayed
 
-            parts = Parallel(n_jobs=n_jobs)(delayed(_mine_image)(img, *args) for img in batch)
-        for k in scorers:
-            Xs = ([best[k][0]] if best[k] is not None else []) + [p[k][0] for p in parts]
-            vs = ([best[k][1]] if best[k] is not None else []) + [p[k][1] for p in parts]
-            best[k] = _top(np.concatenate(Xs), np.concatenate(vs), int(max_windows))
+            # one task per process and batch: the featurizer and the scorers
+            # (models) are sent to a worker once per batch, not once per image
+            bounds = np.linspace(0, len(batch), min(len(batch), n_jobs) + 1).astype(int)
+            parts = Parallel(n_jobs=n_jobs)(
+                delayed(_mine_images)(batch[a:b], *args) for a, b in zip(bounds[:-1], bounds[1:]) if b > a)
+        best = _merge(([best] if best is not None else []) + parts, int(max_windows))
         if progress is not None:
-            done = min(start + max(int(chunk), 1), len(images))
+            done = min(start + step, len(images))
             progress(f"{done}/{len(images)} negatives mined; hard windows kept per method: "
                      + ", ".join(f"{k} {len(v[1])}" for k, v in best.items()))
-    return {k: v for k, v in best.items()}
+    return best

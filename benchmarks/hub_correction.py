@@ -1,0 +1,153 @@
+"""Does a per-gene hub correction make the ranking less concentrated, and at
+what cost? An experiment on a finished metabolic run (not used by the workflow).
+
+    python benchmarks/hub_correction.py --workdir DIR [--method hgb] [--margin-rule scaled]
+
+Some genes (GAP1 on the default data) come first for a large share of the
+orphan reactions without the validation earning it. A common remedy for such
+"hubs" is to compare a gene's score for a reaction with its scores for the
+other reactions being ranked. For every outer fold, this scores all of the
+fold's held-out reactions (with known genes) against every candidate, using
+the method's fold model exactly as ``metabolic_ranking_validation`` does.
+It then ranks each reaction's candidates by:
+
+- ``raw``: the score (the workflow's ranking);
+- ``centred``: the score minus the gene's mean score over the fold's
+  held-out reactions;
+- ``z``: that difference divided by the gene's standard deviation over them.
+
+The corrections use no labels, only the set of reactions ranked together (for
+the orphans that set would be the orphans). Prints hit@1/10/50, MRR, median
+rank, the largest share of reactions one gene tops, and how often that gene
+was right when first. The same is printed for the orphan reactions (no labels:
+concentration only) with the model refitted on all pairs, as
+``enzyme_ranking`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+from threadpoolctl import threadpool_limits
+
+from featurize.metabolic.expression import normalize_gene_id
+from models.metabolic.evidence import orphan_reactions
+from models.metabolic.ranking import (consensus_params, gene_id_ranks, candidate_order, ranking_decision,
+                                      ranking_metrics, true_gene_ranks)
+from models.registry import get_method
+from models.selection import fit_estimator
+
+RULES = ("raw", "centred", "z")
+
+
+def score_matrix(featurizer, decision, reactions, candidates, batch_size=2000) -> np.ndarray:
+    """(reactions x candidates) scores; NaN where a pair has no evidence."""
+    S = np.full((len(reactions), len(candidates)), np.nan)
+    for i, r in enumerate(reactions):
+        for b in range(0, len(candidates), batch_size):
+            X = featurizer.candidate_matrix(r, candidates[b:b + batch_size])
+            s = np.asarray(decision(X), dtype=float)
+            s[np.isnan(X).all(axis=1)] = np.nan
+            S[i, b:b + len(X)] = s
+    return S
+
+
+def corrected(S: np.ndarray, rule: str) -> np.ndarray:
+    """``S`` per gene (column) compared with the gene's scores over the rows."""
+    if rule == "raw":
+        return S
+    mu = np.nanmean(S, axis=0)
+    out = S - mu
+    if rule == "z":
+        sd = np.nanstd(S, axis=0)
+        out = out / np.where(sd > 0, sd, 1.0)
+    return out
+
+
+def ranks_and_tops(S, reactions, true_genes, candidates, gene_rank):
+    """Filtered ranks of every true gene (``true_gene_ranks``, as the
+    validation computes them) and the top gene, per reaction."""
+    ranks, tops = [], []
+    for i, r in enumerate(reactions):
+        if true_genes.get(r):
+            ranks += list(true_gene_ranks(lambda _r, _g, s=S[i]: s, r, candidates, true_genes[r],
+                                          batch_size=len(candidates)).values())
+        tops.append(candidates[candidate_order(S[i], gene_rank)[0]])
+    return ranks, tops
+
+
+def concentration(tops, true_sets=None):
+    counts = pd.Series(tops).value_counts()
+    gene, n = counts.index[0], int(counts.iloc[0])
+    prec = np.nan
+    if true_sets is not None:
+        firsts = [k for k, t in enumerate(tops) if t == gene]
+        prec = np.mean([normalize_gene_id(gene) in true_sets[k] for k in firsts])
+    return gene, n / len(tops), prec
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--workdir", type=Path, required=True)
+    ap.add_argument("--method", default="hgb")
+    ap.add_argument("--margin-rule", default="scaled")
+    ap.add_argument("--no-orphans", action="store_true")
+    a = ap.parse_args()
+    w = a.workdir
+    cfg = yaml.safe_load((w / "config" / "config.yaml").read_text())
+    with open(w / "results/metabolic/features/featurizer.pkl", "rb") as fh:
+        bundle = pickle.load(fh)
+    featurizer, net, candidates = bundle["featurizer"], bundle["network"], bundle["candidates"]
+    instances = pd.read_csv(w / "results/metabolic/features/instances.tsv", sep="\t")
+    with open(w / f"results/metabolic/cv/{a.method}.pkl", "rb") as fh:
+        cv = pickle.load(fh)
+    gene_rank = gene_id_ranks(candidates)
+    out = {r: {"ranks": [], "tops": [], "true": []} for r in RULES}
+    with threadpool_limits(1):
+        for fold, test_idx in enumerate(cv.test_index, start=1):
+            held = instances.iloc[test_idx]
+            reactions = sorted(held.loc[held["label"] == 1, "reaction"].unique())
+            true = {r: list(net.reactions.at[r, "genes"]) for r in reactions}
+            S = score_matrix(featurizer, ranking_decision(cv.models[fold - 1], a.margin_rule), reactions,
+                             candidates)
+            for rule in RULES:
+                rk, tp = ranks_and_tops(corrected(S, rule), reactions, true, candidates, gene_rank)
+                out[rule]["ranks"] += rk
+                out[rule]["tops"] += tp
+                out[rule]["true"] += [{normalize_gene_id(g) for g in true[r]} for r in reactions]
+            print(f"fold {fold}: {len(reactions)} reactions scored", flush=True)
+    print(f"\n{a.method} ({a.margin_rule}), validation: every held-out reaction, {len(candidates)} candidates\n")
+    print("| rule | hit@1 | hit@10 | hit@50 | MRR | median rank | top-1 gene (share, right when first) |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for rule in RULES:
+        m = ranking_metrics(out[rule]["ranks"], len(candidates))
+        g, share, prec = concentration(out[rule]["tops"], out[rule]["true"])
+        print(f"| {rule} | {m['hit@1']:.3f} | {m['hit@10']:.3f} | {m['hit@50']:.3f} | {m['mrr']:.3f} "
+              f"| {m['median_rank']:.0f} | {g} ({share:.3f}, {prec:.2f}) |")
+    if a.no_orphans:
+        return
+    data = np.load(w / "results/metabolic/features/features.npz", allow_pickle=False)
+    model = get_method(a.method).make(groups=data["groups"], random_state=cfg["seed"])
+    model.set_params(**consensus_params(cv.best_params))
+    fit_estimator(model, data["X"], data["y"], query=data["instance_group"])
+    kinds = cfg["metabolic"]["ranking"].get("kinds", ["enzymatic", "transport", "spontaneous"])
+    orph = orphan_reactions(net, featurizer, kinds=kinds)
+    reactions = orph.index[orph["eligible"]].tolist()
+    with threadpool_limits(1):
+        S = score_matrix(featurizer, ranking_decision(model, a.margin_rule), reactions, candidates)
+    print(f"\norphans: {len(reactions)} ranked reactions\n")
+    print("| rule | top-1 gene | share | distinct top-1 genes |")
+    print("|---|---|---:|---:|")
+    for rule in RULES:
+        _, tops = ranks_and_tops(corrected(S, rule), reactions, {}, candidates, gene_rank)
+        g, share, _ = concentration(tops)
+        print(f"| {rule} | {g} | {share:.3f} | {len(set(tops))} |")
+
+
+if __name__ == "__main__":
+    main()
