@@ -8,6 +8,8 @@ VIS = config["vision"]
 VIS_DIR = "results/vision"
 # The UIUC layout: the fetched dataset, or file:DIR (config vision.data).
 VIS_DATA = input_ref(VIS["data"])
+# a method name, exactly: "{method}_model.joblib" must not match "zero_crop_model.joblib"
+VIS_METHOD = "|".join(re.escape(m) for m in dict.fromkeys(VIS["methods"] + VIS["scene_methods"]))
 VIS_FEAT = {
     k: VIS[k]
     for k in (
@@ -130,6 +132,8 @@ rule vision_scene_crop_model:
         f"{VIS_DIR}/scenes/{{method}}_crop_model.joblib",
     log:
         "logs/vision/scene_crop_model_{method}.log",
+    wildcard_constraints:
+        method=VIS_METHOD,
     conda:
         "../envs/geomargin.yaml"
     threads: 1
@@ -181,6 +185,8 @@ rule vision_scene_model:
         f"{VIS_DIR}/scenes/{{method}}_model.joblib",
     log:
         "logs/vision/scene_model_{method}.log",
+    wildcard_constraints:
+        method=VIS_METHOD,
     conda:
         "../envs/geomargin.yaml"
     threads: 1
