@@ -9,7 +9,9 @@ VIS_DIR = "results/vision"
 # The UIUC layout: the fetched dataset, or file:DIR (config vision.data).
 VIS_DATA = input_ref(VIS["data"])
 # a method name, exactly: "{method}_model.joblib" must not match "zero_crop_model.joblib"
-VIS_METHOD = "|".join(re.escape(m) for m in dict.fromkeys(VIS["methods"] + VIS["scene_methods"]))
+VIS_METHOD = "|".join(
+    re.escape(m) for m in dict.fromkeys(VIS["methods"] + VIS["scene_methods"])
+)
 VIS_FEAT = {
     k: VIS[k]
     for k in (
@@ -155,11 +157,13 @@ rule vision_hard_negatives:
         data=VIS_DATA,
         featurizer=f"{VIS_DIR}/scenes/featurizer.joblib",
         models=expand(
-            f"{VIS_DIR}/scenes/{{method}}_crop_model.joblib", method=VIS["scene_methods"]
+            f"{VIS_DIR}/scenes/{{method}}_crop_model.joblib",
+            method=VIS["scene_methods"],
         ),
     output:
         expand(
-            f"{VIS_DIR}/scenes/{{method}}_hard_negatives.npz", method=VIS["scene_methods"]
+            f"{VIS_DIR}/scenes/{{method}}_hard_negatives.npz",
+            method=VIS["scene_methods"],
         ),
     log:
         "logs/vision/hard_negatives.log",
@@ -205,9 +209,13 @@ rule vision_scenes:
     input:
         data=VIS_DATA,
         featurizer=f"{VIS_DIR}/scenes/featurizer.joblib",
-        models=expand(f"{VIS_DIR}/scenes/{{method}}_model.joblib", method=VIS["scene_methods"]),
+        models=expand(
+            f"{VIS_DIR}/scenes/{{method}}_model.joblib", method=VIS["scene_methods"]
+        ),
     output:
-        expand(f"{VIS_DIR}/scenes/{{method}}_detections.tsv", method=VIS["scene_methods"]),
+        expand(
+            f"{VIS_DIR}/scenes/{{method}}_detections.tsv", method=VIS["scene_methods"]
+        ),
     log:
         "logs/vision/scenes.log",
     conda:
@@ -228,7 +236,10 @@ rule vision_scenes:
 
 use rule vision_scenes as vision_scenes_scale with:
     output:
-        expand(f"{VIS_DIR}/scenes_scale/{{method}}_detections.tsv", method=VIS["scene_methods"]),
+        expand(
+            f"{VIS_DIR}/scenes_scale/{{method}}_detections.tsv",
+            method=VIS["scene_methods"],
+        ),
     log:
         "logs/vision/scenes_scale.log",
     params:
