@@ -49,6 +49,7 @@ __all__ = [
     "detect_in_scene",
     "detect_scenes",
     "DecisionScorer",
+    "load_scorers",
     "found_locations",
     "acceptable",
     "match_detections",
@@ -283,6 +284,20 @@ class DecisionScorer:
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
         return self.estimator.decision_function(X if self.keep is None else X[:, self.keep])
+
+
+def load_scorers(methods: Sequence[str], paths: Sequence[str | Path]) -> dict[str, DecisionScorer]:
+    """{method: prepared :class:`DecisionScorer`} of ``vision_scene_model``-style
+    joblib files (``paths[i]`` must hold a model of ``methods[i]``)."""
+    import joblib
+
+    scorers = {}
+    for method, path in zip(methods, paths, strict=True):
+        model = joblib.load(path)
+        if model["method"] != method:
+            raise ValueError(f"{path} holds a model of {model['method']!r}, expected {method!r}")
+        scorers[method] = DecisionScorer(model["estimator"], model["keep"])  # prepared once
+    return scorers
 
 
 def _detect_one(scene, featurizer, score, stride, nms_radius, pyramid):

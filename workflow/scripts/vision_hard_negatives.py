@@ -10,7 +10,7 @@ import numpy as np
 
 from common.io import atomic_path
 from featurize.vision.images import load_crops
-from models.vision.detection import DecisionScorer
+from models.vision.detection import load_scorers
 from models.vision.hard_negatives import mine_hard_negatives
 
 from _bootstrap import setup
@@ -21,12 +21,7 @@ hn = smk.params.hard_negatives
 
 shared = joblib.load(smk.input.featurizer)
 f, keep = shared["featurizer"], shared["keep"]
-scorers = {}
-for method, path in zip(smk.params.methods, smk.input.models):
-    model = joblib.load(path)
-    if model["method"] != method:
-        raise ValueError(f"{path} holds a model of {model['method']!r}, expected {method!r}")
-    scorers[method] = DecisionScorer(model["estimator"], model["keep"])
+scorers = load_scorers(smk.params.methods, smk.input.models)
 X, y = load_crops(smk.input.data)
 negatives = X[y == 0]
 t0 = time.perf_counter()

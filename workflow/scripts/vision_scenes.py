@@ -8,7 +8,7 @@ import time
 import joblib
 
 from common.io import write_tsv_atomic
-from models.vision.detection import DecisionScorer, detect_scenes, load_test_scenes
+from models.vision.detection import detect_scenes, load_scorers, load_test_scenes
 
 from _bootstrap import setup
 
@@ -17,12 +17,7 @@ smk = snakemake
 
 f = joblib.load(smk.input.featurizer)["featurizer"]
 t0 = time.perf_counter()
-scorers = {}
-for method, path in zip(smk.params.methods, smk.input.models):
-    model = joblib.load(path)
-    if model["method"] != method:
-        raise ValueError(f"{path} holds a model of {model['method']!r}, expected {method!r}")
-    scorers[method] = DecisionScorer(model["estimator"], model["keep"])  # prepared once
+scorers = load_scorers(smk.params.methods, smk.input.models)
 log.info("%d models loaded and prepared in %.1f s", len(scorers), time.perf_counter() - t0)
 multi = bool(smk.params.multiscale)
 scenes, truths, names = load_test_scenes(smk.input.data, scale=multi)
