@@ -14,7 +14,14 @@ It then ranks each reaction's candidates by:
 - ``raw``: the score (the workflow's ranking);
 - ``centred``: the score minus the gene's mean score over the fold's
   held-out reactions;
-- ``z``: that difference divided by the gene's standard deviation over them.
+- ``z``: that difference divided by the gene's standard deviation over them;
+- ``clr``: Faith et al.'s (2007) context likelihood of relatedness, the
+  positive z-scores against the gene's and the reaction's backgrounds
+  combined.
+
+``raw``, ``centred`` and ``z`` are the workflow's ``gene_corrections``
+(``models.metabolic.ranking.correct_scores``). ``--by-kind`` takes each
+reaction's reference set from the reactions of its kind only.
 
 The corrections use no labels, only the set of reactions ranked together (for
 the orphans that set would be the orphans). Prints hit@1/10/50, MRR, median
@@ -37,12 +44,12 @@ from threadpoolctl import threadpool_limits
 
 from featurize.metabolic.expression import normalize_gene_id
 from models.metabolic.evidence import orphan_reactions
-from models.metabolic.ranking import (consensus_params, gene_id_ranks, candidate_order, ranking_decision,
-                                      ranking_metrics, true_gene_ranks)
+from models.metabolic.ranking import (consensus_params, correct_scores, gene_id_ranks, candidate_order,
+                                      ranking_decision, ranking_metrics, true_gene_ranks)
 from models.registry import get_method
 from models.selection import fit_estimator
 
-RULES = ("raw", "centred", "z")
+RULES = ("raw", "centred", "z", "clr")
 
 
 def score_matrix(featurizer, decision, reactions, candidates, batch_size=2000) -> np.ndarray:
@@ -58,14 +65,26 @@ def score_matrix(featurizer, decision, reactions, candidates, batch_size=2000) -
 
 
 def corrected(S: np.ndarray, rule: str) -> np.ndarray:
-    """``S`` per gene (column) compared with the gene's scores over the rows."""
-    if rule == "raw":
-        return S
-    mu = np.nanmean(S, axis=0)
-    out = S - mu
-    if rule == "z":
-        sd = np.nanstd(S, axis=0)
-        out = out / np.where(sd > 0, sd, 1.0)
+    """``S`` per gene (column) compared with the gene's scores over the rows:
+    the workflow's ``correct_scores``, or ``clr`` (Faith et al. 2007's context
+    likelihood of relatedness: sqrt of the squared positive z-scores against
+    the gene's and against the reaction's background)."""
+    if rule != "clr":
+        return correct_scores(S, "none" if rule == "raw" else rule)
+    z_g = correct_scores(S, "z")
+    z_r = correct_scores(S.T, "z").T
+    out = np.sqrt(np.maximum(z_g, 0) ** 2 + np.maximum(z_r, 0) ** 2)
+    out[np.isnan(S)] = np.nan
+    return out
+
+
+def corrected_by(S: np.ndarray, rule: str, groups) -> np.ndarray:
+    """``corrected`` within each group of rows (e.g. reaction kinds)."""
+    groups = np.asarray(groups)
+    out = np.empty_like(S)
+    for g in np.unique(groups):
+        rows = groups == g
+        out[rows] = corrected(S[rows], rule)
     return out
 
 
@@ -97,6 +116,9 @@ def main() -> None:
     ap.add_argument("--method", default="hgb")
     ap.add_argument("--margin-rule", default="scaled")
     ap.add_argument("--no-orphans", action="store_true")
+    ap.add_argument("--by-kind", action="store_true",
+                    help="the reference set of each reaction: the reactions of its kind ranked together")
+    ap.add_argument("--cache", type=Path, help="folder for the score matrices (reused when present)")
     a = ap.parse_args()
     w = a.workdir
     cfg = yaml.safe_load((w / "config" / "config.yaml").read_text())
@@ -107,16 +129,27 @@ def main() -> None:
     with open(w / f"results/metabolic/cv/{a.method}.pkl", "rb") as fh:
         cv = pickle.load(fh)
     gene_rank = gene_id_ranks(candidates)
+
+    def groups(reactions):
+        if not a.by_kind:
+            return np.zeros(len(reactions), dtype=int)
+        return net.reactions.loc[reactions, "reaction_kind"].to_numpy()
     out = {r: {"ranks": [], "tops": [], "true": []} for r in RULES}
     with threadpool_limits(1):
         for fold, test_idx in enumerate(cv.test_index, start=1):
             held = instances.iloc[test_idx]
             reactions = sorted(held.loc[held["label"] == 1, "reaction"].unique())
             true = {r: list(net.reactions.at[r, "genes"]) for r in reactions}
-            S = score_matrix(featurizer, ranking_decision(cv.models[fold - 1], a.margin_rule), reactions,
-                             candidates)
+            cache = a.cache / f"{a.method}_{a.margin_rule}_fold{fold}.npy" if a.cache else None
+            if cache is not None and cache.exists():
+                S = np.load(cache)
+            else:
+                S = score_matrix(featurizer, ranking_decision(cv.models[fold - 1], a.margin_rule),
+                                 reactions, candidates)
+                if cache is not None:
+                    np.save(cache, S)
             for rule in RULES:
-                rk, tp = ranks_and_tops(corrected(S, rule), reactions, true, candidates, gene_rank)
+                rk, tp = ranks_and_tops(corrected_by(S, rule, groups(reactions)), reactions, true, candidates, gene_rank)
                 out[rule]["ranks"] += rk
                 out[rule]["tops"] += tp
                 out[rule]["true"] += [{normalize_gene_id(g) for g in true[r]} for r in reactions]
@@ -131,20 +164,26 @@ def main() -> None:
               f"| {m['median_rank']:.0f} | {g} ({share:.3f}, {prec:.2f}) |")
     if a.no_orphans:
         return
-    data = np.load(w / "results/metabolic/features/features.npz", allow_pickle=False)
-    model = get_method(a.method).make(groups=data["groups"], random_state=cfg["seed"])
-    model.set_params(**consensus_params(cv.best_params))
-    fit_estimator(model, data["X"], data["y"], query=data["instance_group"])
     kinds = cfg["metabolic"]["ranking"].get("kinds", ["enzymatic", "transport", "spontaneous"])
     orph = orphan_reactions(net, featurizer, kinds=kinds)
     reactions = orph.index[orph["eligible"]].tolist()
-    with threadpool_limits(1):
-        S = score_matrix(featurizer, ranking_decision(model, a.margin_rule), reactions, candidates)
+    cache = a.cache / f"{a.method}_{a.margin_rule}_orphans.npy" if a.cache else None
+    if cache is not None and cache.exists():
+        S = np.load(cache)
+    else:
+        data = np.load(w / "results/metabolic/features/features.npz", allow_pickle=False)
+        model = get_method(a.method).make(groups=data["groups"], random_state=cfg["seed"])
+        model.set_params(**consensus_params(cv.best_params))
+        fit_estimator(model, data["X"], data["y"], query=data["instance_group"])
+        with threadpool_limits(1):
+            S = score_matrix(featurizer, ranking_decision(model, a.margin_rule), reactions, candidates)
+        if cache is not None:
+            np.save(cache, S)
     print(f"\norphans: {len(reactions)} ranked reactions\n")
     print("| rule | top-1 gene | share | distinct top-1 genes |")
     print("|---|---|---:|---:|")
     for rule in RULES:
-        _, tops = ranks_and_tops(corrected(S, rule), reactions, {}, candidates, gene_rank)
+        _, tops = ranks_and_tops(corrected_by(S, rule, groups(reactions)), reactions, {}, candidates, gene_rank)
         g, share, _ = concentration(tops)
         print(f"| {rule} | {g} | {share:.3f} | {len(set(tops))} |")
 

@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 
 from models.metabolic.ranking import (COEXPR, bootstrap_ranking_metrics, choose_ranking_method,
-                                      coexpression_scores, rank_candidates, ranking_decision,
-                                      ranking_metrics, supporting_neighbours, top1_concentration,
-                                      true_gene_ranks)
+                                      coexpression_scores, correct_scores, rank_candidates,
+                                      ranking_decision, ranking_metrics, ranking_name,
+                                      split_ranking_name, supporting_neighbours, top1_by_kind,
+                                      top1_concentration, top1_record, true_gene_ranks)
 
 SCORES = {"R1": {"G1": 0.5, "G2": 2.0, "G3": 0.5, "G4": -1.0, "G5": np.nan},
           "R2": {"G1": 3.0, "G2": 1.0, "G3": 2.0, "G4": 4.0, "G5": 0.0}}
@@ -31,7 +32,7 @@ def test_rank_candidates_order_ties_and_batches():
                           ["G3", "G5", "G1", "G4", "G2"], top_n=4, batch_size=2)
     # batches outside, reactions inside
     assert calls == [2, 2, 2, 2, 1, 1]
-    assert list(out.columns) == ["reaction", "rank", "gene", "score"]
+    assert list(out.columns) == ["reaction", "rank", "gene", "score", "model_score"]
     r1 = out[out.reaction == "R1"]
     # G2 2.0; G1 and G3 tie at 0.5 -> gene id order; then G4; NaN last (cut by top_n)
     assert r1.gene.tolist() == ["G2", "G1", "G3", "G4"]
@@ -267,3 +268,73 @@ def test_ranking_decisions_equal_one_rule_at_a_time():
             assert not np.allclose(both["scaled"], both["unscaled"])
     with pytest.raises(ValueError, match="'margin_rule' parameter must be one of"):
         ranking_decisions(models[0], ["scaled", "calibrated"])
+
+
+def test_gene_corrections_by_hand():
+    # SCORES as a (reactions x genes) matrix; G5 has no evidence for R1
+    S = np.array([[SCORES[r][g] for g in ["G1", "G2", "G3", "G4", "G5"]] for r in ["R1", "R2"]])
+    centred = correct_scores(S, "centred")
+    # gene means over the two reactions: G1 1.75, G2 1.5, G3 1.25, G4 1.5, G5 0 (R2 only)
+    np.testing.assert_allclose(centred[0, :4], [0.5 - 1.75, 2.0 - 1.5, 0.5 - 1.25, -1.0 - 1.5])
+    np.testing.assert_allclose(centred[1], [3.0 - 1.75, 1.0 - 1.5, 2.0 - 1.25, 4.0 - 1.5, 0.0])
+    assert np.isnan(centred[0, 4])
+    # population SD of two values a, b is |a - b| / 2: z = +-1 (0 where a gene has one value)
+    z = correct_scores(S, "z")
+    np.testing.assert_allclose(z[0, :4], [-1, 1, -1, -1])
+    np.testing.assert_allclose(z[1], [1, -1, 1, 1, 0])
+    np.testing.assert_array_equal(correct_scores(S, "none"), S)
+    with pytest.raises(ValueError, match="'gene_correction' parameter must be one of"):
+        correct_scores(S, "median")
+    with pytest.raises(ValueError, match="at least 2 of them; got 1"):
+        correct_scores(S[:1], "centred")
+
+
+def test_rank_candidates_with_a_gene_correction():
+    cands = ["G3", "G5", "G1", "G4", "G2"]
+    out = rank_candidates(score_fn_factory([]), ["R1", "R2"], cands, top_n=None, batch_size=2,
+                          gene_correction="centred")
+    # R2 by score - gene mean: G4 2.5, G1 1.25, G3 0.75, G5 0.0, G2 -0.5
+    r2 = out[out["reaction"] == "R2"]
+    assert r2["gene"].tolist() == ["G4", "G1", "G3", "G5", "G2"]
+    np.testing.assert_allclose(r2["score"], [2.5, 1.25, 0.75, 0.0, -0.5])
+    np.testing.assert_allclose(r2["model_score"], [4.0, 3.0, 2.0, 0.0, 1.0])
+    # R1: G2 0.5, G3 -0.75, G1 -1.25, G4 -2.5, G5 NaN (last)
+    assert out[out["reaction"] == "R1"]["gene"].tolist() == ["G2", "G3", "G1", "G4", "G5"]
+    plain = rank_candidates(score_fn_factory([]), ["R1", "R2"], cands, top_n=None, batch_size=2)
+    np.testing.assert_array_equal(plain["score"], plain["model_score"])
+
+
+def test_ranking_names():
+    assert ranking_name("hgb", "z") == "hgb+z"
+    assert split_ranking_name("geometric+centred") == ("geometric", "centred")
+    assert split_ranking_name("geometric@unscaled") == ("geometric@unscaled", "none")
+    for bad in ["hgb+median", "+centred"]:
+        with pytest.raises(ValueError, match="is not a ranking name"):
+            split_ranking_name(bad)
+
+
+def test_top1_by_kind_by_hand():
+    # validation: T first for 3 of 4 transport reactions (right twice; the kind's hit@1 is 2/4)
+    # and for 1 of 4 enzymatic ones (wrong; hit@1 3/4)
+    tops = pd.DataFrame({
+        "method": ["m"] * 8, "reaction": list("abcdefgh"),
+        "top_gene": ["T", "T", "T", "U", "T", "E", "E", "E"],
+        "top_is_true": [True, True, False, False, False, True, True, True],
+        "reaction_kind": ["transport"] * 4 + ["enzymatic"] * 4})
+    # orphans: T first for 2 of 4 transport ones (0.5 <= 0.75) and 1 of 2 enzymatic ones
+    orphans = pd.DataFrame({"reaction_kind": ["transport"] * 4 + ["enzymatic"] * 2,
+                            "gene": ["T", "T", "X", "Y", "T", "E"]})
+    t = top1_by_kind(tops, "m", "T", orphans).set_index("reaction_kind")
+    assert t.loc["transport", ["orphans", "orphan_tops", "tops", "correct", "reactions"]].tolist() \
+        == [4, 2, 3, 2, 4]
+    assert t.loc["transport", "precision"] == pytest.approx(2 / 3)
+    assert t.loc["transport", "hit1"] == pytest.approx(0.5)
+    assert bool(t.loc["transport", "earned"])
+    # enzymatic: share 0.5 > 0.25 and never right: not earned
+    assert not bool(t.loc["enzymatic", "earned"])
+    assert t.loc["enzymatic", "orphan_share"] == pytest.approx(0.5)
+    # pooled: T is right for 2 of its 4 firsts, below the method's hit@1 of 5/8: not earned
+    assert not top1_record(tops, "m", "T", orphan_share=0.5)["earned"]
+    # a kind without held-out reactions is never earned
+    only = top1_by_kind(tops, "m", "T", pd.DataFrame({"reaction_kind": ["spontaneous"], "gene": ["T"]}))
+    assert only["reactions"].tolist() == [0] and not only["earned"].any()

@@ -28,7 +28,7 @@ def test_main_target_writes_all_three_outputs(toy_run):
     ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
     expected_cols = ["reaction_id", "reaction_name", "equation", "reaction_kind",
                      "named_diffusion", "subsystem", "ec_numbers", "rank", "gene", "gene_name",
-                     "gene_description", "score", "validated_precision", "motif_blocks",
+                     "gene_description", "score", "model_score", "validated_precision", "motif_blocks",
                      "catalyses_adjacent", "catalyses_in_subsystem", "supporting_neighbours", "supporting_names", "shared_domains",
                      "shared_compartments", "evidence", "coexpr_r_fork", "coexpr_r_funnel",
                      "coexpr_r_chain_up", "coexpr_r_chain_down", "method"]
@@ -48,8 +48,10 @@ def test_main_target_writes_all_three_outputs(toy_run):
     assert (tmp / "results/metabolic/accuracy.png").stat().st_size > 1000
 
     validation = pd.read_csv(tmp / "results/metabolic/ranking_validation.tsv", sep="\t")
-    # baselines, the validated methods, then the geometric margin by the other rule
-    assert validation["method"].tolist() == ["coexpr", "adjacency", "geometric", "zero",
+    # baselines, the validated methods, each also after the configured gene
+    # correction, then the geometric margin by the other rule
+    assert validation["method"].tolist() == ["coexpr", "coexpr+centred", "adjacency", "adjacency+centred",
+                                             "geometric", "geometric+centred", "zero", "zero+centred",
                                              "geometric@unscaled"]
     for col in ["hit@1", "hit@10", "hit@50", "mrr", "median_rank", "mrr_lo", "mrr_hi",
                 "top1_gene", "top1_share", "top1_precision", "beats_coexpr", "beats_adjacency"]:
@@ -105,6 +107,31 @@ def test_auto_ranks_with_the_best_validated_method(toy_run):
     ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
     assert (ranking["method"] == best).all()
     # back to the module's config for the tests that follow
+    proc = run_snakemake(tmp, toy_run[2], "results/enzyme_ranking.tsv")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+def test_a_gene_corrected_ranking_centres_over_the_orphans(toy_run):
+    """method "zero+centred": every candidate listed (top_n large), so each
+    gene's mean model score over the ranked orphans is recomputed from the
+    table, and score = model_score - that mean; the quality table names the
+    correction and the validation row of the same name."""
+    tmp, _, config, _ = toy_run
+    ranking_cfg = {**config["metabolic"]["ranking"], "method": "zero+centred", "top_n": 1000}
+    config = {**config, "metabolic": {**config["metabolic"], "ranking": ranking_cfg}}
+    proc = run_snakemake(tmp, config, "results/enzyme_ranking.tsv")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
+    assert (ranking["method"] == "zero+centred").all() and ranking["reaction_id"].nunique() >= 2
+    mean = ranking.groupby("gene")["model_score"].transform("mean")
+    np.testing.assert_allclose(ranking["score"], ranking["model_score"] - mean, atol=2e-6)
+    for _, block in ranking.groupby("reaction_id"):
+        assert (block["score"].diff().dropna() <= 1e-12).all()
+    quality = pd.read_csv(tmp / "results/enzyme_ranking_quality.tsv", sep="\t")
+    assert quality.loc[0, "method"] == "zero+centred" and quality.loc[0, "gene_correction"] == "centred"
+    validation = pd.read_csv(tmp / "results/metabolic/ranking_validation.tsv", sep="\t")
+    assert quality.loc[0, "validated_mrr"] == pytest.approx(
+        validation.set_index("method").loc["zero+centred", "mrr"])
     proc = run_snakemake(tmp, toy_run[2], "results/enzyme_ranking.tsv")
     assert proc.returncode == 0, proc.stderr[-4000:]
 

@@ -41,7 +41,7 @@ ORPHAN_COLUMNS = ["reaction_id", "model_reaction", "reaction_name", "equation", 
 #: Columns of results/enzyme_ranking.tsv, before the per-motif co-expression r.
 RANKING_COLUMNS = ["reaction_id", "reaction_name", "equation", "reaction_kind", "named_diffusion",
                    "subsystem", "ec_numbers", "rank", "gene", "gene_name", "gene_description",
-                   "score", "validated_precision", "motif_blocks", "catalyses_adjacent",
+                   "score", "model_score", "validated_precision", "motif_blocks", "catalyses_adjacent",
                    "catalyses_in_subsystem", "supporting_neighbours", "supporting_names", "shared_domains",
                    "shared_compartments", "evidence"]
 
@@ -332,6 +332,7 @@ def _ranking_row(row, ev: dict, net, featurizer, names, descriptions, method: st
         "gene_name": names.get(normalize_gene_id(g), "") or "",
         "gene_description": descriptions.get(normalize_gene_id(g), "") or "",
         "score": round(float(row.score), 6),
+        "model_score": round(float(getattr(row, "model_score", row.score)), 6),
         "validated_precision": round(float(precision_of.get(info.get("reaction_kind"), pooled)(
             np.array([row.rank]))[0]), 4),
         **{k: ev[k] for k in ("motif_blocks", "catalyses_adjacent", "catalyses_in_subsystem",

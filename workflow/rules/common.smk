@@ -35,15 +35,23 @@ def input_ref(ref):
     return ref[len("file:") :] if ref.startswith("file:") else registry_path(ref)
 
 
+# "<method>+<gene correction>" ranks by the method's corrected scores
+_method, _, _correction = MET["ranking"]["method"].partition("+")
 _missing = [
     m
-    for m in [MET["ranking"]["method"], *MET["ranking"]["validation_methods"]]
+    for m in [_method, *MET["ranking"]["validation_methods"]]
     if m not in MET["methods"] and m not in ("auto", "coexpr", "adjacency")
 ]
 if _missing:
     raise ValueError(
         f"config: metabolic.ranking names methods {_missing} that are not in "
         f"metabolic.methods {MET['methods']}; ranking needs their cross-validation."
+    )
+if _correction and _correction not in MET["ranking"]["gene_corrections"]:
+    raise ValueError(
+        f"config: metabolic.ranking.method {MET['ranking']['method']!r} ranks after the "
+        f"{_correction!r} gene correction, which metabolic.ranking.gene_corrections "
+        f"{MET['ranking']['gene_corrections']} does not validate; add it there."
     )
 
 
@@ -61,7 +69,7 @@ def metabolic_inputs():
 def ranking_models():
     """Methods whose cross-validation the final ranking may use: the
     validated ones ("auto" picks among them) and a configured method."""
-    method = MET["ranking"]["method"]
+    method = MET["ranking"]["method"].partition("+")[0]  # "<method>+<gene correction>"
     models = list(MET["ranking"]["validation_methods"])
     if method not in ("auto", "coexpr", "adjacency") and method not in models:
         models.append(method)

@@ -114,6 +114,7 @@ rule metabolic_ranking_validation:
         batch_size=MET["ranking"]["batch_size"],
         per_fold=MET["ranking"]["validation_reactions_per_fold"],
         margin_rule=MET["ranking"]["margin_rule"],
+        gene_corrections=MET["ranking"]["gene_corrections"],
         n_bootstrap=MET["ranking"]["n_bootstrap"],
         seed=config["seed"],
     script:

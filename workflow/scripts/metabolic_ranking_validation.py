@@ -4,7 +4,10 @@ out, beside the non-learned co-expression baseline (``coexpr``).
 
 All methods share the outer folds (they depend only on labels, reaction
 groups and the seed), so each candidate matrix is built once and scored by
-every method's fold model. Intervals: percentile bootstrap over reactions."""
+every method's fold model. Each method and baseline is also ranked after
+each configured gene correction ("<method>+<correction>" rows), whose
+reference set is the fold's ranked reactions. Intervals: percentile
+bootstrap over reactions."""
 
 import pickle
 import time
@@ -18,8 +21,9 @@ import pandas as pd
 from common.io import write_tsv_atomic
 from featurize.metabolic.expression import normalize_gene_id
 from models.metabolic.ranking import (ADJACENCY, BASELINES, baseline_scores,
-                                      bootstrap_ranking_metrics, candidate_order, gene_id_ranks,
-                                      MARGIN_RULES, ranking_decisions, top1_record, true_gene_ranks)
+                                      bootstrap_ranking_metrics, candidate_order, correct_scores,
+                                      gene_id_ranks, MARGIN_RULES, ranking_decisions, ranking_name,
+                                      top1_record, true_gene_ranks)
 
 from _bootstrap import setup
 
@@ -48,7 +52,12 @@ baselines = [b for b in BASELINES if b != ADJACENCY or getattr(featurizer, "adja
 # ("<method>@<rule>" rows; never chosen by "auto"), to measure the choice
 other_rule = next(r for r in MARGIN_RULES if r != p.margin_rule)
 with_scales = [m for m, cv in cvs.items() if hasattr(cv.models[0], "scales")]
-names = [*baselines, *p.methods, *(f"{m}@{other_rule}" for m in with_scales)]
+scored = [*baselines, *p.methods, *(f"{m}@{other_rule}" for m in with_scales)]
+# every configured gene correction of each baseline and method (not of the
+# other margin rule's rows)
+corrections = {name: ["none", *(p.gene_corrections if "@" not in name else [])] for name in scored}
+names = [ranking_name(n, c) for n in scored for c in corrections[n]]
+kind_of = net.reactions["reaction_kind"] if "reaction_kind" in net.reactions.columns else None
 n_folds = len(reference)
 gene_rank = gene_id_ranks(candidates)
 start = time.perf_counter()
@@ -70,33 +79,38 @@ def rank_fold(fold: int, test_idx) -> tuple[list[tuple], list[tuple]]:
     score_fns = {m: ranking_decisions(cv.models[fold - 1],
                                       [p.margin_rule, other_rule] if m in with_scales else [p.margin_rule])
                  for m, cv in cvs.items()}
-    for i, reaction in enumerate(reactions, start=1):
-        true = list(net.reactions.at[reaction, "genes"])
-        true_ids = {normalize_gene_id(g) for g in true}
-        scores = {m: np.empty(len(candidates)) for m in names}
+    scores = {m: np.empty((len(reactions), len(candidates))) for m in scored}
+    for i, reaction in enumerate(reactions):
         for b in range(0, len(candidates), p.batch_size):  # bounded memory
             X = featurizer.candidate_matrix(reaction, candidates[b:b + p.batch_size])
             empty = np.isnan(X).all(axis=1)  # no evidence: ranks last
             for name in baselines:
-                scores[name][b:b + len(X)] = baseline_scores(name, featurizer, X)
+                scores[name][i, b:b + len(X)] = baseline_scores(name, featurizer, X)
             for method, fn in score_fns.items():
                 for rule, s in fn(X).items():
                     s = np.array(s, dtype=np.float64)  # a copy: one array may serve two rules
                     s[empty] = np.nan
                     name = method if rule == p.margin_rule else f"{method}@{rule}"
-                    scores[name][b:b + len(s)] = s
-        for method in names:
-            s = scores[method]
-            ranks = true_gene_ranks(lambda r, genes, s=s: s, reaction, candidates, true,
-                                    batch_size=len(candidates))
-            rows += [(method, fold, reaction, g, r, len(candidates)) for g, r in ranks.items()]
-            first = candidate_order(s, gene_rank)[0]
-            top = candidates[first] if not np.isnan(s[first]) else ""
-            tops.append((method, fold, reaction, top,
-                         bool(top) and normalize_gene_id(top) in true_ids))
-        if i % 50 == 0 or i == len(reactions):
-            log.info("fold %d/%d: reactions scored %d/%d (%.0f s)", fold, n_folds, i,
+                    scores[name][i, b:b + len(s)] = s
+        if (i + 1) % 50 == 0 or i + 1 == len(reactions):
+            log.info("fold %d/%d: reactions scored %d/%d (%.0f s)", fold, n_folds, i + 1,
                      len(reactions), time.perf_counter() - start)
+    for method in scored:
+        for correction in corrections[method]:
+            name = ranking_name(method, correction)
+            S = correct_scores(scores[method], correction)
+            for i, reaction in enumerate(reactions):
+                true = list(net.reactions.at[reaction, "genes"])
+                true_ids = {normalize_gene_id(g) for g in true}
+                s = S[i]
+                ranks = true_gene_ranks(lambda r, genes, s=s: s, reaction, candidates, true,
+                                        batch_size=len(candidates))
+                rows += [(name, fold, reaction, g, r, len(candidates)) for g, r in ranks.items()]
+                first = candidate_order(s, gene_rank)[0]
+                top = candidates[first] if not np.isnan(s[first]) else ""
+                tops.append((name, fold, reaction, top,
+                             bool(top) and normalize_gene_id(top) in true_ids,
+                             kind_of.get(reaction, "") if kind_of is not None else ""))
     return rows, tops
 
 
@@ -108,7 +122,7 @@ with threadpool_limits(1), ThreadPoolExecutor(max_workers=max(1, smk.threads)) a
     per_fold = list(pool.map(rank_fold, range(1, n_folds + 1), reference))
 rows = [row for fold_rows, _ in per_fold for row in fold_rows]
 tops = pd.DataFrame([t for _, fold_tops in per_fold for t in fold_tops],
-                    columns=["method", "fold", "reaction", "top_gene", "top_is_true"])
+                    columns=["method", "fold", "reaction", "top_gene", "top_is_true", "reaction_kind"])
 
 ranks = pd.DataFrame(rows, columns=["method", "fold", "reaction", "gene", "rank", "n_candidates"])
 summary = []
