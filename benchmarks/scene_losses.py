@@ -91,7 +91,7 @@ def windows_of_scene(scene, featurizer, scorers, stride, pyramid):
     return np.concatenate(boxes), np.column_stack([np.concatenate(s) for s in scores]), t_feat, t_clf
 
 
-def vote_boxes(b, v, idx, margin):
+def vote_boxes(b, v, idx, margin, radius=NMS_RADIUS):
     """Box voting (module docstring): refined (row, col, width) of the kept
     windows ``idx`` from the windows in their suppression neighbourhood."""
     hw = CROP_SHAPE[0] / CROP_SHAPE[1]
@@ -99,8 +99,8 @@ def vote_boxes(b, v, idx, margin):
     out = b[idx, :3].copy()
     for n, i in enumerate(idx):
         f = np.maximum(b[:, 2], b[i, 2]) / CROP_SHAPE[1]
-        near = (np.abs(centres[:, 0] - centres[i, 0]) < NMS_RADIUS[0] * f) & \
-            (np.abs(centres[:, 1] - centres[i, 1]) < NMS_RADIUS[1] * f) & (v >= v[i] - margin)
+        near = (np.abs(centres[:, 0] - centres[i, 0]) < radius[0] * f) & \
+            (np.abs(centres[:, 1] - centres[i, 1]) < radius[1] * f) & (v >= v[i] - margin)
         w = v[near] - (v[i] - margin)
         c = (centres[near] * w[:, None]).sum(0) / w.sum()
         width = np.exp((np.log(b[near, 2]) * w).sum() / w.sum())
@@ -108,20 +108,23 @@ def vote_boxes(b, v, idx, margin):
     return out
 
 
-def nms_detections(parts, m, multi, vote=None):
+def nms_detections(parts, m, multi, vote=None, radius=NMS_RADIUS, scenes=None):
     """The workflow's detections of scorer ``m`` from the windows of every
-    scene (with ``vote``: box voting of that margin)."""
+    scene (with ``vote``: box voting of that margin; ``scenes``: only those
+    scene indices)."""
     out, t_nms = [], 0.0
     for k, (b, v) in enumerate(parts):
+        if scenes is not None and k not in scenes:
+            continue
         t = time.process_time()
         if multi:
-            idx = non_max_suppression(b[:, :2], v[:, m], NMS_RADIUS, widths=b[:, 2])
+            idx = non_max_suppression(b[:, :2], v[:, m], radius, widths=b[:, 2])
         else:
-            idx = non_max_suppression(b[:, :2], v[:, m], NMS_RADIUS)
+            idx = non_max_suppression(b[:, :2], v[:, m], radius)
         t_nms += time.process_time() - t
         d = {"scene": k, "row": b[idx, 0], "col": b[idx, 1]}
         if vote is not None:
-            r = vote_boxes(b, v[:, m], idx, vote)
+            r = vote_boxes(b, v[:, m], idx, vote, radius)
             d = {"scene": k, "row": r[:, 0], "col": r[:, 1], "width": r[:, 2]}
         elif multi:
             d["width"] = b[idx, 2]
@@ -184,6 +187,9 @@ def main() -> None:
     ap.add_argument("--scenes", type=int, default=None, help="only the first N scenes")
     ap.add_argument("--stride", type=int, default=4)
     ap.add_argument("--vote", type=float, default=None, help="also box voting with this score margin (multi-scale)")
+    ap.add_argument("--radii", nargs="+", default=None, metavar="ROWS,COLS",
+                    help="an experiment: recall at EER for each NMS radius, and a radius chosen on half of "
+                         "the scenes (even / odd) and measured on the other half")
     args = ap.parse_args()
     import joblib
     from joblib import Parallel, delayed
@@ -223,7 +229,39 @@ def main() -> None:
             print(f"| {name} | {equal_error_recall(curve):.3f} | {average_precision(curve):.3f} | {thr:.3f} "
                   f"| {n_cars} | {c['no window']} | {c['classifier']} | {c['NMS']} | {c['detected']} "
                   f"| {t_clf:.3f} | {t_nms / n:.3f} |")
+    if args.radii:
+        radius_table(parts, truths, models, multi, [tuple(int(x) for x in r.split(",")) for r in args.radii])
     print(f"\n{os.cpu_count()} CPUs visible; load average {os.getloadavg()[0]:.1f}")
+
+
+def radius_table(parts, truths, models, multi, radii) -> None:
+    """Recall at EER per NMS radius (all scenes), and the two-fold estimate:
+    the radius with the best recall at EER on the even scenes measured on the
+    odd ones and vice versa (recall pooled over both halves' cars)."""
+    halves = [set(range(0, len(parts), 2)), set(range(1, len(parts), 2))]
+
+    def recall(m, radius, scenes=None):
+        det, _ = nms_detections(parts, m, multi, radius=radius, scenes=scenes)
+        keep = sorted(scenes) if scenes is not None else range(len(parts))
+        det = det.assign(scene=det["scene"].map({k: i for i, k in enumerate(keep)}))
+        curve = precision_recall(det, [truths[k] for k in keep])
+        cars = sum(len(np.asarray(truths[k]).reshape(-1, 3 if multi else 2)) for k in keep)
+        return equal_error_recall(curve), cars
+    head = " | ".join(f"{r[0]},{r[1]}" for r in radii)
+    print("\nNMS radius (rows, cols), recall at EER (an experiment on the test scenes):\n")
+    print(f"| method | {head} | two-fold: radii chosen (even, odd) | two-fold recall at EER |")
+    print("|---|" + "---:|" * len(radii) + "---|---:|")
+    for m, mod in enumerate(models):
+        full = [recall(m, r)[0] for r in radii]
+        chosen, hits, cars = [], 0.0, 0
+        for fit, test in [(halves[0], halves[1]), (halves[1], halves[0])]:
+            best = radii[int(np.argmax([recall(m, r, fit)[0] for r in radii]))]
+            rec, n = recall(m, best, test)
+            chosen.append(best)
+            hits += rec * n
+            cars += n
+        print(f"| {mod['method']} | " + " | ".join(f"{x:.3f}" for x in full)
+              + f" | {chosen[0]}, {chosen[1]} | {hits / cars:.3f} |")
 
 
 if __name__ == "__main__":
