@@ -63,10 +63,9 @@ gene_rank = gene_id_ranks(candidates)
 start = time.perf_counter()
 
 
-def rank_fold(fold: int, test_idx) -> tuple[list[tuple], list[tuple]]:
-    """Ranks of the true genes, and the rank-1 gene, of the fold's held-out
-    reactions (all of them, or a seeded sample of ``per_fold``)."""
-    rows, tops = [], []
+def fold_reactions(fold: int, test_idx) -> list[str]:
+    """The fold's held-out reactions with known genes (all of them, or a
+    seeded sample of ``per_fold``)."""
     held = instances.iloc[test_idx]
     reactions = sorted(held.loc[held["label"] == 1, "reaction"].unique())
     n_held = len(reactions)
@@ -75,6 +74,11 @@ def rank_fold(fold: int, test_idx) -> tuple[list[tuple], list[tuple]]:
         reactions = sorted(rng.choice(reactions, size=p.per_fold, replace=False))
     log.info("fold %d/%d: ranking %d of %d held-out reactions against %d candidates",
              fold, n_folds, len(reactions), n_held, len(candidates))
+    return reactions
+
+
+def score_part(fold: int, reactions: list[str]) -> dict[str, np.ndarray]:
+    """(reactions x candidates) scores of every baseline and fold model."""
     # every model once per batch; a geometric-margin model gives both rules from one pass
     score_fns = {m: ranking_decisions(cv.models[fold - 1],
                                       [p.margin_rule, other_rule] if m in with_scales else [p.margin_rule])
@@ -93,8 +97,21 @@ def rank_fold(fold: int, test_idx) -> tuple[list[tuple], list[tuple]]:
                     name = method if rule == p.margin_rule else f"{method}@{rule}"
                     scores[name][i, b:b + len(s)] = s
         if (i + 1) % 50 == 0 or i + 1 == len(reactions):
-            log.info("fold %d/%d: reactions scored %d/%d (%.0f s)", fold, n_folds, i + 1,
-                     len(reactions), time.perf_counter() - start)
+            log.info("fold %d/%d: reactions scored %d/%d of this part (%.0f s)", fold, n_folds,
+                     i + 1, len(reactions), time.perf_counter() - start)
+    return scores
+
+
+def rank_fold(fold: int, reactions: list[str], scores: dict) -> tuple[list[tuple], list[tuple]]:
+    """Ranks of the true genes, and the rank-1 gene, of the fold's reactions,
+    for every ranking (the gene corrections take the fold's reactions as the
+    reference set)."""
+    rows, tops = [], []
+    if p.gene_corrections and len(reactions) < 2:
+        raise ValueError(f"outer fold {fold} holds out {len(reactions)} reaction(s) with known genes, "
+                         f"but the gene corrections {list(p.gene_corrections)} compare each gene's "
+                         "scores over at least 2 reactions ranked together; set "
+                         "metabolic.ranking.gene_corrections to [] or use fewer folds (n_splits)")
     for method in scored:
         for correction in corrections[method]:
             name = ranking_name(method, correction)
@@ -114,12 +131,23 @@ def rank_fold(fold: int, test_idx) -> tuple[list[tuple], list[tuple]]:
     return rows, tops
 
 
-# Folds run in threads (numpy, libsvm-free decision functions and the
-# gradient-boosting predictor release the GIL); rows are kept in fold order.
-# BLAS and OpenMP get one thread each: the folds already use every core, and
-# oversubscribed OpenMP made gradient boosting's scoring 40x slower.
-with threadpool_limits(1), ThreadPoolExecutor(max_workers=max(1, smk.threads)) as pool:
-    per_fold = list(pool.map(rank_fold, range(1, n_folds + 1), reference))
+# Folds one after the other, each fold's reactions split into one part per
+# thread (numpy, libsvm-free decision functions and the gradient-boosting
+# predictor release the GIL): no thread idles while a last fold runs alone,
+# and one fold's score matrices are held at a time. BLAS and OpenMP get one
+# thread each: the parts already use every core, and oversubscribed OpenMP
+# made gradient boosting's scoring 40x slower.
+n_threads = max(1, smk.threads)
+per_fold = []
+with threadpool_limits(1), ThreadPoolExecutor(max_workers=n_threads) as pool:
+    for fold, test_idx in enumerate(reference, start=1):
+        reactions = fold_reactions(fold, test_idx)
+        parts = [list(x) for x in np.array_split(np.array(reactions, dtype=object),
+                                                 min(n_threads, max(1, len(reactions))))]
+        part_scores = list(pool.map(lambda rs, f=fold: score_part(f, rs), parts))
+        scores = {m: np.concatenate([sc[m] for sc in part_scores]) for m in scored}
+        del part_scores
+        per_fold.append(rank_fold(fold, reactions, scores))
 rows = [row for fold_rows, _ in per_fold for row in fold_rows]
 tops = pd.DataFrame([t for _, fold_tops in per_fold for t in fold_tops],
                     columns=["method", "fold", "reaction", "top_gene", "top_is_true", "reaction_kind"])
