@@ -9,6 +9,7 @@ each configured gene correction ("<method>+<correction>" rows), whose
 reference set is the fold's ranked reactions. Intervals: percentile
 bootstrap over reactions."""
 
+import copy
 import pickle
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -79,8 +80,10 @@ def fold_reactions(fold: int, test_idx) -> list[str]:
 
 def score_part(fold: int, reactions: list[str]) -> dict[str, np.ndarray]:
     """(reactions x candidates) scores of every baseline and fold model."""
-    # every model once per batch; a geometric-margin model gives both rules from one pass
-    score_fns = {m: ranking_decisions(cv.models[fold - 1],
+    # every model once per batch; a geometric-margin model gives both rules from one pass.
+    # Each part scores its own copy of the fold's models: some keep per-call state (the
+    # Gaussian mixture of the SOCP peer caches its precisions) and are not thread-safe.
+    score_fns = {m: ranking_decisions(copy.deepcopy(cv.models[fold - 1]),
                                       [p.margin_rule, other_rule] if m in with_scales else [p.margin_rule])
                  for m, cv in cvs.items()}
     scores = {m: np.empty((len(reactions), len(candidates))) for m in scored}
