@@ -360,11 +360,14 @@ class GaussianMixtureEM(BaseEstimator):
 
     def _prepare_full(self):
         if self.covariance == "full":
-            self._prec, self._logdet = [], []
+            # built aside and bound at once: threads scoring with one fitted model
+            # (the ranking's evidence) never see a half-built list
+            prec, logdet = [], []
             for c in self.covariances_:
                 L = cho_factor(c, lower=True)
-                self._prec.append(cho_solve(L, np.eye(c.shape[0])))
-                self._logdet.append(2 * np.sum(np.log(np.diag(L[0]))))
+                prec.append(cho_solve(L, np.eye(c.shape[0])))
+                logdet.append(2 * np.sum(np.log(np.diag(L[0]))))
+            self._prec, self._logdet = prec, logdet
 
     def _estep(self, X, uniq, inv, log_weights=None, prec=None):
         n, d = X.shape
