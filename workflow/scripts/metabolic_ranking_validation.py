@@ -12,7 +12,8 @@ bootstrap over reactions."""
 import copy
 import pickle
 import time
-from concurrent.futures import ThreadPoolExecutor
+import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 from threadpoolctl import threadpool_limits
 
@@ -81,8 +82,8 @@ def fold_reactions(fold: int, test_idx) -> list[str]:
 def score_part(fold: int, reactions: list[str]) -> dict[str, np.ndarray]:
     """(reactions x candidates) scores of every baseline and fold model."""
     # every model once per batch; a geometric-margin model gives both rules from one pass.
-    # Each part scores its own copy of the fold's models: some keep per-call state (the
-    # Gaussian mixture of the SOCP peer caches its precisions) and are not thread-safe.
+    # Each part scores its own copy of the fold's models (the thread fallback must not
+    # share models that keep per-call state)
     score_fns = {m: ranking_decisions(copy.deepcopy(cv.models[fold - 1]),
                                       [p.margin_rule, other_rule] if m in with_scales else [p.margin_rule])
                  for m, cv in cvs.items()}
@@ -134,23 +135,31 @@ def rank_fold(fold: int, reactions: list[str], scores: dict) -> tuple[list[tuple
     return rows, tops
 
 
-# Folds one after the other, each fold's reactions split into one part per
-# thread (numpy, libsvm-free decision functions and the gradient-boosting
-# predictor release the GIL): no thread idles while a last fold runs alone,
-# and one fold's score matrices are held at a time. BLAS and OpenMP get one
-# thread each: the parts already use every core, and oversubscribed OpenMP
-# made gradient boosting's scoring 40x slower.
-n_threads = max(1, smk.threads)
+# Each fold's reactions are split into one part per core, scored in worker
+# processes; the main process ranks a fold (and its gene corrections) as soon
+# as its parts are back, while the workers score the next folds. Processes,
+# not threads: building the candidate matrices holds the GIL, and two
+# threads used 1.3 cores. The workers are forked, so they share the
+# featurizer and the fold models without pickling them (threads where the
+# platform cannot fork). BLAS and OpenMP get one thread each: the parts
+# already use every core, and oversubscribed OpenMP made gradient boosting's
+# scoring 40x slower.
+n_workers = max(1, smk.threads)
+fork = "fork" in mp.get_all_start_methods()
 per_fold = []
-with threadpool_limits(1), ThreadPoolExecutor(max_workers=n_threads) as pool:
-    for fold, test_idx in enumerate(reference, start=1):
-        reactions = fold_reactions(fold, test_idx)
-        parts = [list(x) for x in np.array_split(np.array(reactions, dtype=object),
-                                                 min(n_threads, max(1, len(reactions))))]
-        part_scores = list(pool.map(lambda rs, f=fold: score_part(f, rs), parts))
-        scores = {m: np.concatenate([sc[m] for sc in part_scores]) for m in scored}
-        del part_scores
-        per_fold.append(rank_fold(fold, reactions, scores))
+with threadpool_limits(1):
+    with (ProcessPoolExecutor(max_workers=n_workers, mp_context=mp.get_context("fork")) if fork
+          else ThreadPoolExecutor(max_workers=n_workers)) as pool:
+        folds = [(fold, fold_reactions(fold, idx)) for fold, idx in enumerate(reference, start=1)]
+        pending = [[pool.submit(score_part, fold, list(part)) for part in np.array_split(
+            np.array(reactions, dtype=object), min(n_workers, max(1, len(reactions))))]
+            for fold, reactions in folds]
+        for (fold, reactions), futures in zip(folds, pending):
+            part_scores = [f.result() for f in futures]
+            scores = {m: np.concatenate([sc[m] for sc in part_scores]) for m in scored}
+            del part_scores
+            futures.clear()
+            per_fold.append(rank_fold(fold, reactions, scores))
 rows = [row for fold_rows, _ in per_fold for row in fold_rows]
 tops = pd.DataFrame([t for _, fold_tops in per_fold for t in fold_tops],
                     columns=["method", "fold", "reaction", "top_gene", "top_is_true", "reaction_kind"])
