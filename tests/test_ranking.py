@@ -283,6 +283,9 @@ def test_gene_corrections_by_hand():
     np.testing.assert_allclose(z[0, :4], [-1, 1, -1, -1])
     np.testing.assert_allclose(z[1], [1, -1, 1, 1, 0])
     np.testing.assert_array_equal(correct_scores(S, "none"), S)
+    # a gene with the same score everywhere gets z = 0, not +-1 from rounding error
+    flat = correct_scores(np.array([[0.1, 1.0], [0.1, 2.0], [0.1, 3.0]]), "z")
+    np.testing.assert_array_equal(flat[:, 0], [0.0, 0.0, 0.0])
     with pytest.raises(ValueError, match="'gene_correction' parameter must be one of"):
         correct_scores(S, "median")
     with pytest.raises(ValueError, match="at least 2 of them; got 1"):

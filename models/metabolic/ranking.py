@@ -716,8 +716,8 @@ def correct_scores(S: np.ndarray, gene_correction: str = "none") -> np.ndarray:
     - ``"none"``: ``S`` itself (a copy);
     - ``"centred"``: ``S[r, g]`` minus the mean of gene ``g``'s scores over
       the reactions;
-    - ``"z"``: that difference divided by their standard deviation (1 where
-      it is 0).
+    - ``"z"``: that difference divided by their standard deviation (0 for a
+      gene whose scores are all equal).
 
     NaN (no evidence for the pair) stays NaN and is left out of the means.
     Within one reaction ``"centred"`` ranks by ``score - gene mean``; it is
@@ -765,7 +765,9 @@ def correct_scores(S: np.ndarray, gene_correction: str = "none") -> np.ndarray:
     out = S - mean
     if gene_correction == "z":
         sd = np.sqrt((np.where(valid, out, 0.0) ** 2).sum(axis=0) / np.maximum(n, 1))
-        out /= np.where(sd > 0, sd, 1.0)
+        # a gene with one score everywhere: its SD is rounding error, its z is 0
+        flat = sd <= 1e-12 * np.maximum(1.0, np.abs(mean))
+        out = np.where(flat, np.where(valid, 0.0, np.nan), out / np.where(flat, 1.0, sd))
     return out
 
 

@@ -11,6 +11,7 @@ bootstrap over reactions."""
 
 import copy
 import pickle
+import sys
 import time
 import multiprocessing as mp
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -76,6 +77,13 @@ def fold_reactions(fold: int, test_idx) -> list[str]:
         reactions = sorted(rng.choice(reactions, size=p.per_fold, replace=False))
     log.info("fold %d/%d: ranking %d of %d held-out reactions against %d candidates",
              fold, n_folds, len(reactions), n_held, len(candidates))
+    if p.gene_corrections and len(reactions) < 2:
+        raise ValueError(f"outer fold {fold} ranks {len(reactions)} reaction(s) with known genes, "
+                         f"but the gene corrections {list(p.gene_corrections)} compare each gene's "
+                         "scores over at least 2 reactions ranked together; set "
+                         "metabolic.ranking.gene_corrections to [], "
+                         "metabolic.ranking.validation_reactions_per_fold to 0 or >= 2, "
+                         "or use fewer folds (metabolic.n_splits)")
     return reactions
 
 
@@ -111,11 +119,6 @@ def rank_fold(fold: int, reactions: list[str], scores: dict) -> tuple[list[tuple
     for every ranking (the gene corrections take the fold's reactions as the
     reference set)."""
     rows, tops = [], []
-    if p.gene_corrections and len(reactions) < 2:
-        raise ValueError(f"outer fold {fold} holds out {len(reactions)} reaction(s) with known genes, "
-                         f"but the gene corrections {list(p.gene_corrections)} compare each gene's "
-                         "scores over at least 2 reactions ranked together; set "
-                         "metabolic.ranking.gene_corrections to [] or use fewer folds (n_splits)")
     for method in scored:
         for correction in corrections[method]:
             name = ranking_name(method, correction)
@@ -140,12 +143,12 @@ def rank_fold(fold: int, reactions: list[str], scores: dict) -> tuple[list[tuple
 # as its parts are back, while the workers score the next folds. Processes,
 # not threads: building the candidate matrices holds the GIL, and two
 # threads used 1.3 cores. The workers are forked, so they share the
-# featurizer and the fold models without pickling them (threads where the
-# platform cannot fork). BLAS and OpenMP get one thread each: the parts
+# featurizer and the fold models without pickling them (threads on other
+# platforms than Linux). BLAS and OpenMP get one thread each: the parts
 # already use every core, and oversubscribed OpenMP made gradient boosting's
 # scoring 40x slower.
 n_workers = max(1, smk.threads)
-fork = "fork" in mp.get_all_start_methods()
+fork = sys.platform.startswith("linux")  # fork is unsafe after BLAS/ObjC start-up on macOS
 per_fold = []
 with threadpool_limits(1):
     with (ProcessPoolExecutor(max_workers=n_workers, mp_context=mp.get_context("fork")) if fork
