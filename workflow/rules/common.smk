@@ -69,8 +69,7 @@ def metabolic_inputs():
 def ranking_models():
     """Methods whose cross-validation the final ranking may use: the
     validated ones ("auto" picks among them) and a configured method."""
-    method = MET["ranking"]["method"].partition("+")[0]  # "<method>+<gene correction>"
     models = list(MET["ranking"]["validation_methods"])
-    if method not in ("auto", "coexpr", "adjacency") and method not in models:
-        models.append(method)
+    if _method not in ("auto", "coexpr", "adjacency") and _method not in models:
+        models.append(_method)
     return models

@@ -90,7 +90,8 @@ gene, n_top, share = top1_concentration(top)
 log.info("rank-1 concentration: %s tops %d of %d ranked reactions (%.1f%%)", gene, n_top,
          top["reaction"].nunique(), 100 * share)
 # has the concentration been earned? the same gene first in the validation, and how often rightly
-record = top1_record(pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False), method, gene,
+validated_tops = pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False)
+record = top1_record(validated_tops, method, gene,
                      orphan_share=share)
 log.info("in the validation %s ranked %s first for %d held-out reactions (%.1f%%), rightly for %d "
          "(precision %.3f against its hit@1 %.3f): the orphans' %.1f%% is %s", method, gene,
@@ -99,7 +100,7 @@ log.info("in the validation %s ranked %s first for %d held-out reactions (%.1f%%
 # the same within each reaction kind: the orphans are mostly transport reactions, the held-out
 # reactions mostly enzymatic
 first = top[top["rank"] == 1]
-by_kind = top1_by_kind(pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False), method, gene,
+by_kind = top1_by_kind(validated_tops, method, gene,
                        pd.DataFrame({"reaction_kind": net.reactions.loc[first["reaction"], "reaction_kind"]
                                      .to_numpy(), "gene": first["gene"].to_numpy()}))
 for k in by_kind.itertuples():

@@ -90,9 +90,10 @@ def fold_reactions(fold: int, test_idx) -> list[str]:
 def score_part(fold: int, reactions: list[str]) -> dict[str, np.ndarray]:
     """(reactions x candidates) scores of every baseline and fold model."""
     # every model once per batch; a geometric-margin model gives both rules from one pass.
-    # Each part scores its own copy of the fold's models (the thread fallback must not
-    # share models that keep per-call state)
-    score_fns = {m: ranking_decisions(copy.deepcopy(cv.models[fold - 1]),
+    # A forked worker has its own copy of the models; in the thread fallback each part
+    # copies them, as some keep per-call state
+    own = (lambda model: model) if fork else copy.deepcopy
+    score_fns = {m: ranking_decisions(own(cv.models[fold - 1]),
                                       [p.margin_rule, other_rule] if m in with_scales else [p.margin_rule])
                  for m, cv in cvs.items()}
     scores = {m: np.empty((len(reactions), len(candidates))) for m in scored}
@@ -119,22 +120,22 @@ def rank_fold(fold: int, reactions: list[str], scores: dict) -> tuple[list[tuple
     for every ranking (the gene corrections take the fold's reactions as the
     reference set)."""
     rows, tops = [], []
+    true = [list(net.reactions.at[reaction, "genes"]) for reaction in reactions]
+    true_ids = [{normalize_gene_id(g) for g in genes} for genes in true]
+    kinds = [kind_of.get(reaction, "") if kind_of is not None else "" for reaction in reactions]
     for method in scored:
         for correction in corrections[method]:
             name = ranking_name(method, correction)
             S = correct_scores(scores[method], correction)
             for i, reaction in enumerate(reactions):
-                true = list(net.reactions.at[reaction, "genes"])
-                true_ids = {normalize_gene_id(g) for g in true}
                 s = S[i]
-                ranks = true_gene_ranks(lambda r, genes, s=s: s, reaction, candidates, true,
+                ranks = true_gene_ranks(lambda r, genes, s=s: s, reaction, candidates, true[i],
                                         batch_size=len(candidates))
                 rows += [(name, fold, reaction, g, r, len(candidates)) for g, r in ranks.items()]
                 first = candidate_order(s, gene_rank)[0]
                 top = candidates[first] if not np.isnan(s[first]) else ""
                 tops.append((name, fold, reaction, top,
-                             bool(top) and normalize_gene_id(top) in true_ids,
-                             kind_of.get(reaction, "") if kind_of is not None else ""))
+                             bool(top) and normalize_gene_id(top) in true_ids[i], kinds[i]))
     return rows, tops
 
 
