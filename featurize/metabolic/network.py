@@ -446,6 +446,10 @@ class DirectedNetwork:
         groups of two or more).
     dropped : dict[str, tuple[str, ...]]
         Model reactions left out, by reason ("boundary", "biomass", "empty").
+    formulas : dict[str, str]
+        Compartment-free metabolite key -> the model's molecular formula (of
+        the first metabolite with that key, by id, that has one); keys
+        without a formula are left out.
     """
 
     reactions: pd.DataFrame
@@ -455,6 +459,7 @@ class DirectedNetwork:
     degree: dict[str, int] = field(default_factory=dict)
     merged: dict[str, tuple[str, ...]] = field(default_factory=dict)
     dropped: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    formulas: dict[str, str] = field(default_factory=dict)
 
     @property
     def n_merged(self) -> int:
@@ -662,6 +667,12 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
     substrates = {d: s - cset for d, s in subs.items()}
     products = {d: p - cset for d, p in prods.items()}
 
+    formulas: dict[str, str] = {}
+    for m in sorted(model.metabolites, key=lambda m: m.id):
+        formula = (m.formula or "").strip()
+        if formula and keys[m.id] not in formulas:
+            formulas[keys[m.id]] = formula
+
     cols = ["reaction_id", "name", "equation", "ec_numbers", "genes", "direction", "model_reactions",
             "subsystem", "reaction_kind", "named_diffusion"]
     df = pd.DataFrame(rows, columns=["id"] + cols).set_index("id")
@@ -671,4 +682,4 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
              len(df), len(model.reactions), n_merged, {k: len(v) for k, v in dropped.items()})
     return DirectedNetwork(reactions=df, substrates=substrates, products=products, currency=tuple(currency),
                            degree=dict(degree), merged=merged,
-                           dropped={k: tuple(v) for k, v in dropped.items()})
+                           dropped={k: tuple(v) for k, v in dropped.items()}, formulas=formulas)

@@ -74,6 +74,20 @@ per motif type)
     exists only when some reaction with a gene has a subsystem
     (``subsystem_block_``; iFF708 has none). Feature names
     ``candidate:subsystem:<item>``, after the ``role`` blocks.
+``compound_<kind>`` (``compounds=True``, needs ``reaction_kinds``; one block
+per reaction kind, only the block of ``r``'s kind present)
+    whether the candidate acts on compounds *like* ``r``'s elsewhere: over
+    the other model reactions of ``r``'s kind whose gene rule names ``g``
+    (not ``r`` in either direction), the largest and the mean similarity
+    ``sim(r, o) = max_{a in T(r), b in T(o)} exp(-||v_a - v_b||)`` where
+    ``T`` are the compounds a reaction is about (for a transport reaction
+    the carried ones) and ``v`` the log element counts of the model's own
+    formulas (:mod:`featurize.metabolic.compounds`). The other blocks know
+    which membrane a transport reaction crosses, not what it carries; with
+    this one an amino acid permease looks unlike the carrier of a sugar or an
+    alcohol. Absent when ``g`` has no other reaction of ``r``'s kind with a
+    compound that has a formula, and for every gene when no compound of
+    ``T(r)`` has one. Feature names ``candidate:compound_<kind>:<item>``, last.
 
 With ``representation="summary"`` every (motif, source) block is replaced by
 a few numbers that summarise it, and that a linear model cannot derive from
@@ -116,13 +130,15 @@ import pandas as pd
 import scipy.sparse as sp
 
 from common.exceptions import GeomarginInputError
+from featurize.metabolic.compounds import (characteristic_compounds, compound_similarity,
+                                           compound_vectors)
 from featurize.metabolic.expression import normalize_gene_id
 from featurize.metabolic.motifs import MOTIF_TYPES
 from featurize.metabolic.reaction_kinds import REACTION_KINDS
 
 __all__ = ["PairFeaturizer", "build_instances", "MOTIF_ORDER", "SOURCE_KINDS", "ADJACENCY_ITEMS",
-           "SAME_KIND_ITEMS", "ROLE_ITEMS", "ROLE_KINDS", "ROLE_MOTIF", "SUBSYSTEM_ITEMS", "SUMMARY_ITEMS",
-           "REPRESENTATIONS"]
+           "SAME_KIND_ITEMS", "ROLE_ITEMS", "ROLE_KINDS", "ROLE_MOTIF", "SUBSYSTEM_ITEMS", "COMPOUND_ITEMS",
+           "SUMMARY_ITEMS", "REPRESENTATIONS"]
 
 #: Motif types in feature order: those of :mod:`featurize.metabolic.motifs`, one definition.
 MOTIF_ORDER = MOTIF_TYPES
@@ -139,6 +155,8 @@ ROLE_KINDS = REACTION_KINDS
 ROLE_MOTIF = "candidate"
 #: Features of the ``subsystem`` block (``subsystems=True``).
 SUBSYSTEM_ITEMS = ("same_subsystem_log1p_count", "same_subsystem_fraction", "subsystem_coverage")
+#: Features of each ``compound_<kind>`` block (``compounds=True``).
+COMPOUND_ITEMS = ("max_similarity", "mean_similarity")
 #: Features of each (motif, source) block with ``representation="summary"``.
 SUMMARY_ITEMS = {"expr": ("r_mean", "r_max", "r_top3"),
                  "domain": ("kl_mean", "share_fraction", "shared_max_log1p"),
@@ -211,6 +229,11 @@ class PairFeaturizer:
     subsystems : bool, default False
         Add the ``subsystem`` block (module docstring). Needs
         ``net.reactions.subsystem`` (";"-joined names, "" for none).
+    compounds : bool, default False
+        Add the ``compound_<kind>`` blocks (module docstring). Needs
+        ``reaction_kinds`` and ``net.formulas``, ``net.substrates`` and
+        ``net.products`` (as built by
+        :func:`featurize.metabolic.network.build_directed_network`).
 
     Attributes
     ----------
@@ -225,7 +248,8 @@ class PairFeaturizer:
         feature order.
     blocks_ : list of (motif, source, slice)
         The ``role_<kind>`` blocks are ``("candidate", "role_<kind>", slice)``, then
-        the ``("candidate", "subsystem", slice)`` block, last.
+        the ``("candidate", "subsystem", slice)`` block, then the
+        ``("candidate", "compound_<kind>", slice)`` blocks, last.
     role_kinds_ : list of str
         Reaction kinds with a ``role_<kind>`` block.
     subsystem_block_ : bool
@@ -242,7 +266,7 @@ class PairFeaturizer:
                  sources: Mapping[str, pd.DataFrame], min_domain_genes: int = 2,
                  domain_eps: float = 0.01, adjacency: bool = True,
                  representation: str = "pointwise", reaction_kinds: bool = False,
-                 subsystems: bool = False):
+                 subsystems: bool = False, compounds: bool = False):
         reactions = getattr(net, "reactions", None)
         if not isinstance(reactions, pd.DataFrame) or "genes" not in reactions.columns:
             raise GeomarginInputError(
@@ -293,6 +317,20 @@ class PairFeaturizer:
                 "PairFeaturizer(subsystems=True): net.reactions has no 'subsystem' column; "
                 "build the network with featurize.metabolic.network.build_directed_network, or pass "
                 "subsystems=False")
+
+        if not isinstance(compounds, (bool, np.bool_)):
+            raise ValueError("The 'compounds' parameter of PairFeaturizer must be a bool. "
+                             f"Got {compounds!r} instead.")
+        self.compounds = bool(compounds)
+        if self.compounds and not self.reaction_kinds:
+            raise ValueError("The 'compounds' parameter of PairFeaturizer needs reaction_kinds=True "
+                             "(one block per reaction kind); set both or neither.")
+        if self.compounds and not all(isinstance(getattr(net, a, None), Mapping)
+                                      for a in ("formulas", "substrates", "products")):
+            raise GeomarginInputError(
+                "PairFeaturizer(compounds=True): net has no 'formulas', 'substrates' and "
+                "'products' mappings; build the network with "
+                "featurize.metabolic.network.build_directed_network, or pass compounds=False")
 
         self._rgenes: dict[str, tuple[str, ...]] = {}
         for r, gs in reactions["genes"].items():
@@ -352,6 +390,9 @@ class PairFeaturizer:
         self.subsystem_block_ = False
         if self.subsystems:
             self._prepare_subsystems(reactions)
+        self.compound_kinds_: list[str] = []
+        if self.compounds:
+            self._prepare_compounds(net)
 
         if "domain" in self._src:  # 0/1 kept-domain membership, last row = nothing
             a = self._src["domain"].arrays
@@ -384,6 +425,11 @@ class PairFeaturizer:
                 groups += [(max(groups) + 1 if groups else 0)] * len(SUBSYSTEM_ITEMS)
                 blocks.append((ROLE_MOTIF, "subsystem", slice(start, start + len(SUBSYSTEM_ITEMS))))
                 start += len(SUBSYSTEM_ITEMS)
+            for k in self.compound_kinds_:
+                names += [f"{ROLE_MOTIF}:compound_{k}:{it}" for it in COMPOUND_ITEMS]
+                groups += [(max(groups) + 1 if groups else 0)] * len(COMPOUND_ITEMS)
+                blocks.append((ROLE_MOTIF, f"compound_{k}", slice(start, start + len(COMPOUND_ITEMS))))
+                start += len(COMPOUND_ITEMS)
             return names, np.asarray(groups, dtype=np.intp), blocks, start
 
         net_items = ADJACENCY_ITEMS + (SAME_KIND_ITEMS if self.reaction_kinds else ())
@@ -788,6 +834,9 @@ class PairFeaturizer:
         if self.subsystem_block_:
             sl = next(sl for t, kind, sl in layout if t == ROLE_MOTIF and kind == "subsystem")
             X[:, sl] = self._subsystem_block(reaction, g_gids)
+        if getattr(self, "compound_kinds_", []):  # older pickles: no compound blocks
+            sls = [sl for t, kind, sl in layout if t == ROLE_MOTIF and kind.startswith("compound_")]
+            X[:, sls[0].start:sls[-1].stop] = self._compound_block(reaction, g_gids)
         for t in self.motif_types_:
             blocks = [(kind, sl) for t2, kind, sl in self._pw_blocks if t2 == t and kind != "net"]
             if self.adjacency:
@@ -997,6 +1046,91 @@ class PairFeaturizer:
         out[ok, 2] = s[ok] / n_s
         return out
 
+    def _prepare_compounds(self, net) -> None:
+        """Per model reaction its characteristic compounds (as indices into
+        the compound similarity matrix) and, per reaction kind, the (model
+        reactions x genes) catalysis matrix the ``compound`` blocks reduce."""
+        keys, self._cmp_sim = compound_similarity(compound_vectors(net.formulas))
+        index = {k: i for i, k in enumerate(keys)}
+        first: dict[str, str] = {}
+        for r, m in self._model_of.items():
+            first.setdefault(m, r)
+        mids = list(self._model_genes)
+        self._cmp_mid = {m: i for i, m in enumerate(mids)}
+        self._cmp_of = []
+        for m in mids:
+            r = first[m]
+            t = characteristic_compounds(net.substrates.get(r, frozenset()),
+                                         net.products.get(r, frozenset()), self._kind_of[r])
+            self._cmp_of.append(np.array(sorted(index[k] for k in t if k in index), dtype=np.intp))
+        rows = [i for i, m in enumerate(mids) for _ in self._model_genes[m]]
+        cols = [self._gid[g] for m in mids for g in self._model_genes[m]]
+        catalyses = sp.csr_matrix((np.ones(len(rows)), (rows, cols)),
+                                  shape=(len(mids), len(self._universe) + 1))
+        kinds = np.array([self._kind_of[first[m]] for m in mids])
+        has_cmp = np.array([c.size > 0 for c in self._cmp_of])
+        self._cmp_catalyses = {}
+        for k in self.role_kinds_:
+            keep = sp.diags(((kinds == k) & has_cmp).astype(float))
+            self._cmp_catalyses[k] = (keep @ catalyses).tocsc()
+        self.compound_kinds_ = [k for k in self.role_kinds_ if self._cmp_catalyses[k].nnz]
+
+    def _compound_sims(self, reaction: str):
+        """``sim(reaction, o)`` for every model reaction o (0 for o without a
+        compound of known formula and for reaction's own), or None when no
+        compound of the reaction has a formula."""
+        i = self._cmp_mid[self._model_of[reaction]]
+        mine = self._cmp_of[i]
+        if mine.size == 0:
+            return None
+        to_mine = self._cmp_sim[mine].max(axis=0)  # each compound's best match in T(r)
+        sims = np.array([to_mine[c].max() if c.size else 0.0 for c in self._cmp_of])
+        sims[i] = 0.0
+        return sims
+
+    def _compound_block(self, reaction: str, g_gids: np.ndarray) -> np.ndarray:
+        """The ``compound_<kind>`` blocks: the largest and mean ``sim(r, o)``
+        over the candidate's other reactions of r's kind (module docstring);
+        NaN without such a reaction and in every other kind's block."""
+        width = len(COMPOUND_ITEMS)
+        out = np.full((len(g_gids), width * len(self.compound_kinds_)), np.nan)
+        kind = self._kind_of[reaction]
+        if kind not in self.compound_kinds_:
+            return out
+        sims = self._cached(reaction, "compound", lambda: self._compound_sims(reaction))
+        if sims is None:
+            return out
+        C = self._cmp_catalyses[kind]
+        own = self._cmp_mid[self._model_of[reaction]]
+        C = self._cached(reaction, "compound_matrix", lambda: _drop_row(C, own))
+        count = np.asarray(C.sum(axis=0)).reshape(-1)[g_gids]
+        weighted = C.multiply(sims[:, None]).tocsc()
+        best = np.asarray(weighted.max(axis=0).todense()).reshape(-1)[g_gids]
+        total = np.asarray(weighted.sum(axis=0)).reshape(-1)[g_gids]
+        j = self.compound_kinds_.index(kind) * width
+        ok = count > 0
+        out[ok, j] = best[ok]
+        out[ok, j + 1] = total[ok] / count[ok]
+        return out
+
+    def compound_reactions(self, reaction: str, gene: str, top: int = 3) -> list[tuple[str, float]]:
+        """The other model reactions of ``reaction``'s kind that ``gene``
+        catalyses whose compounds are most like ``reaction``'s (the evidence
+        of the ``compound`` block), as ``(model reaction, similarity)``,
+        most similar first; empty without the block."""
+        self._check_reaction(reaction)
+        if not self.compound_kinds_ or self._kind_of[reaction] not in self.compound_kinds_:
+            return []
+        g = self._gid.get(normalize_gene_id(gene))
+        sims = self._compound_sims(reaction)
+        if g is None or sims is None:
+            return []
+        col = self._cmp_catalyses[self._kind_of[reaction]][:, g].toarray().reshape(-1)
+        own = self._cmp_mid[self._model_of[reaction]]
+        mids = list(self._cmp_mid)
+        hits = [(mids[j], float(sims[j])) for j in np.flatnonzero(col) if j != own]
+        return sorted(hits, key=lambda x: (-x[1], x[0]))[:top]
+
     def subsystem_reactions(self, reaction: str, gene: str) -> list[str]:
         """The other model reactions of ``reaction``'s subsystem(s) that
         ``gene`` catalyses (the evidence of the ``subsystem`` block), sorted;
@@ -1091,6 +1225,15 @@ class PairFeaturizer:
         Z = src.arrays["Zn"][rows]
         n = src.arrays["P"][rows].sum(axis=1)
         return pd.DataFrame(Z * np.sqrt(n)[:, None], index=list(genes), columns=src.items)
+
+
+def _drop_row(M: sp.csc_matrix, row: int) -> sp.csc_matrix:
+    """``M`` with the entries of one row set to zero (removed)."""
+    keep = np.ones(M.shape[0])
+    keep[row] = 0.0
+    out = (sp.diags(keep) @ M).tocsc()
+    out.eliminate_zeros()
+    return out
 
 
 def build_instances(net, genes: Sequence[str], negatives_per_positive: int,

@@ -37,6 +37,7 @@ rule metabolic_features:
         adjacency=MET["adjacency_features"],
         kind_features=MET["kind_features"],
         subsystem_features=MET["subsystem_features"],
+        compound_features=MET["compound_features"],
         representation=MET["representation"],
         min_source_coverage=MET["min_source_coverage"],
         duplicate_genes=MET["duplicate_genes"],

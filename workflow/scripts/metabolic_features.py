@@ -61,7 +61,8 @@ for name, table in sources.items():
 featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_genes,
                             adjacency=p.adjacency, representation=p.representation,
                             reaction_kinds=p.adjacency and p.kind_features,
-                            subsystems=p.subsystem_features)
+                            subsystems=p.subsystem_features,
+                            compounds=p.adjacency and p.kind_features and p.compound_features)
 model_genes = sorted(g.id for g in model.genes)
 if p.candidates == "model":
     candidates = model_genes
