@@ -40,6 +40,17 @@ def test_toy_directed_network_hand_computed():
     assert df.loc["T_A", "genes"] == () and df.loc["R1", "ec_numbers"] == "2.7.1.1"
 
 
+def test_formulas_by_compartment_free_key():
+    m = toy_model()
+    assert build_directed_network(m).formulas == {}  # the toy has no formulas
+    # A in two compartments: the first by metabolite id (A_c) gives the key's formula
+    m.metabolites.get_by_id("A_e").formula = "C6H12O6X"
+    m.metabolites.get_by_id("A_c").formula = "C6H12O6"
+    m.metabolites.get_by_id("B_c").formula = " C6H11O9P "
+    m.metabolites.get_by_id("C_c").formula = ""
+    assert build_directed_network(m).formulas == {"A": "C6H12O6", "B": "C6H11O9P"}
+
+
 def test_toy_no_merge_no_currency():
     net = build_directed_network(toy_model(), n_currency=0, merge_isozymes=False)
     assert list(net.reactions.index) == TOY_DIRECTED[:-1] + ["R4b", "R5"]

@@ -29,7 +29,7 @@ def test_main_target_writes_all_three_outputs(toy_run):
     expected_cols = ["reaction_id", "reaction_name", "equation", "reaction_kind",
                      "named_diffusion", "subsystem", "ec_numbers", "rank", "gene", "gene_name",
                      "gene_description", "score", "model_score", "validated_precision", "motif_blocks",
-                     "catalyses_adjacent", "catalyses_in_subsystem", "supporting_neighbours", "supporting_names", "shared_domains",
+                     "catalyses_adjacent", "catalyses_in_subsystem", "similar_compounds", "supporting_neighbours", "supporting_names", "shared_domains",
                      "shared_compartments", "evidence", "coexpr_r_fork", "coexpr_r_funnel",
                      "coexpr_r_chain_up", "coexpr_r_chain_down", "method"]
     assert list(ranking.columns) == expected_cols

@@ -42,7 +42,7 @@ ORPHAN_COLUMNS = ["reaction_id", "model_reaction", "reaction_name", "equation", 
 RANKING_COLUMNS = ["reaction_id", "reaction_name", "equation", "reaction_kind", "named_diffusion",
                    "subsystem", "ec_numbers", "rank", "gene", "gene_name", "gene_description",
                    "score", "model_score", "validated_precision", "motif_blocks", "catalyses_adjacent",
-                   "catalyses_in_subsystem", "supporting_neighbours", "supporting_names", "shared_domains",
+                   "catalyses_in_subsystem", "similar_compounds", "supporting_neighbours", "supporting_names", "shared_domains",
                    "shared_compartments", "evidence"]
 
 
@@ -211,7 +211,10 @@ def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, 
         :class:`featurize.metabolic.pairs.PairFeaturizer`), ``catalyses_in_subsystem``
         (the other model reactions of the reaction's subsystem whose gene rule
         names the candidate, ";"-joined: the evidence of the ``subsystem``
-        block; "" without that block), ``shared_domains`` /
+        block; "" without that block), ``similar_compounds`` (the candidate's
+        other reactions of the reaction's kind whose compounds are most like
+        the reaction's, "REACTION(similarity)", up to 3, ";"-joined: the
+        evidence of the ``compound`` block; "" without it), ``shared_domains`` /
         ``shared_compartments`` ("ID(n)" with n the
         number of the reaction's motif neighbour genes that share it, most
         shared first, ";"-joined; the SGD GAF names no InterPro entry, so
@@ -235,6 +238,9 @@ def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, 
     in_subsystem = featurizer.subsystem_reactions(reaction, gene) \
         if getattr(featurizer, "subsystem_block_", False) else []
 
+    similar = featurizer.compound_reactions(reaction, gene) \
+        if getattr(featurizer, "compound_kinds_", []) else []
+
     def fmt(items):
         return ";".join(f"{i}({n})" for i, n in items)
 
@@ -245,6 +251,9 @@ def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, 
     if in_subsystem:
         words.append(f"catalyses {len(in_subsystem)} other reaction(s) of this subsystem: "
                      + ", ".join(in_subsystem[:5]) + (", ..." if len(in_subsystem) > 5 else ""))
+    if similar:
+        words.append("acts on the most similar compounds in " + ", ".join(
+            f"{o} ({v:.2f})" for o, v in similar))
     if support:
         words.append("supported most by " + ", ".join(
             f"{names.get(h, h) or h} ({m})" for h, m, _ in support))
@@ -261,6 +270,7 @@ def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, 
         "motif_blocks": ",".join(blocks),
         "catalyses_adjacent": ";".join(f"{o}({'+'.join(ts)})" for o, ts in sorted(adjacent.items())),
         "catalyses_in_subsystem": ";".join(in_subsystem),
+        "similar_compounds": ";".join(f"{o}({v:.2f})" for o, v in similar),
         "supporting_neighbours": ";".join(f"{h}({m})" for h, m, _ in support),
         "supporting_names": ";".join(str(names.get(h, h) or h) for h, _, _ in support),
         "supporting": [(h, str(names.get(h, h) or h), m, d) for h, m, d in support],
@@ -336,7 +346,7 @@ def _ranking_row(row, ev: dict, net, featurizer, names, descriptions, method: st
         "validated_precision": round(float(precision_of.get(info.get("reaction_kind"), pooled)(
             np.array([row.rank]))[0]), 4),
         **{k: ev[k] for k in ("motif_blocks", "catalyses_adjacent", "catalyses_in_subsystem",
-                              "supporting_neighbours",
+                              "similar_compounds", "supporting_neighbours",
                               "supporting_names",
                               "shared_domains", "shared_compartments", "evidence")},
         "method": method,

@@ -63,6 +63,10 @@ featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_
                             reaction_kinds=p.adjacency and p.kind_features,
                             subsystems=p.subsystem_features,
                             compounds=p.adjacency and p.kind_features and p.compound_features)
+if p.compound_features:
+    log.info("compound blocks: %s (%d compounds with a formula)",
+             ", ".join(featurizer.compound_kinds_) or "none: the network has no usable formulas",
+             len(net.formulas))
 model_genes = sorted(g.id for g in model.genes)
 if p.candidates == "model":
     candidates = model_genes
