@@ -44,24 +44,13 @@ from threadpoolctl import threadpool_limits
 
 from featurize.metabolic.expression import normalize_gene_id
 from models.metabolic.evidence import orphan_reactions
-from models.metabolic.ranking import (consensus_params, correct_scores, gene_id_ranks, candidate_order,
-                                      ranking_decision, ranking_metrics, true_gene_ranks)
+from models.metabolic.ranking import (candidate_order, consensus_params, correct_scores, gene_id_ranks,
+                                      pair_score_fn, ranking_decision, ranking_metrics, score_matrix,
+                                      true_gene_ranks)
 from models.registry import get_method
 from models.selection import fit_estimator
 
 RULES = ("raw", "centred", "z", "clr")
-
-
-def score_matrix(featurizer, decision, reactions, candidates, batch_size=2000) -> np.ndarray:
-    """(reactions x candidates) scores; NaN where a pair has no evidence."""
-    S = np.full((len(reactions), len(candidates)), np.nan)
-    for i, r in enumerate(reactions):
-        for b in range(0, len(candidates), batch_size):
-            X = featurizer.candidate_matrix(r, candidates[b:b + batch_size])
-            s = np.asarray(decision(X), dtype=float)
-            s[np.isnan(X).all(axis=1)] = np.nan
-            S[i, b:b + len(X)] = s
-    return S
 
 
 def corrected(S: np.ndarray, rule: str) -> np.ndarray:
@@ -144,8 +133,8 @@ def main() -> None:
             if cache is not None and cache.exists():
                 S = np.load(cache)
             else:
-                S = score_matrix(featurizer, ranking_decision(cv.models[fold - 1], a.margin_rule),
-                                 reactions, candidates)
+                decision = ranking_decision(cv.models[fold - 1], a.margin_rule)
+                S = score_matrix(pair_score_fn(featurizer, decision), reactions, candidates)
                 if cache is not None:
                     np.save(cache, S)
             for rule in RULES:
@@ -176,7 +165,8 @@ def main() -> None:
         model.set_params(**consensus_params(cv.best_params))
         fit_estimator(model, data["X"], data["y"], query=data["instance_group"])
         with threadpool_limits(1):
-            S = score_matrix(featurizer, ranking_decision(model, a.margin_rule), reactions, candidates)
+            decision = ranking_decision(model, a.margin_rule)
+            S = score_matrix(pair_score_fn(featurizer, decision), reactions, candidates)
         if cache is not None:
             np.save(cache, S)
     print(f"\norphans: {len(reactions)} ranked reactions\n")

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["rank_candidates", "true_gene_ranks", "ranking_metrics", "supporting_neighbours",
+__all__ = ["rank_candidates", "score_matrix", "true_gene_ranks", "ranking_metrics", "supporting_neighbours",
            "pair_score_fn", "consensus_params", "bootstrap_ranking_metrics", "top1_concentration",
            "top1_record",
            "choose_ranking_method", "coexpression_scores", "RANKING_METRICS",
@@ -71,6 +71,26 @@ def _scores(score_fn, reaction, candidates, batch_size) -> np.ndarray:
                              f"(reaction {reaction!r}); expected one score per gene")
         out[start:start + len(batch)] = s
     return out
+
+
+def score_matrix(score_fn: Callable[[str, list[str]], np.ndarray], reactions: Sequence[str],
+                 candidates: Sequence[str], batch_size: int = 2000) -> np.ndarray:
+    """``(reactions x candidates)`` scores of ``score_fn`` (as for
+    :func:`rank_candidates`), batches of genes outside and reactions inside,
+    so that a featurizer reuses its per-batch gathering across reactions.
+
+    >>> score_matrix(lambda r, genes: [len(r) + len(g) for g in genes], ["R1", "R22"],
+    ...              ["a", "bb", "ccc"], batch_size=2).tolist()
+    [[3.0, 4.0, 5.0], [4.0, 5.0, 6.0]]
+    """
+    batch_size = _check_batch(batch_size)
+    reactions, candidates = list(reactions), list(candidates)
+    S = np.empty((len(reactions), len(candidates)))
+    for start in range(0, len(candidates), batch_size):
+        batch = candidates[start:start + batch_size]
+        for i, r in enumerate(reactions):
+            S[i, start:start + len(batch)] = _scores(score_fn, r, batch, batch_size)
+    return S
 
 
 def candidate_order(scores: np.ndarray, gene_rank: np.ndarray) -> np.ndarray:
@@ -147,11 +167,7 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
         chunk = max(1, len(reactions))
     for c0 in range(0, len(reactions), chunk):
         rs = reactions[c0:c0 + chunk]
-        S = np.empty((len(rs), len(cands)))
-        for start in range(0, len(cands), batch_size):
-            batch = cands[start:start + batch_size]
-            for i, r in enumerate(rs):
-                S[i, start:start + len(batch)] = _scores(score_fn, r, batch, batch_size)
+        S = score_matrix(score_fn, rs, cands, batch_size)
         C = correct_scores(S, gene_correction)
         for i, r in enumerate(rs):
             s = C[i]
