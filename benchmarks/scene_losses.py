@@ -56,12 +56,11 @@ from models.vision.detection import (
     average_precision,
     equal_error_recall,
     found_locations,
-    image_pyramid,
     load_test_scenes,
     non_max_suppression,
     precision_recall,
     pyramid_scales,
-    window_origins,
+    score_windows,
 )
 from featurize.vision.images import CROP_SHAPE
 
@@ -70,25 +69,13 @@ NMS_RADIUS = (20, 50)
 
 def windows_of_scene(scene, featurizer, scorers, stride, pyramid):
     """Every window (row, col, width) of one scene and its score per scorer,
-    with the seconds of features and of each scorer."""
-    if pyramid is None:
-        scales, levels = [1.0], [scene]
-    else:
-        scales = pyramid_scales(scene.shape, **pyramid)
-        levels = image_pyramid(scene, scales)
-    boxes, scores = [], [[] for _ in scorers]
-    t_feat, t_clf = 0.0, np.zeros(len(scorers))  # CPU seconds of this process (load-independent)
-    for sc, level in zip(scales, levels):
-        o = window_origins(level.shape, stride)
-        t = time.process_time()
-        X = featurizer.transform_windows(level, o)
-        t_feat += time.process_time() - t
-        boxes.append(np.column_stack([o / sc, np.full(len(o), CROP_SHAPE[1] / sc)]))
-        for m, score in enumerate(scorers):
-            t = time.process_time()
-            scores[m].append(np.asarray(score(X), dtype=float))
-            t_clf[m] += time.process_time() - t
-    return np.concatenate(boxes), np.column_stack([np.concatenate(s) for s in scores]), t_feat, t_clf
+    with the CPU seconds of features and of each scorer (this process's:
+    load-independent)."""
+    scales = None if pyramid is None else pyramid_scales(scene.shape, **pyramid)
+    timings: dict = {}
+    b, values = score_windows(scene, featurizer, dict(enumerate(scorers)), stride, scales, timings)
+    t_clf = np.array([timings.get(m, 0.0) for m in range(len(scorers))])
+    return b, np.column_stack([values[m] for m in range(len(scorers))]), timings.get("features", 0.0), t_clf
 
 
 def vote_boxes(b, v, idx, margin, radius=NMS_RADIUS):

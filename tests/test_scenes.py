@@ -11,6 +11,7 @@ from models.vision.detection import (
     acceptable,
     average_precision,
     detect_in_scene,
+    score_windows,
     detect_scenes,
     equal_error_recall,
     found_locations,
@@ -288,6 +289,27 @@ def test_multiscale_detection_on_synthetic_scene():
     at2 = c[c["n_detections"] == 2].iloc[0]  # the two cars come first (maybe tied)
     assert at2["recall"] == 1.0 and at2["precision"] == 1.0
     assert equal_error_recall(c) == 1.0 and average_precision(c) == pytest.approx(1.0)
+
+
+def test_score_windows_by_hand():
+    # one 40x100 level at scale 1 and a 20x50 level at scale 0.5 of an 40x100 scene
+    scene = np.zeros((40, 100), np.float32)
+    scene[:, :] = 1.0
+    timings = {}
+    b, v = score_windows(scene, _BoxFeaturizer(), {"a": _first_column, "b": lambda X: 2 * X[:, 0]},
+                         stride=4, timings=timings)
+    # a 40x100 scene holds exactly one 40x100 window: origin (0, 0), width 100
+    np.testing.assert_array_equal(b, [[0, 0, 100]])
+    np.testing.assert_allclose(v["a"], [1.0]) and np.testing.assert_allclose(v["b"], [2.0])
+    assert set(timings) == {"features", "a", "b"} and all(t >= 0 for t in timings.values())
+    # with scales: an 80x200 scene; level 1 has the stride-40 grid, level 0.5
+    # (40x100) one window, mapped back to (0, 0) and width 200
+    big = np.ones((80, 200), np.float32)
+    b2, v2 = score_windows(big, _BoxFeaturizer(), {"a": _first_column}, stride=40, scales=[1.0, 0.5])
+    grid = window_origins((80, 200), 40)
+    np.testing.assert_array_equal(b2[:-1], np.column_stack([grid, np.full(len(grid), 100)]))
+    np.testing.assert_array_equal(b2[-1], [0, 0, 200])
+    assert v2["a"].shape == (len(grid) + 1,)
 
 
 # --- the evaluators' criteria, exactly -----------------------------------------

@@ -29,6 +29,7 @@ around the true one with semi-axes 25% of the true object's dimensions:
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
@@ -45,6 +46,7 @@ __all__ = [
     "window_origins",
     "pyramid_scales",
     "image_pyramid",
+    "score_windows",
     "non_max_suppression",
     "detect_in_scene",
     "detect_scenes",
@@ -219,6 +221,40 @@ def _scorer_map(score) -> tuple[dict, bool]:
     return {None: score}, False
 
 
+def score_windows(scene: np.ndarray, featurizer, score: Mapping[str, Callable], stride: int = 4,
+                  scales: Sequence[float] | None = None,
+                  timings: dict | None = None) -> tuple[np.ndarray, dict]:
+    """Every window of one scene, before suppression: boxes ``(row, col,
+    width)`` in scene pixels (one row per window, over every level of
+    :func:`image_pyramid` with ``scales``, else the scene itself at scale 1)
+    and ``{name: scores}`` of each callable of ``score`` on the windows'
+    features (computed once per level).
+
+    ``timings``, if given, accumulates the CPU seconds of this process:
+    ``"features"`` and one entry per scorer name.
+    """
+    scorers, _ = _scorer_map(score)
+    if scales is None:
+        levels, scales = [scene], [1.0]
+    else:
+        levels = image_pyramid(scene, scales)
+    boxes, values = [], {k: [] for k in scorers}
+    clock = time.process_time
+    for sc, level in zip(scales, levels):
+        o = window_origins(level.shape, stride)
+        t = clock()
+        X = featurizer.transform_windows(level, o)
+        if timings is not None:
+            timings["features"] = timings.get("features", 0.0) + clock() - t
+        for k, fn in scorers.items():
+            t = clock()
+            values[k].append(np.asarray(fn(X), dtype=float))
+            if timings is not None:
+                timings[k] = timings.get(k, 0.0) + clock() - t
+        boxes.append(np.column_stack([o / sc, np.full(len(o), CROP_SHAPE[1] / sc)]))
+    return np.concatenate(boxes), {k: np.concatenate(v) for k, v in values.items()}
+
+
 def detect_in_scene(scene: np.ndarray, featurizer,
                     score: Callable[[np.ndarray], np.ndarray] | Mapping[str, Callable],
                     stride: int = 4, nms_radius: tuple[int, int] = (20, 50),
@@ -238,21 +274,10 @@ def detect_in_scene(scene: np.ndarray, featurizer,
     """
     scorers, named = _scorer_map(score)
     multi = scales is not None
-    if not multi:
-        levels, scales = [scene], [1.0]
-    else:
-        levels = image_pyramid(scene, scales)
-    boxes, values = [], {k: [] for k in scorers}
-    for sc, level in zip(scales, levels):
-        o = window_origins(level.shape, stride)
-        X = featurizer.transform_windows(level, o)
-        for k, fn in scorers.items():
-            values[k].append(np.asarray(fn(X), dtype=float))
-        boxes.append(np.column_stack([o / sc, np.full(len(o), CROP_SHAPE[1] / sc)]))
-    b = np.concatenate(boxes)
+    b, values = score_windows(scene, featurizer, scorers, stride, scales)
     parts = []
     for k in scorers:
-        v = np.concatenate(values[k])
+        v = values[k]
         keep = v >= min_score
         bk, vk = b[keep], v[keep]
         if multi:
