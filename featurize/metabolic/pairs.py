@@ -1122,7 +1122,7 @@ class PairFeaturizer:
         if not self.compound_kinds_ or self._kind_of[reaction] not in self.compound_kinds_:
             return []
         g = self._gid.get(normalize_gene_id(gene))
-        sims = self._compound_sims(reaction)
+        sims = self._cached(reaction, "compound", lambda: self._compound_sims(reaction))
         if g is None or sims is None:
             return []
         col = self._cmp_catalyses[self._kind_of[reaction]][:, g].toarray().reshape(-1)

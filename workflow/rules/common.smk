@@ -66,6 +66,24 @@ def metabolic_inputs():
     return inputs
 
 
+# Cross-validations that take longest start first (longest-processing-time
+# scheduling): with 2 cores the slowest one decides when the ranking
+# validation can start. Seconds of one run on the default data, 2 cores
+# (logs/metabolic/cv_*.log, 2026-11-24); methods not listed have priority 0.
+CV_SECONDS = {
+    "robust_socp_pca": 360,
+    "geometric": 130,
+    "knn": 125,
+    "integrated_logreg_pca": 100,
+}
+
+
+def cv_priority(wildcards):
+    """Scheduling priority of a method's cross-validation: its rank by cost."""
+    order = sorted(CV_SECONDS, key=CV_SECONDS.get)
+    return order.index(wildcards.method) + 1 if wildcards.method in CV_SECONDS else 0
+
+
 def ranking_models():
     """Methods whose cross-validation the final ranking may use: the
     validated ones ("auto" picks among them) and a configured method."""

@@ -55,6 +55,7 @@ rule metabolic_cv:
         folds=f"{MET_DIR}/cv/{{method}}_folds.tsv",
     log:
         "logs/metabolic/cv_{method}.log",
+    priority: cv_priority
     conda:
         "../envs/geomargin.yaml"
     threads: 1
