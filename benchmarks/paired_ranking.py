@@ -8,6 +8,12 @@ pairs, as ``ranking_validation.tsv``), with a 95% bootstrap interval over
 reactions (2000 replicates, seed 0; a reaction's true pairs stay together,
 and both methods are resampled with the same reactions: a paired interval).
 Example: ``geometric geometric@scaled`` measures the margin rule.
+
+    python benchmarks/paired_ranking.py --workdir DIR --workdir-b OLD A B
+
+takes ``B`` from another finished run with the same folds (e.g. the same
+method before a feature change): every reaction both runs ranked must have
+the same number of true pairs in both, or the command stops.
 """
 
 from __future__ import annotations
@@ -33,12 +39,20 @@ def main(argv=None) -> int:
     ap.add_argument("--workdir", type=Path, required=True)
     ap.add_argument("a")
     ap.add_argument("b")
+    ap.add_argument("--workdir-b", type=Path, default=None,
+                    help="read method b from this run (same folds) instead of --workdir")
     ap.add_argument("--replicates", type=int, default=2000)
     args = ap.parse_args(argv)
     ranks = pd.read_csv(args.workdir / "results/metabolic/ranking/true_gene_ranks.tsv", sep="\t")
-    A, B = per_reaction(ranks, args.a), per_reaction(ranks, args.b)
+    ranks_b = ranks if args.workdir_b is None else \
+        pd.read_csv(args.workdir_b / "results/metabolic/ranking/true_gene_ranks.tsv", sep="\t")
+    A, B = per_reaction(ranks, args.a), per_reaction(ranks_b, args.b)
     idx = A.index.intersection(B.index)
     A, B = A.loc[idx], B.loc[idx]
+    differ = A[("hit50", "count")].to_numpy() != B[("hit50", "count")].to_numpy()
+    if differ.any():
+        raise SystemExit(f"reaction {idx[np.flatnonzero(differ)[0]]!r} has a different number of true "
+                         "pairs in the two runs: they were not validated on the same folds")
     n = A[("hit50", "count")].to_numpy()
     dh = A[("hit50", "sum")].to_numpy() - B[("hit50", "sum")].to_numpy()
     dr = A[("rr", "sum")].to_numpy() - B[("rr", "sum")].to_numpy()

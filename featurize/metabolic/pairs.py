@@ -1088,6 +1088,22 @@ class PairFeaturizer:
         sims[i] = 0.0
         return sims
 
+    def _compound_stats(self, reaction: str):
+        """Per gene (every gid): the largest and the mean ``sim(r, o)`` over its
+        other reactions of r's kind, and how many there are; None when no
+        compound of the reaction has a formula."""
+        sims = self._cached(reaction, "compound", lambda: self._compound_sims(reaction))
+        if sims is None:
+            return None
+        C = _drop_row(self._cmp_catalyses[self._kind_of[reaction]], self._cmp_mid[self._model_of[reaction]])
+        count = np.asarray(C.sum(axis=0)).reshape(-1)
+        weighted = C.multiply(sims[:, None]).tocsc()
+        best = np.asarray(weighted.max(axis=0).todense()).reshape(-1)
+        total = np.asarray(weighted.sum(axis=0)).reshape(-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+        return np.where(count > 0, best, np.nan), mean
+
     def _compound_block(self, reaction: str, g_gids: np.ndarray) -> np.ndarray:
         """The ``compound_<kind>`` blocks: the largest and mean ``sim(r, o)``
         over the candidate's other reactions of r's kind (module docstring);
@@ -1097,20 +1113,13 @@ class PairFeaturizer:
         kind = self._kind_of[reaction]
         if kind not in self.compound_kinds_:
             return out
-        sims = self._cached(reaction, "compound", lambda: self._compound_sims(reaction))
-        if sims is None:
+        got = self._cached(reaction, "compound_stats", lambda: self._compound_stats(reaction))
+        if got is None:
             return out
-        C = self._cmp_catalyses[kind]
-        own = self._cmp_mid[self._model_of[reaction]]
-        C = self._cached(reaction, "compound_matrix", lambda: _drop_row(C, own))
-        count = np.asarray(C.sum(axis=0)).reshape(-1)[g_gids]
-        weighted = C.multiply(sims[:, None]).tocsc()
-        best = np.asarray(weighted.max(axis=0).todense()).reshape(-1)[g_gids]
-        total = np.asarray(weighted.sum(axis=0)).reshape(-1)[g_gids]
+        best, mean = got
         j = self.compound_kinds_.index(kind) * width
-        ok = count > 0
-        out[ok, j] = best[ok]
-        out[ok, j + 1] = total[ok] / count[ok]
+        out[:, j] = best[g_gids]  # gid -1 -> the all-zero last column: NaN
+        out[:, j + 1] = mean[g_gids]
         return out
 
     def compound_reactions(self, reaction: str, gene: str, top: int = 3) -> list[tuple[str, float]]:
