@@ -287,18 +287,12 @@ class PairFeaturizer:
         self.motifs = motifs
         self.min_domain_genes = int(min_domain_genes)
         self.domain_eps = float(domain_eps)
-        if not isinstance(adjacency, (bool, np.bool_)):
-            raise ValueError("The 'adjacency' parameter of PairFeaturizer must be a bool. "
-                             f"Got {adjacency!r} instead.")
-        self.adjacency = bool(adjacency)
+        self.adjacency = _bool_param("adjacency", adjacency)
         if representation not in REPRESENTATIONS:
             raise ValueError("The 'representation' parameter of PairFeaturizer must be one of "
                              f"{REPRESENTATIONS}. Got {representation!r} instead.")
         self.representation = representation
-        if not isinstance(reaction_kinds, (bool, np.bool_)):
-            raise ValueError("The 'reaction_kinds' parameter of PairFeaturizer must be a bool. "
-                             f"Got {reaction_kinds!r} instead.")
-        self.reaction_kinds = bool(reaction_kinds)
+        self.reaction_kinds = _bool_param("reaction_kinds", reaction_kinds)
         if self.reaction_kinds and not self.adjacency:
             raise ValueError("The 'reaction_kinds' parameter of PairFeaturizer needs adjacency=True "
                              "(its features extend the net block); set both or neither.")
@@ -308,20 +302,14 @@ class PairFeaturizer:
                 "build the network with featurize.metabolic.network.build_directed_network, or pass "
                 "reaction_kinds=False")
 
-        if not isinstance(subsystems, (bool, np.bool_)):
-            raise ValueError("The 'subsystems' parameter of PairFeaturizer must be a bool. "
-                             f"Got {subsystems!r} instead.")
-        self.subsystems = bool(subsystems)
+        self.subsystems = _bool_param("subsystems", subsystems)
         if self.subsystems and "subsystem" not in reactions.columns:
             raise GeomarginInputError(
                 "PairFeaturizer(subsystems=True): net.reactions has no 'subsystem' column; "
                 "build the network with featurize.metabolic.network.build_directed_network, or pass "
                 "subsystems=False")
 
-        if not isinstance(compounds, (bool, np.bool_)):
-            raise ValueError("The 'compounds' parameter of PairFeaturizer must be a bool. "
-                             f"Got {compounds!r} instead.")
-        self.compounds = bool(compounds)
+        self.compounds = _bool_param("compounds", compounds)
         if self.compounds and not self.reaction_kinds:
             raise ValueError("The 'compounds' parameter of PairFeaturizer needs reaction_kinds=True "
                              "(one block per reaction kind); set both or neither.")
@@ -1234,6 +1222,13 @@ class PairFeaturizer:
         Z = src.arrays["Zn"][rows]
         n = src.arrays["P"][rows].sum(axis=1)
         return pd.DataFrame(Z * np.sqrt(n)[:, None], index=list(genes), columns=src.items)
+
+
+def _bool_param(name: str, value) -> bool:
+    """``value`` of PairFeaturizer's ``name`` parameter, checked to be a bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"The {name!r} parameter of PairFeaturizer must be a bool. Got {value!r} instead.")
+    return bool(value)
 
 
 def _drop_row(M: sp.csc_matrix, row: int) -> sp.csc_matrix:
