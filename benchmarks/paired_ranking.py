@@ -12,8 +12,9 @@ Example: ``geometric geometric@scaled`` measures the margin rule.
     python benchmarks/paired_ranking.py --workdir DIR --workdir-b OLD A B
 
 takes ``B`` from another finished run with the same folds (e.g. the same
-method before a feature change): every reaction both runs ranked must have
-the same number of true pairs in both, or the command stops.
+method before a feature change): the two runs must have ranked the same
+reactions, each in the same outer fold, against as many candidates, with
+as many true pairs, or the command stops.
 """
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ def per_reaction(ranks: pd.DataFrame, method: str) -> pd.DataFrame:
     return r.groupby("reaction")[["hit50", "rr"]].agg(["sum", "count"])
 
 
+def fold_design(ranks: pd.DataFrame, method: str) -> pd.DataFrame:
+    """Per reaction: its outer fold, the number of candidates and of true pairs."""
+    r = ranks[ranks["method"] == method]
+    return r.groupby("reaction").agg(fold=("fold", "first"), n_candidates=("n_candidates", "first"),
+                                     true_pairs=("rank", "size"))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workdir", type=Path, required=True)
@@ -49,10 +57,16 @@ def main(argv=None) -> int:
     A, B = per_reaction(ranks, args.a), per_reaction(ranks_b, args.b)
     idx = A.index.intersection(B.index)
     A, B = A.loc[idx], B.loc[idx]
-    differ = A[("hit50", "count")].to_numpy() != B[("hit50", "count")].to_numpy()
-    if differ.any():
-        raise SystemExit(f"reaction {idx[np.flatnonzero(differ)[0]]!r} has a different number of true "
-                         "pairs in the two runs: they were not validated on the same folds")
+    if args.workdir_b is not None:
+        da, db = fold_design(ranks, args.a), fold_design(ranks_b, args.b)
+        if set(da.index) != set(db.index):
+            raise SystemExit(f"the runs ranked different reactions ({len(da)} in {args.workdir}, "
+                             f"{len(db)} in {args.workdir_b}): not the same validation")
+        differ = (da.loc[idx] != db.loc[idx]).any(axis=1)
+        if differ.any():
+            raise SystemExit(f"reaction {differ.index[differ.to_numpy()][0]!r} has a different fold, "
+                             "number of candidates or of true pairs in the two runs: they were not "
+                             "validated on the same folds")
     n = A[("hit50", "count")].to_numpy()
     dh = A[("hit50", "sum")].to_numpy() - B[("hit50", "sum")].to_numpy()
     dr = A[("rr", "sum")].to_numpy() - B[("rr", "sum")].to_numpy()

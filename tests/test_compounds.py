@@ -41,6 +41,10 @@ def test_compound_vectors_and_similarity_by_hand():
     np.testing.assert_allclose(v["leu"], np.log([7, 2, 3, 1, 1]))
     keys, S = compound_similarity(v)
     assert keys == ["glc", "leu"]
+    # the same composition is 1 up to rounding (the Gram-matrix form of the distance)
+    k2, S2 = compound_similarity({f"k{i}": np.log1p(np.array([i, 3.0, 7.0, 1.0, 0.0])) for i in range(60)}
+                                 | {"x": np.log1p(np.array([59, 3.0, 7.0, 1.0, 0.0]))})
+    assert S2[k2.index("x"), k2.index("k59")] == pytest.approx(1.0, abs=1e-6)
     d = math.sqrt(math.log(2) ** 2 + (math.log(7) - math.log(3)) ** 2)
     np.testing.assert_allclose(S, [[1.0, math.exp(-d)], [math.exp(-d), 1.0]])
     assert compound_similarity({}) == ([], pytest.approx(np.zeros((0, 0))))
@@ -65,15 +69,15 @@ FORMULAS = {"leu": "C6H13NO2", "ile": "C6H13NO2", "val": "C5H11NO2", "glc": "C6H
 def hand_toy():
     """R1 carries leu (G1, both directions), R3 ile (G1), R2 glc (G2), R4 val
     (orphan); R5 glc -> g6p (G1), R6 g6p -> f6p (G2) are enzymatic; R7
-    carries a compound without formula (G3)."""
-    ids = ["R1", "R1__rev", "R2", "R3", "R4", "R5", "R6", "R7"]
-    model = ["R1", "R1", "R2", "R3", "R4", "R5", "R6", "R7"]
-    genes = [("G1",), ("G1",), ("G2",), ("G1",), (), ("G1",), ("G2",), ("G3",)]
-    kinds = ["transport"] * 5 + ["enzymatic"] * 2 + ["transport"]
+    carries a compound without formula (G3); G4 carries glc (R8) and leu (R9)."""
+    ids = ["R1", "R1__rev", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9"]
+    model = ["R1", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9"]
+    genes = [("G1",), ("G1",), ("G2",), ("G1",), (), ("G1",), ("G2",), ("G3",), ("G4",), ("G4",)]
+    kinds = ["transport"] * 5 + ["enzymatic"] * 2 + ["transport"] * 3
     subs = {"R1": {"leu"}, "R1__rev": {"leu"}, "R2": {"glc"}, "R3": {"ile"}, "R4": {"val"},
-            "R5": {"glc"}, "R6": {"g6p"}, "R7": {"unk"}}
+            "R5": {"glc"}, "R6": {"g6p"}, "R7": {"unk"}, "R8": {"glc"}, "R9": {"leu"}}
     prods = {"R1": {"leu"}, "R1__rev": {"leu"}, "R2": {"glc"}, "R3": {"ile"}, "R4": {"val"},
-             "R5": {"g6p"}, "R6": {"f6p"}, "R7": {"unk"}}
+             "R5": {"g6p"}, "R6": {"f6p"}, "R7": {"unk"}, "R8": {"glc"}, "R9": {"leu"}}
     reactions = pd.DataFrame({"reaction_id": model, "genes": genes, "reaction_kind": kinds},
                              index=ids)
     net = ToyNet(reactions, {k: frozenset(v) for k, v in subs.items()},
@@ -117,7 +121,13 @@ def test_compound_block_by_hand():
     y = f.transform(["R5", "R5"], ["G2", "G1"])
     np.testing.assert_allclose(compound(f, y[0], "enzymatic"), [1.0, 1.0])
     assert np.isnan(compound(f, y[1], "enzymatic")).all()
-    # mean differs from max: R2 (glc) for G1 = max(leu, ile) and their mean
+    # G4 carries glc (R8) and leu (R9): for R4 (val) the max is leu's, the mean of both
+    np.testing.assert_allclose(compound(f, f.transform(["R4"], ["G4"])[0], "transport"),
+                               [sim_val_leu, (sim_val_leu + sim_val_glc) / 2])
+    assert f.compound_reactions("R4", "G4") == [("R9", pytest.approx(sim_val_leu)),
+                                                ("R8", pytest.approx(sim_val_glc))]
+    assert f.compound_reactions("R4", "G4", top=1) == [("R9", pytest.approx(sim_val_leu))]
+    # R2 (glc) for G1: leu and ile have one formula, so max = mean
     v = compound_vectors(FORMULAS)
     s_glc_leu = math.exp(-np.linalg.norm(v["glc"] - v["leu"]))
     np.testing.assert_allclose(compound(f, f.transform(["R2"], ["G1"])[0], "transport"),
@@ -135,9 +145,9 @@ def test_compound_block_by_hand():
     np.testing.assert_array_equal(g.transform(["R4", "R1"], ["G1", "G2"]), h.transform(["R4", "R1"], ["G1", "G2"]))
     net.formulas = dict(FORMULAS)
     # candidate_matrix and transform agree
-    genes = ["G1", "G2", "G3", "G9"]
+    genes = ["G1", "G2", "G3", "G4", "G9"]
     for r in net.reactions.index:
-        np.testing.assert_array_equal(f.candidate_matrix(r, genes), f.transform([r] * 4, genes))
+        np.testing.assert_array_equal(f.candidate_matrix(r, genes), f.transform([r] * 5, genes))
 
 
 def test_compound_block_errors():

@@ -292,15 +292,15 @@ def test_multiscale_detection_on_synthetic_scene():
 
 
 def test_score_windows_by_hand():
-    # one 40x100 level at scale 1 and a 20x50 level at scale 0.5 of an 40x100 scene
-    scene = np.zeros((40, 100), np.float32)
-    scene[:, :] = 1.0
+    # a 40x100 scene without scales: one level (the scene), one window
+    scene = np.ones((40, 100), np.float32)
     timings = {}
     b, v = score_windows(scene, _BoxFeaturizer(), {"a": _first_column, "b": lambda X: 2 * X[:, 0]},
                          stride=4, timings=timings)
     # a 40x100 scene holds exactly one 40x100 window: origin (0, 0), width 100
     np.testing.assert_array_equal(b, [[0, 0, 100]])
-    np.testing.assert_allclose(v["a"], [1.0]) and np.testing.assert_allclose(v["b"], [2.0])
+    np.testing.assert_allclose(v["a"], [1.0])
+    np.testing.assert_allclose(v["b"], [2.0])
     assert set(timings) == {"features", "a", "b"} and all(t >= 0 for t in timings.values())
     # with scales: an 80x200 scene; level 1 has the stride-40 grid, level 0.5
     # (40x100) one window, mapped back to (0, 0) and width 200
@@ -309,7 +309,13 @@ def test_score_windows_by_hand():
     grid = window_origins((80, 200), 40)
     np.testing.assert_array_equal(b2[:-1], np.column_stack([grid, np.full(len(grid), 100)]))
     np.testing.assert_array_equal(b2[-1], [0, 0, 200])
-    assert v2["a"].shape == (len(grid) + 1,)
+    # level 1: the featurizer's score of each grid window; level 0.5: that of the
+    # one window of the resized, still all-white, 40x100 level
+    expected = _BoxFeaturizer().transform_windows(big, grid)[:, 0]
+    np.testing.assert_allclose(v2["a"][:-1], expected)
+    half = np.ones((40, 100), np.float32)
+    np.testing.assert_allclose(v2["a"][-1], _BoxFeaturizer().transform_windows(half, np.array([[0, 0]]))[0, 0],
+                               atol=1e-6)
 
 
 # --- the evaluators' criteria, exactly -----------------------------------------

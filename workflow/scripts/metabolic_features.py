@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from featurize.metabolic.annotation import parse_gaf
+from featurize.metabolic.compounds import compound_vectors
 from featurize.metabolic.expression import load_expression
 from featurize.metabolic.genes import check_coverage
 from common.io import save_npz_atomic, save_pickle_atomic, write_tsv_atomic
@@ -63,10 +64,12 @@ featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_
                             reaction_kinds=p.adjacency and p.kind_features,
                             subsystems=p.subsystem_features,
                             compounds=p.adjacency and p.kind_features and p.compound_features)
-if p.compound_features:
-    log.info("compound blocks: %s (%d compounds with a formula)",
-             ", ".join(featurizer.compound_kinds_) or "none: the network has no usable formulas",
-             len(net.formulas))
+if featurizer.compounds:
+    log.info("compound blocks: %s (%d of the network's compounds have a usable formula)",
+             ", ".join(featurizer.compound_kinds_) or "none: no reaction with a gene has a compound "
+             "with a usable formula", len(compound_vectors(net.formulas)))
+elif p.compound_features:
+    log.info("compound blocks: none (compound_features needs adjacency_features and kind_features)")
 model_genes = sorted(g.id for g in model.genes)
 if p.candidates == "model":
     candidates = model_genes
