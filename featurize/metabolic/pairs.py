@@ -929,8 +929,11 @@ class PairFeaturizer:
     def _prepare_model_reactions(self, reactions: pd.DataFrame) -> None:
         """Directed reaction -> model reaction (``_model_of``) and, per model
         reaction (both directions counted once), the union of its genes
-        (``_model_genes``, sorted tuples, in model order): what the ``role``
-        and ``subsystem`` blocks count."""
+        (``_model_genes``, sorted tuples, in model order): what the ``role``,
+        ``subsystem`` and ``compound`` blocks count; the model reactions in
+        that order (``_model_ids``, ``_model_index``) and which genes each
+        names, as a (model reactions x genes) 0/1 matrix (``_model_catalyses``;
+        the last column, gid -1, all zero)."""
         model = reactions["reaction_id"] if "reaction_id" in reactions.columns \
             else pd.Series(reactions.index, index=reactions.index)
         self._model_of = {str(r): str(m) for r, m in model.items()}
@@ -938,6 +941,12 @@ class PairFeaturizer:
         for r, m in self._model_of.items():
             genes.setdefault(m, set()).update(self._rgenes[r])
         self._model_genes = {m: tuple(sorted(gs)) for m, gs in genes.items()}
+        self._model_ids = list(self._model_genes)
+        self._model_index = {m: i for i, m in enumerate(self._model_ids)}
+        rows = [i for i, m in enumerate(self._model_ids) for _ in self._model_genes[m]]
+        cols = [self._gid[g] for m in self._model_ids for g in self._model_genes[m]]
+        self._model_catalyses = sp.csr_matrix((np.ones(len(rows)), (rows, cols)),
+                                              shape=(len(self._model_ids), len(self._universe) + 1))
 
     def _prepare_roles(self, reactions: pd.DataFrame) -> None:
         """Per gene, how many model reactions (each counted once, whatever its
@@ -990,15 +999,11 @@ class PairFeaturizer:
             subs = frozenset(x.strip() for x in str(text).split(";") if x.strip()) \
                 if isinstance(text, str) else frozenset()
             sub_of[m] = sub_of.get(m, frozenset()) | subs
-        genes_of = self._model_genes
-        mids = list(genes_of)
-        self._sub_mid = {m: i for i, m in enumerate(mids)}
+        mids = self._model_ids
+        self._sub_mid = self._model_index
         self._sub_of = [sub_of[m] for m in mids]
-        rows = [i for i, m in enumerate(mids) for _ in genes_of[m]]
-        cols = [self._gid[g] for m in mids for g in genes_of[m]]
-        self._sub_genes = sp.csr_matrix((np.ones(len(rows)), (rows, cols)),
-                                        shape=(len(mids), len(self._universe) + 1))
-        self._sub_has_gene = np.array([bool(genes_of[m]) for m in mids])
+        self._sub_genes = self._model_catalyses
+        self._sub_has_gene = np.array([bool(self._model_genes[m]) for m in mids])
         self._sub_total = np.asarray(self._sub_genes.sum(axis=0)).reshape(-1)
         self.subsystem_block_ = bool(any(s and g for s, g in zip(self._sub_of, self._sub_has_gene)))
 
@@ -1043,31 +1048,26 @@ class PairFeaturizer:
         first: dict[str, str] = {}
         for r, m in self._model_of.items():
             first.setdefault(m, r)
-        mids = list(self._model_genes)
-        self._cmp_mid = {m: i for i, m in enumerate(mids)}
+        mids = self._model_ids
         self._cmp_of = []
         for m in mids:
             r = first[m]
             t = characteristic_compounds(net.substrates.get(r, frozenset()),
                                          net.products.get(r, frozenset()), self._kind_of[r])
             self._cmp_of.append(np.array(sorted(index[k] for k in t if k in index), dtype=np.intp))
-        rows = [i for i, m in enumerate(mids) for _ in self._model_genes[m]]
-        cols = [self._gid[g] for m in mids for g in self._model_genes[m]]
-        catalyses = sp.csr_matrix((np.ones(len(rows)), (rows, cols)),
-                                  shape=(len(mids), len(self._universe) + 1))
         kinds = np.array([self._kind_of[first[m]] for m in mids])
         has_cmp = np.array([c.size > 0 for c in self._cmp_of])
         self._cmp_catalyses = {}
         for k in self.role_kinds_:
             keep = sp.diags(((kinds == k) & has_cmp).astype(float))
-            self._cmp_catalyses[k] = (keep @ catalyses).tocsc()
+            self._cmp_catalyses[k] = (keep @ self._model_catalyses).tocsc()
         self.compound_kinds_ = [k for k in self.role_kinds_ if self._cmp_catalyses[k].nnz]
 
     def _compound_sims(self, reaction: str):
         """``sim(reaction, o)`` for every model reaction o (0 for o without a
         compound of known formula and for reaction's own), or None when no
         compound of the reaction has a formula."""
-        i = self._cmp_mid[self._model_of[reaction]]
+        i = self._model_index[self._model_of[reaction]]
         mine = self._cmp_of[i]
         if mine.size == 0:
             return None
@@ -1083,7 +1083,7 @@ class PairFeaturizer:
         sims = self._cached(reaction, "compound", lambda: self._compound_sims(reaction))
         if sims is None:
             return None
-        C = _drop_row(self._cmp_catalyses[self._kind_of[reaction]], self._cmp_mid[self._model_of[reaction]])
+        C = _drop_row(self._cmp_catalyses[self._kind_of[reaction]], self._model_index[self._model_of[reaction]])
         count = np.asarray(C.sum(axis=0)).reshape(-1)
         weighted = C.multiply(sims[:, None]).tocsc()
         best = np.asarray(weighted.max(axis=0).todense()).reshape(-1)
@@ -1123,9 +1123,8 @@ class PairFeaturizer:
         if g is None or sims is None:
             return []
         col = self._cmp_catalyses[self._kind_of[reaction]][:, g].toarray().reshape(-1)
-        own = self._cmp_mid[self._model_of[reaction]]
-        mids = list(self._cmp_mid)
-        hits = [(mids[j], float(sims[j])) for j in np.flatnonzero(col) if j != own]
+        own = self._model_index[self._model_of[reaction]]
+        hits = [(self._model_ids[j], float(sims[j])) for j in np.flatnonzero(col) if j != own]
         return sorted(hits, key=lambda x: (-x[1], x[0]))[:top]
 
     def subsystem_reactions(self, reaction: str, gene: str) -> list[str]:
