@@ -5,8 +5,10 @@ geometric margin: interactions across feature blocks, measured.
 
 On the instances of a finished metabolic run
 (``results/metabolic/features/features.npz``), the workflow's nested
-cross-validation (same folds: same seed, groups and inner split; grid of
-config ``hgb``) of gradient boosting three ways, with scikit-learn's
+cross-validation of gradient boosting three ways, with the default config's
+design (5 outer folds, validation fraction 0.2, ``hgb`` grid; ``--seed`` as
+config ``seed``): the same folds as a run of the default config, not of one
+that changes these, with scikit-learn's
 ``interaction_cst``:
 
 - ``free``: any feature may interact with any other (the workflow's ``hgb``);
