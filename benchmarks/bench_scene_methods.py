@@ -48,7 +48,7 @@ def main() -> None:
 
     feat = {k: vis[k] for k in ("n_landmarks", "patch_size", "max_candidates", "threshold", "search_radius",
                                 "n_pca", "min_distance", "detector", "hog_threshold", "hog_cell_size",
-                                "hog_orientations", "hog_C")}
+                                "hog_orientations", "hog_C", "slot_place")}
     X, y = load_crops(args.data)
     t0 = time.perf_counter()
     f = CarPartFeaturizer(**feat, random_state=cfg["seed"]).fit(X, y)

@@ -285,18 +285,33 @@ def test_hog_detector_finds_known_parts():
     assert n_non < n_car, (n_car, n_non)
 
 
+@pytest.mark.parametrize("slot_place", [False, True])
 @pytest.mark.parametrize("detector", ["ncc", "hog"])
-def test_featurizer_fit_transform_and_windows_agree(detector):
+def test_featurizer_fit_transform_and_windows_agree(detector, slot_place):
     X, y = synthetic_cars()
     f = CarPartFeaturizer(n_landmarks=4, patch_size=15, max_candidates=3, threshold=0.2,
                           search_radius=5, n_pca=3, min_distance=9, detector=detector,
-                          hog_cell_size=5, hog_threshold=0.3).fit(X, y)
+                          hog_cell_size=5, hog_threshold=0.3, slot_place=slot_place).fit(X, y)
     assert hasattr(f, "detector_") == (detector == "hog")
     F = f.transform(X)
-    assert F.shape == (80, 36) and len(f.feature_names_) == 36
-    assert f.groups_.tolist() == list(np.arange(12).repeat(3))
+    D = 6 if slot_place else 3
+    assert F.shape == (80, 12 * D) and len(f.feature_names_) == 12 * D and f.n_slot_features_ == D
+    assert f.groups_.tolist() == list(np.arange(12).repeat(D))
+    if slot_place:
+        assert f.feature_names_[3:6] == ["lm00_s0_dr", "lm00_s0_dc", "lm00_s0_evidence"]
+        # the place features by hand from the candidates: offset from the
+        # expected centre in the oriented crop, and the detector's evidence
+        centres, scores, _ = f.candidates(X)
+        S = F.reshape(80, 4, 3, D)
+        ok = scores == scores
+        off = centres - f.landmarks_.positions_[None, :, None, :]
+        np.testing.assert_array_equal(S[..., 3][ok], off[..., 0][ok])
+        np.testing.assert_array_equal(S[..., 4][ok], off[..., 1][ok])
+        ev = np.log(scores / (1 - scores)) if detector == "hog" else np.arctanh(scores)
+        np.testing.assert_allclose(S[..., 5][ok], ev[ok], rtol=1e-9)
+        assert (np.abs(S[..., 3:5][ok]) <= 5).all()     # within the search radius
     # NaN comes in whole slots, and slots fill from 0
-    absent = np.isnan(F).reshape(80, 4, 3, 3)
+    absent = np.isnan(F).reshape(80, 4, 3, D)
     assert (absent.all(-1) == absent.any(-1)).all()
     slot_absent = absent.all(-1)
     assert (np.diff(slot_absent.astype(int), axis=2) >= 0).all()
@@ -327,6 +342,8 @@ def test_featurizer_rejects_bad_params_and_shapes():
         CarPartFeaturizer(detector="hog", hog_cell_size=4).fit(X, y)
     with pytest.raises(ValueError, match="'hog_threshold' parameter of CarPartFeaturizer"):
         CarPartFeaturizer(detector="hog", hog_threshold=1.0).fit(X, y)
+    with pytest.raises(ValueError, match="'slot_place' parameter of CarPartFeaturizer must be a bool"):
+        CarPartFeaturizer(slot_place="yes").fit(X, y)
     with pytest.raises(ValueError, match="only .* training candidates"):
         CarPartFeaturizer(n_landmarks=2, patch_size=15, threshold=0.99, n_pca=5,
                           min_distance=9).fit(X, y)

@@ -41,6 +41,16 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
     coefficients of a slot are present or absent together, so
     ``groups_[j] = j // n_pca`` (one group per (landmark, slot)).
 
+    With ``slot_place=True`` each slot carries three more features after its
+    PCA coefficients, present or absent with them (so ``D = n_pca + 3``
+    features per slot, ``j = (k * max_candidates + s) * D + c`` and
+    ``groups_[j] = j // D``): the candidate's offset in rows and in columns
+    (pixels, in the oriented car frame) from the landmark's expected place,
+    and the detector's evidence for it, the log-odds of the HOG probability
+    (``detector="hog"``) or the Fisher z of the NCC, ``arctanh`` (``"ncc"``).
+    The patch alone does not say where in the window a part was found; a
+    window shifted off a car finds parts at the edge of their search windows.
+
     Parameters
     ----------
     n_landmarks : 19 in Chechik et al.
@@ -58,11 +68,15 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
     hog_cell_size : HOG cell side; must divide ``patch_size`` (21 = 3 x 7).
     hog_orientations : HOG orientation bins.
     hog_C : inverse regularisation of the per-landmark logistic regressions.
+    slot_place : add each candidate's offset from its landmark's expected
+        place and its detector evidence to its slot (see above).
 
     Attributes
     ----------
     mean_car_, landmarks_, pcas_ (list of PCA), n_features_out_,
-    feature_names_ (list[str], e.g. ``"lm03_s7_pc2"``), groups_ (int array),
+    feature_names_ (list[str], e.g. ``"lm03_s7_pc2"``; ``"lm03_s7_dr"``,
+    ``"_dc"`` and ``"_evidence"`` with ``slot_place``), groups_ (int array),
+    n_slot_features_ (``D``),
     detector_ (:class:`HogLandmarkDetector`, only with ``detector="hog"``).
 
     Examples
@@ -79,7 +93,7 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
                  threshold: float = 0.3, search_radius: int = 8, n_pca: int = 10,
                  min_distance: float = 9.0, orient: bool = True, random_state: int = 0,
                  detector: str = "ncc", hog_threshold: float = 0.5, hog_cell_size: int = 7,
-                 hog_orientations: int = 9, hog_C: float = 1.0):
+                 hog_orientations: int = 9, hog_C: float = 1.0, slot_place: bool = False):
         self.n_landmarks = n_landmarks
         self.patch_size = patch_size
         self.max_candidates = max_candidates
@@ -94,6 +108,7 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
         self.hog_cell_size = hog_cell_size
         self.hog_orientations = hog_orientations
         self.hog_C = hog_C
+        self.slot_place = slot_place
 
     # -- helpers ---------------------------------------------------------------
     def _check_params(self) -> None:
@@ -103,6 +118,8 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
         check_positive_int(name, "search_radius", self.search_radius, minimum=0)
         check_param(name, "threshold", self.threshold,
                     lambda v: -1.0 <= float(v) < 1.0, "a float in [-1, 1)")
+        check_param(name, "slot_place", self.slot_place,
+                    lambda v: isinstance(v, (bool, np.bool_)), "a bool")
         check_param(name, "detector", self.detector, lambda v: v in DETECTORS,
                     f"one of {list(DETECTORS)}")
         if self.detector == "hog":
@@ -136,14 +153,36 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
         return (normalise_patches(patches) - pca.mean_) @ pca.components_.T
 
     def _assemble(self, centres: np.ndarray, patch_source) -> np.ndarray:
-        """centres (m, L, K, 2); patch_source(k, sel_index_tuple) -> (q, p, p)."""
+        """centres (m, L, K, 2); patch_source(k, sel_index_tuple) -> (q, p, p).
+        Returns the PCA coefficients (m, L, K, n_pca), NaN = absent."""
         m, L, K, _ = centres.shape
         F = np.full((m, L, K, self.n_pca), np.nan)
         for k in range(L):
             valid = centres[:, k, :, 0] >= 0
             if valid.any():
                 F[:, k][valid] = self._coefficients(k, patch_source(k, valid))
-        return F.reshape(m, -1)
+        return F
+
+    def _evidence(self, scores: np.ndarray) -> np.ndarray:
+        """The detector's evidence for a candidate on an unbounded scale:
+        log-odds of a HOG probability, Fisher z (arctanh) of an NCC."""
+        s = np.clip(np.asarray(scores, dtype=np.float64), -1 + 1e-6, 1 - 1e-6)
+        if self.detector == "hog":
+            s = np.clip(s, 1e-6, None)
+            return np.log(s) - np.log1p(-s)
+        return np.arctanh(s)
+
+    def _with_place(self, F: np.ndarray, offsets: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """(m, L, K, n_pca) coefficients -> (m, n_features_out_): with
+        ``slot_place``, each slot's (row offset, column offset, evidence)
+        appended (``offsets`` (m, L, K, 2) in the oriented car frame)."""
+        m = F.shape[0]
+        if not self.slot_place:
+            return F.reshape(m, -1)
+        absent = np.isnan(F[..., :1])
+        place = np.concatenate([offsets.astype(np.float64), self._evidence(scores)[..., None]], axis=-1)
+        place = np.where(absent, np.nan, place)
+        return np.concatenate([F, place], axis=-1).reshape(m, -1)
 
     # -- API -------------------------------------------------------------------
     def fit(self, images, y) -> "CarPartFeaturizer":
@@ -180,10 +219,12 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
             pt = normalise_patches(win[img_i, c[:, 0] - h, c[:, 1] - h])
             self.pcas_.append(PCA(self.n_pca, svd_solver="covariance_eigh", random_state=self.random_state).fit(pt))
         L, K, P = self.n_landmarks, self.max_candidates, self.n_pca
-        self.n_features_out_ = L * K * P
-        self.groups_ = np.arange(L * K).repeat(P)
-        self.feature_names_ = [f"lm{k:02d}_s{s}_pc{c}" for k in range(L)
-                               for s in range(K) for c in range(P)]
+        cols = [f"pc{c}" for c in range(P)] + (["dr", "dc", "evidence"] if self.slot_place else [])
+        self.n_slot_features_ = len(cols)
+        self.n_features_out_ = L * K * len(cols)
+        self.groups_ = np.arange(L * K).repeat(len(cols))
+        self.feature_names_ = [f"lm{k:02d}_s{s}_{c}" for k in range(L)
+                               for s in range(K) for c in cols]
         self.train_candidate_counts_ = (~np.isnan(scores)).sum(axis=2)
         return self
 
@@ -220,10 +261,10 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
         return centres, scores, flipped
 
     def transform(self, images) -> np.ndarray:
-        """Features (n, n_landmarks * max_candidates * n_pca), NaN = absent."""
+        """Features (n, n_features_out_), NaN = absent (layout: class docstring)."""
         check_is_fitted(self, "pcas_")
         oriented, _ = self._orient(self._check_images(images))
-        centres, _ = self._candidates(oriented)
+        centres, scores = self._candidates(oriented)
         p, h = self.patch_size, self.patch_size // 2
         win = sliding_window_view(oriented, (p, p), axis=(1, 2))
         img_idx = np.arange(len(oriented))[:, None]
@@ -233,7 +274,8 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
             ii = np.broadcast_to(img_idx, valid.shape)[valid]
             return win[ii, c[:, 0] - h, c[:, 1] - h]
 
-        return self._assemble(centres, source)
+        offsets = centres - self.landmarks_.positions_[None, :, None, :]
+        return self._with_place(self._assemble(centres, source), offsets, scores)
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         check_is_fitted(self, "pcas_")
@@ -315,5 +357,13 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
             patches[a] = win_plain[cu[a, 0] - h, cu[a, 1] - h]
             patches[fu] = win_flip[cu[fu, 0] - h, (W - 1 - cu[fu, 1]) - h]
             F[:, k][valid] = self._coefficients(k, patches)[inv.ravel()]
-        X = F.reshape(m, -1)
+        if self.slot_place:
+            # offsets in the window's oriented frame: a mirrored window's
+            # column j + c is column 99 - c of its oriented copy
+            local = centres - origins[:, None, None, :]
+            local[..., 1] = np.where(flip[:, None, None], Wc - 1 - local[..., 1], local[..., 1])
+            offsets = local - lm.positions_[None, :, None, :]
+        else:
+            offsets = None
+        X = self._with_place(F, offsets, scores)
         return (X, centres, scores) if return_candidates else X

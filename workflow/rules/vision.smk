@@ -27,6 +27,7 @@ VIS_FEAT = {
         "hog_cell_size",
         "hog_orientations",
         "hog_C",
+        "slot_place",
     )
 }
 
@@ -101,7 +102,9 @@ rule vision_detection_accuracy:
         runtime=10,
     params:
         methods=VIS["methods"],
-        n_features=VIS["n_landmarks"] * VIS["max_candidates"] * VIS["n_pca"],
+        n_features=VIS["n_landmarks"]
+        * VIS["max_candidates"]
+        * (VIS["n_pca"] + 3 * VIS["slot_place"]),
     script:
         "../scripts/vision_accuracy.py"
 

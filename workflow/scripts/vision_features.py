@@ -19,11 +19,11 @@ folds = list(StratifiedKFold(smk.params.n_splits, shuffle=True, random_state=smk
 tr, te = folds[fold]
 f = CarPartFeaturizer(**smk.params.featurizer, random_state=smk.params.seed).fit(X[tr], y[tr])
 Ftr, Fte = f.transform(X[tr]), f.transform(X[te])
-K, P = f.max_candidates, f.n_pca
+K, P = f.max_candidates, f.n_slot_features_
 
 
 def cnt(F):
-    """Candidates per (crop, landmark): slots whose PCA block is present."""
+    """Candidates per (crop, landmark): slots whose features are present."""
     return (~np.isnan(F)).reshape(len(F), f.n_landmarks, K, P).all(-1).sum(-1)
 
 
