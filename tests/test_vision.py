@@ -325,7 +325,12 @@ def test_featurizer_fit_transform_and_windows_agree(detector, slot_place):
     scene[25:65, 75:175] = np.maximum(scene[25:65, 75:175], X[5][:, ::-1])
     origins = np.array([[i, j] for i in range(0, 31, 3) for j in range(0, 81, 4)])
     W = f.transform_windows(scene, origins)
-    C = f.transform(np.stack([scene[i:i + 40, j:j + 100] for i, j in origins]))
+    crops = np.stack([scene[i:i + 40, j:j + 100] for i, j in origins])
+    C = f.transform(crops)
+    # both orientations occur, so mirrored windows' offsets are checked too
+    flipped = f.candidates(crops)[2]
+    assert flipped.any() and (~flipped).any()
+    assert (~np.isnan(W[flipped])).any() and (~np.isnan(W[~flipped])).any()
     np.testing.assert_array_equal(np.isnan(W), np.isnan(C))
     np.testing.assert_allclose(W, C, rtol=1e-4, atol=1e-4)
 
