@@ -75,6 +75,8 @@ def main() -> None:
     ap.add_argument("--threshold", type=float, default=0.3, help="ncc candidate threshold")
     ap.add_argument("--hog-threshold", type=float, default=0.5, help="hog candidate threshold")
     ap.add_argument("--search-radius", type=int, default=8, help="landmark search radius (vision.search_radius)")
+    ap.add_argument("--slot-place", action=argparse.BooleanOptionalAction, default=True,
+                    help="offsets and detector evidence in each slot (vision.slot_place, default on)")
     ap.add_argument("--max-candidates", type=int, default=10, help="slots per landmark (vision.max_candidates)")
     ap.add_argument("--jobs", type=int, default=1, help="processes over the scenes (the rule's threads)")
     ap.add_argument("--sets", nargs="+", choices=("single", "scale"), default=["single", "scale"],
@@ -101,7 +103,8 @@ def main() -> None:
     else:
         X, y = load_crops(args.data)
         f = CarPartFeaturizer(threshold=args.threshold, detector=args.detector, hog_threshold=args.hog_threshold,
-                              search_radius=args.search_radius, max_candidates=args.max_candidates).fit(X, y)
+                              search_radius=args.search_radius, max_candidates=args.max_candidates,
+                              slot_place=args.slot_place).fit(X, y)
         F = f.transform(X)
         t_feat = time.perf_counter() - t0
         rows.append(("featurise 1050 training crops (fit + transform)", t_feat, 60, peak_mb(),

@@ -299,17 +299,34 @@ def test_featurizer_fit_transform_and_windows_agree(detector, slot_place):
     assert f.groups_.tolist() == list(np.arange(12).repeat(D))
     if slot_place:
         assert f.feature_names_[3:6] == ["lm00_s0_dr", "lm00_s0_dc", "lm00_s0_evidence"]
-        # the place features by hand from the candidates: offset from the
-        # expected centre in the oriented crop, and the detector's evidence
-        centres, scores, _ = f.candidates(X)
+        # the place features by hand: the offset points, from the landmark's
+        # expected centre in the oriented crop, at the very patch whose PCA
+        # coefficients the slot holds; the evidence is the detector's score
+        # as log-odds (hog) or Fisher z (ncc)
+        _, scores, flipped = f.candidates(X)
         S = F.reshape(80, 4, 3, D)
-        ok = scores == scores
-        off = centres - f.landmarks_.positions_[None, :, None, :]
-        np.testing.assert_array_equal(S[..., 3][ok], off[..., 0][ok])
-        np.testing.assert_array_equal(S[..., 4][ok], off[..., 1][ok])
+        ok = ~np.isnan(S[..., 0])
+        assert ok.sum() > 100 and flipped.any()
+        oriented = np.where(flipped[:, None, None], X[:, :, ::-1], X)
+        h = 15 // 2
+        for i, k, slot in zip(*np.nonzero(ok)):
+            r, c = f.landmarks_.positions_[k] + S[i, k, slot, 3:5].astype(int)
+            patch = oriented[i, r - h:r + h + 1, c - h:c + h + 1]
+            np.testing.assert_allclose(f.pcas_[k].transform(normalise_patches(patch[None]))[0],
+                                       S[i, k, slot, :3], atol=1e-6)
+        assert (np.abs(S[..., 3:5][ok]) <= 5).all()     # within the search radius
+        assert scores[ok].max() < 1 - 1e-6
         ev = np.log(scores / (1 - scores)) if detector == "hog" else np.arctanh(scores)
         np.testing.assert_allclose(S[..., 5][ok], ev[ok], rtol=1e-9)
-        assert (np.abs(S[..., 3:5][ok]) <= 5).all()     # within the search radius
+        assert np.isnan(S[~ok]).all()
+        # the fitted layout decides, not a parameter changed after fit
+        f2 = CarPartFeaturizer(**{**f.get_params(), "slot_place": True}).fit(X, y)
+        f2.set_params(slot_place=False)
+        np.testing.assert_array_equal(f2.transform(X), F)
+    else:
+        # a featurizer saved before the option existed (neither attribute)
+        del f.slot_place, f.n_slot_features_
+        np.testing.assert_array_equal(f.transform(X), F)
     # NaN comes in whole slots, and slots fill from 0
     absent = np.isnan(F).reshape(80, 4, 3, D)
     assert (absent.all(-1) == absent.any(-1)).all()

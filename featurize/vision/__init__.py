@@ -33,8 +33,10 @@ car crops (Agarwal, Awan & Roth 2004):
    absent*.
 5. :class:`CarPartFeaturizer` describes each candidate by the first ``n_pca``
    principal-component coefficients of its z-normalised patch (one PCA per
-   landmark, fitted on the training candidates only) and lays them out as
-   described in its docstring, NaN for absent slots.
+   landmark, fitted on the training candidates only) and, with
+   ``slot_place`` (the workflow's default), by its offset from the
+   landmark's expected place and the detector's evidence; it lays them out
+   as described in its docstring, NaN for absent slots.
 
 Everything is computed by the same code for crops and for sliding windows in
 a scene (:meth:`CarPartFeaturizer.transform_windows`), where each landmark's

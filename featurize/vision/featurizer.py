@@ -133,6 +133,14 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
             check_param(name, "hog_C", self.hog_C, lambda v: float(v) > 0, "a float > 0")
 
     @property
+    def _fitted_place(self) -> bool:
+        """Whether the fitted layout carries the place features (read from
+        the fitted layout, not the parameter, so ``set_params`` after ``fit``
+        cannot make columns disagree with ``groups_``; featurizers saved
+        before the option existed have none)."""
+        return getattr(self, "n_slot_features_", self.n_pca) > self.n_pca
+
+    @property
     def _threshold(self) -> float:
         return float(self.hog_threshold if self.detector == "hog" else self.threshold)
 
@@ -177,7 +185,7 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
         ``slot_place``, each slot's (row offset, column offset, evidence)
         appended (``offsets`` (m, L, K, 2) in the oriented car frame)."""
         m = F.shape[0]
-        if not self.slot_place:
+        if not self._fitted_place:
             return F.reshape(m, -1)
         absent = np.isnan(F[..., :1])
         place = np.concatenate([offsets.astype(np.float64), self._evidence(scores)[..., None]], axis=-1)
@@ -357,7 +365,7 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
             patches[a] = win_plain[cu[a, 0] - h, cu[a, 1] - h]
             patches[fu] = win_flip[cu[fu, 0] - h, (W - 1 - cu[fu, 1]) - h]
             F[:, k][valid] = self._coefficients(k, patches)[inv.ravel()]
-        if self.slot_place:
+        if self._fitted_place:
             # offsets in the window's oriented frame: a mirrored window's
             # column j + c is column 99 - c of its oriented copy
             local = centres - origins[:, None, None, :]
