@@ -219,6 +219,53 @@ def masked_sq_distances(A: np.ndarray, B: np.ndarray,
     return D, counts
 
 
+_PRESELECT = 128  # nearest training rows sorted per receiver before the per-pattern search
+
+
+def _sorted_nearest(D: np.ndarray, m: int) -> np.ndarray:
+    """Column indices of the first ``m`` columns of each row of ``D`` in the
+    order (value, column index), in that order (all columns if ``m`` is at
+    least their number)."""
+    n = D.shape[1]
+    if m >= n:
+        return np.argsort(D, axis=1, kind="stable")
+    part = np.argpartition(D, m - 1, axis=1)[:, :m]
+    kth = np.take_along_axis(D, part, axis=1).max(axis=1, keepdims=True)
+    below = D < kth
+    tied = D == kth
+    n_tied = m - below.sum(axis=1, keepdims=True)     # ties to keep, lowest index first
+    keep = below | (tied & (np.cumsum(tied, axis=1) <= n_tied))
+    cols = np.nonzero(keep)[1].reshape(-1, m)         # ascending index per row
+    order = np.argsort(np.take_along_axis(D, cols, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(cols, order, axis=1)
+
+
+def _pattern_neighbours(D: np.ndarray, recv: np.ndarray, has: np.ndarray, k: int,
+                        pre: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` nearest donors (rows of ``D`` ``recv``, columns where ``has``)
+    of each receiver, nearest first (ties by index), and whether each is at
+    a finite distance.
+
+    Read from the preselected nearest columns ``pre`` (``_sorted_nearest``)
+    when at least ``k`` of them are donors -- they are then the first ``k``
+    donors in the same order; the other receivers are searched over all
+    donors.
+    """
+    cand = pre[recv]
+    pres = has[cand]
+    csum = np.cumsum(pres, axis=1)
+    ok = csum[:, -1] >= k
+    nbr = np.empty((recv.size, k), dtype=np.intp)
+    if ok.any():
+        take = pres[ok] & (csum[ok] <= k)
+        nbr[ok] = cand[ok][take].reshape(-1, k)
+    if not ok.all():
+        donors = np.flatnonzero(has)
+        nbr[~ok] = donors[_sorted_nearest(D[np.ix_(recv[~ok], donors)], k)]
+    finite = np.isfinite(D[recv[:, None], nbr])
+    return nbr, finite
+
+
 class MaskedKNNImputer(_AbsentTransformer):
     """kNN imputation with distances over the features valid in both instances.
 
@@ -235,10 +282,14 @@ class MaskedKNNImputer(_AbsentTransformer):
 
     The result equals :class:`sklearn.impute.KNNImputer` with
     ``weights="uniform"`` and ``keep_empty_features=True`` (checked in the
-    tests; only exact distance ties may be broken differently). It is
-    faster because the neighbour search is done once per distinct column
-    missingness pattern (one per block for block-missing data) rather than
-    once per column, and the distances use float BLAS products.
+    tests; exact distance ties go to the donor that comes first in the
+    training matrix, where scikit-learn's choice depends on its partition).
+    It is faster because the distances use float BLAS products, the
+    neighbour search is done once per distinct column missingness pattern
+    (one per block for block-missing data) rather than once per column,
+    and each receiver's nearest rows overall are sorted once: a pattern's
+    K nearest donors are read from them, and only receivers with fewer than
+    K donors among them are searched over all donors (exact either way).
 
     When transforming the training matrix itself, an instance is never its
     own donor for a feature it lacks, since donors must have the feature.
@@ -300,27 +351,25 @@ class MaskedKNNImputer(_AbsentTransformer):
             D /= n_common
         D[n_common == 0] = np.inf
         kmax = max(ks)
+        # candidate donors shared by every pattern: each receiver's nearest
+        # rows overall (a pattern's K nearest donors are among them unless
+        # the pattern's donors are rare there; those rows are searched in full)
+        n_pre = min(F.shape[0], max(_PRESELECT, 8 * kmax))
+        pre = _sorted_nearest(D, n_pre)
         for p in np.unique(col_pattern):
             cols = np.flatnonzero(col_pattern == p)
             recv = np.flatnonzero(miss[rows, cols[0]])
             if recv.size == 0:
                 continue
-            donors = np.flatnonzero(~fmiss[:, cols[0]])
-            if donors.size == 0:  # feature empty in training: 0
+            has = ~fmiss[:, cols[0]]
+            n_donors = int(has.sum())
+            if n_donors == 0:  # feature empty in training: 0
                 for o in outs:
                     o[np.ix_(rows[recv], cols)] = 0.0
                 continue
-            d = D[np.ix_(recv, donors)]
-            k_all = min(kmax, donors.size)
-            if k_all < donors.size:
-                part = np.argpartition(d, k_all - 1, axis=1)[:, :k_all]
-            else:
-                part = np.broadcast_to(np.arange(donors.size), (recv.size, donors.size))
-            dp = np.take_along_axis(d, part, axis=1)
-            order = np.argsort(dp, axis=1, kind="stable")
-            nbr = np.take_along_axis(part, order, axis=1)       # sorted nearest donors
-            finite = np.isfinite(np.take_along_axis(dp, order, axis=1))
-            vals = F[np.ix_(donors, cols)]                     # (n_donors, n_cols)
+            k_all = min(kmax, n_donors)
+            nbr, finite = _pattern_neighbours(D, recv, has, k_all, pre)
+            vals = F[:, cols]
             for o, k in zip(outs, ks):
                 kk = min(k, k_all)
                 w = finite[:, :kk].astype(np.float64)

@@ -154,6 +154,37 @@ def test_knn_matches_sklearn_knnimputer():
         np.testing.assert_allclose(out, MaskedKNNImputer(n_neighbors=k).fit(X).transform(Xnew))
 
 
+def test_knn_preselection_and_rare_donors_match_sklearn():
+    # More donors than the preselected nearest rows (128), so a receiver's
+    # donors for a common block come from the preselection, while a block
+    # that only 6 donors have is searched over all of them (the fallback).
+    from models import impute
+    rng = np.random.RandomState(5)
+    groups = np.repeat(np.arange(8), 3)
+    X = rng.randn(400, 24)
+    present = rng.rand(400, 8) < np.array([0.9, 0.8, 0.6, 0.5, 0.4, 0.3, 0.2, 0.0])
+    present[:6, 7] = True                                # block 7: six donors
+    X[(~present)[:, groups]] = nan
+    Xnew = rng.randn(50, 24)
+    Xnew[(rng.rand(50, 8) < 0.5)[:, groups]] = nan
+    assert impute._PRESELECT < 400
+    for k in (1, 5, 20):
+        ref = KNNImputer(n_neighbors=k, keep_empty_features=True).fit(X)
+        mine = MaskedKNNImputer(n_neighbors=k).fit(X)
+        np.testing.assert_allclose(mine.transform(Xnew), ref.transform(Xnew), rtol=1e-10)
+        np.testing.assert_allclose(mine.transform(X), ref.transform(X), rtol=1e-10)
+
+
+def test_knn_ties_broken_by_donor_order():
+    # two donors at the same distance from the receiver: the first one wins
+    X = np.array([[0.0, 1.0], [0.0, 2.0], [5.0, 3.0]])
+    out = MaskedKNNImputer(n_neighbors=1).fit(X).transform(np.array([[0.0, nan]]))
+    assert out[0, 1] == 1.0
+    X2 = X[[1, 0, 2]]
+    out = MaskedKNNImputer(n_neighbors=1).fit(X2).transform(np.array([[0.0, nan]]))
+    assert out[0, 1] == 2.0
+
+
 def test_knn_bad_n_neighbors():
     with pytest.raises(ValueError, match=r"The 'n_neighbors' parameter of MaskedKNNImputer must "
                                          r"be an int >= 1\. Got 0 instead\."):
