@@ -12,7 +12,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["sem", "accuracy_table", "plot_accuracy"]
+__all__ = ["sem", "accuracy_table", "plot_accuracy", "plot_precision_recall"]
 
 
 def sem(values) -> float:
@@ -107,4 +107,63 @@ def plot_accuracy(results: Mapping[str, object], y, path: str | os.PathLike, tit
     fig.tight_layout()
     with atomic_path(path, suffix=".png") as tmp:
         fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+
+
+def plot_precision_recall(curves: Mapping[str, pd.DataFrame], path: str | os.PathLike,
+                          reference: Mapping[str, float] | None = None, title: str = "") -> None:
+    """Recall against 1 - precision per method, over the whole range and
+    zoomed on the top-left corner where the detectors differ, written
+    atomically to ``path`` (PNG).
+
+    ``curves[method]`` has columns ``precision``, ``recall``,
+    ``recall_at_eer`` and ``average_precision`` (``precision_recall`` plus
+    the two summaries); ``reference`` maps a published detector to its
+    recall at EER (horizontal lines). The zoom spans recall from 0.05 below
+    the lowest recall at EER to 1, and 1 - precision from 0 to the same
+    width.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from common.io import atomic_path
+
+    reference = dict(reference or {})
+    methods = list(curves)
+    # tab10 without its grey (kept for the published references), then more
+    colors = [c for i, c in enumerate(plt.get_cmap("tab10").colors) if i != 7]
+    colors += ["navy", "olive", "maroon", "teal", "black"]
+    styles = ("-", "--", "-.", ":")
+    eers = [float(curves[m]["recall_at_eer"].iloc[0]) for m in methods]
+    lo = max(0.0, np.floor((min(eers, default=0.9) - 0.05) * 20) / 20)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.8))
+    for ax, zoom in zip(axes, (False, True)):
+        for i, m in enumerate(methods):
+            c = curves[m]
+            ax.plot(1 - c["precision"], c["recall"], color=colors[i % len(colors)], ls=styles[i % len(styles)],
+                    lw=2 if m == "geometric" else 1.2,
+                    label=f"{_label(m)} (EER {eers[i]:.3f}, AP {float(c['average_precision'].iloc[0]):.3f})")
+        for (name, value), ls in zip(reference.items(), (":", "--", "-.")):
+            ax.axhline(value, ls=ls, c="grey", lw=1.5, alpha=0.8, label=f"{name}: EER recall {value}")
+        if zoom:
+            ax.plot([0, 1 - lo], [1, lo], c="k", lw=0.5, label="equal error (recall = precision)")
+            ax.set_xlim(0, 1 - lo)
+            ax.set_ylim(lo, 1.005)
+            ax.set_title(f"zoom: recall {lo:.2f}-1", fontsize=9)
+        else:
+            ax.set_xlim(0, 1)
+            ax.set_ylim(0, 1.01)
+            ax.set_title("all thresholds", fontsize=9)
+        ax.set_xlabel("1 - precision")
+        ax.set_ylabel("recall")
+        ax.grid(alpha=0.3)
+    handles, labels = axes[1].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120, bbox_inches="tight")
     plt.close(fig)

@@ -151,9 +151,10 @@ def test_the_planted_car_is_each_scenes_best_detection(vision_run, scale):
         assert rows["average_precision"].iloc[0] == pytest.approx(1.0)
 
 
-def test_candidate_figures_are_png_images(vision_run):
+def test_figures_are_png_images(vision_run):
     work, *_ = vision_run
-    for name in ("candidates_easy.png", "candidates_hard.png"):
+    for name in ("candidates_easy.png", "candidates_hard.png", "scene_detection.png",
+                 "scene_detection_scale.png"):
         data = (work / "results/vision" / name).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 2000
 
