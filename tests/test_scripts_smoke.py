@@ -76,7 +76,7 @@ def test_vision_cv_and_accuracy_table(tmp_path, method):
     assert list(f.columns[:8]) == ["fold", "accuracy", "roc_auc", "fit_seconds", "n_train",
                                    "n_test", "best_params", "select_seconds"]
     # feature 5 (present in one of 60 training crops < ceil(0.05 * 60) = 3) is dropped
-    assert (f["n_features_used"] == 5).all()
+    assert (f["n_features_used"] == 5).all() and (f["n_features"] == 6).all()
     s = pd.read_csv(scores_tsv, sep="\t")
     assert sorted(s["index"]) == list(range(len(y)))
     # accuracy of each fold = its share of correct out-of-fold predictions, by hand
@@ -89,8 +89,9 @@ def test_vision_cv_and_accuracy_table(tmp_path, method):
     table = tmp_path / "detection_accuracy.tsv"
     _run("vision_accuracy", tmp_path, input=_Named([str(folds_tsv)]),
          output=_Named(table=str(table), plot=str(tmp_path / "acc.png")),
-         params=SimpleNamespace(methods=[method], n_features=6))
+         params=SimpleNamespace(methods=[method]))
     t = pd.read_csv(table, sep="\t")
+    assert t.loc[0, "n_features"] == 6  # the fold files' layout
     assert t.loc[0, "accuracy_mean"] == pytest.approx(f["accuracy"].mean(), abs=1e-4)
     assert t.loc[0, "accuracy_sem"] == pytest.approx(sem(f["accuracy"]), abs=1e-4)
     assert t.loc[0, "n_instances"] == len(y) and t.loc[0, "n_features_used_mean"] == 5

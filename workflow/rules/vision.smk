@@ -102,9 +102,6 @@ rule vision_detection_accuracy:
         runtime=10,
     params:
         methods=VIS["methods"],
-        n_features=VIS["n_landmarks"]
-        * VIS["max_candidates"]
-        * (VIS["n_pca"] + 3 * VIS["slot_place"]),
     script:
         "../scripts/vision_accuracy.py"
 

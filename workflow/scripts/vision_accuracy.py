@@ -19,11 +19,12 @@ matplotlib.use("Agg")
 
 PAPER_ERROR = {"geometric": 0.276, "zero": 0.392, "mean": 0.386, "flags": 0.405, "knn": 0.483, "em": 0.383}
 folds = {m: pd.read_csv(p, sep="\t") for m, p in zip(smk.params.methods, smk.input)}
-# the columns of every accuracy table (models.report.accuracy_table), plus the
-# features kept after the min_present_fraction filter and the paper's figure
+# the columns of every accuracy table (models.report.accuracy_table; n_features:
+# the featurizer's layout), plus the features kept after the
+# min_present_fraction filter and the paper's figure
 table = accuracy_table({m: SimpleNamespace(folds=f) for m, f in folds.items()},
                        n_instances=int(next(iter(folds.values()))["n_test"].sum()),
-                       n_features=smk.params.n_features)
+                       n_features=int(next(iter(folds.values()))["n_features"].max()))
 table["n_features_used_mean"] = [folds[m]["n_features_used"].mean() for m in table["method"]]
 table["paper_accuracy"] = [1 - PAPER_ERROR[m] if m in PAPER_ERROR else np.nan for m in table["method"]]
 write_tsv_atomic(table, smk.output.table)

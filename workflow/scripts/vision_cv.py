@@ -28,7 +28,8 @@ for fold, path in enumerate(smk.input):
                         val_fraction=smk.params.val_fraction, param_grid=smk.params.grid,
                         seed=smk.params.seed, fold=fold)
     log.info("fold %d: %s %s", fold, method, res.summary())
-    rows.append({"fold": fold, **res.row, "n_features_used": int(keep.sum())})
+    rows.append({"fold": fold, **res.row, "n_features": keep.size,
+                 "n_features_used": int(keep.sum())})
     yt = d["y_test"]
     scores.append(pd.DataFrame({"index": d["test_index"], "fold": fold, "label": yt,
                                 "score": res.decision, "correct": res.prediction == yt}))
