@@ -240,30 +240,56 @@ def _sorted_nearest(D: np.ndarray, m: int) -> np.ndarray:
     return np.take_along_axis(cols, order, axis=1)
 
 
-def _pattern_neighbours(D: np.ndarray, recv: np.ndarray, has: np.ndarray, k: int,
-                        pre: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The ``k`` nearest donors (rows of ``D`` ``recv``, columns where ``has``)
-    of each receiver, nearest first (ties by index), and whether each is at
-    a finite distance.
+def _partition_nearest(d: np.ndarray, k: int) -> np.ndarray:
+    """Columns of the ``k`` smallest entries of each row of ``d``, nearest
+    first: ``argpartition`` then a stable sort of the ``k`` (ties in the
+    partition's order, as scikit-learn's ``KNNImputer``)."""
+    if k < d.shape[1]:
+        part = np.argpartition(d, k - 1, axis=1)[:, :k]
+    else:
+        part = np.broadcast_to(np.arange(d.shape[1]), d.shape)
+    order = np.argsort(np.take_along_axis(d, part, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(part, order, axis=1)
 
-    Read from the preselected nearest columns ``pre`` (``_sorted_nearest``)
-    when at least ``k`` of them are donors -- they are then the first ``k``
-    donors in the same order; the other receivers are searched over all
-    donors.
+
+def _pattern_neighbours(D: np.ndarray, recv: np.ndarray, has: np.ndarray, k: int,
+                        pre: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, float]:
+    """The ``k`` nearest donors (rows of ``D`` ``recv``, columns where ``has``)
+    of each receiver, nearest first, and whether each is at a finite
+    distance.
+
+    A receiver's donors are read from its preselected nearest columns
+    ``pre`` (``_sorted_nearest``) when they hold at least ``k + 1`` donors
+    (all of them if there are fewer) and the finite distances of those are
+    all distinct: the ``k`` nearest and their order are then unique. Every
+    other receiver (ties, or donors rare among its nearest columns) goes
+    through :func:`_partition_nearest` over all donors, so the result is
+    the same as searching every receiver in full. With ``pre=None`` every
+    receiver does. Also returns the share of the receivers read from
+    ``pre`` that had a tie (NaN if none was).
     """
-    cand = pre[recv]
-    pres = has[cand]
-    csum = np.cumsum(pres, axis=1)
-    ok = csum[:, -1] >= k
     nbr = np.empty((recv.size, k), dtype=np.intp)
-    if ok.any():
-        take = pres[ok] & (csum[ok] <= k)
-        nbr[ok] = cand[ok][take].reshape(-1, k)
+    ok = np.zeros(recv.size, dtype=bool)
+    tie_share = np.nan
+    if pre is not None:
+        need = min(k + 1, int(has.sum()))
+        cand = pre[recv]
+        pres = has[cand]
+        csum = np.cumsum(pres, axis=1)
+        ok = csum[:, -1] >= need
+        if ok.any():
+            first = cand[ok][pres[ok] & (csum[ok] <= need)].reshape(-1, need)
+            d = D[recv[ok][:, None], first]
+            with np.errstate(invalid="ignore"):  # inf - inf: no tie that matters
+                tied = np.any((np.diff(d, axis=1) == 0) & np.isfinite(d[:, 1:]), axis=1)
+            nbr[np.flatnonzero(ok)[~tied]] = first[~tied, :k]
+            ok[np.flatnonzero(ok)[tied]] = False
+            tie_share = float(tied.mean())
     if not ok.all():
         donors = np.flatnonzero(has)
-        nbr[~ok] = donors[_sorted_nearest(D[np.ix_(recv[~ok], donors)], k)]
+        nbr[~ok] = donors[_partition_nearest(D[np.ix_(recv[~ok], donors)], k)]
     finite = np.isfinite(D[recv[:, None], nbr])
-    return nbr, finite
+    return nbr, finite, tie_share
 
 
 class MaskedKNNImputer(_AbsentTransformer):
@@ -282,14 +308,14 @@ class MaskedKNNImputer(_AbsentTransformer):
 
     The result equals :class:`sklearn.impute.KNNImputer` with
     ``weights="uniform"`` and ``keep_empty_features=True`` (checked in the
-    tests; exact distance ties go to the donor that comes first in the
-    training matrix, where scikit-learn's choice depends on its partition).
-    It is faster because the distances use float BLAS products, the
-    neighbour search is done once per distinct column missingness pattern
-    (one per block for block-missing data) rather than once per column,
-    and each receiver's nearest rows overall are sorted once: a pattern's
-    K nearest donors are read from them, and only receivers with fewer than
-    K donors among them are searched over all donors (exact either way).
+    tests; only exact distance ties may be broken differently). It is
+    faster because the distances use float BLAS products, the neighbour
+    search is done once per distinct column missingness pattern (one per
+    block for block-missing data) rather than once per column, and each
+    receiver's nearest rows overall are sorted once: a pattern's K nearest
+    donors are read from them when that is unambiguous (no tie among the
+    distances involved), and searched over all donors otherwise, so the
+    output does not depend on the shortcut.
 
     When transforming the training matrix itself, an instance is never its
     own donor for a feature it lacks, since donors must have the feature.
@@ -352,10 +378,14 @@ class MaskedKNNImputer(_AbsentTransformer):
         D[n_common == 0] = np.inf
         kmax = max(ks)
         # candidate donors shared by every pattern: each receiver's nearest
-        # rows overall (a pattern's K nearest donors are among them unless
-        # the pattern's donors are rare there; those rows are searched in full)
+        # rows overall, sorted once (a pattern's K nearest donors are read
+        # from them when unambiguous; see _pattern_neighbours). Where ties are
+        # the rule (discrete features) they do not pay and are dropped.
         n_pre = min(F.shape[0], max(_PRESELECT, 8 * kmax))
-        pre = _sorted_nearest(D, n_pre)
+        sample = np.sort(D[::max(1, D.shape[0] // 64)], axis=1)[:, :kmax + 1]
+        with np.errstate(invalid="ignore"):
+            sample_tied = np.any((np.diff(sample, axis=1) == 0) & np.isfinite(sample[:, 1:]), axis=1)
+        pre = _sorted_nearest(D, n_pre) if sample_tied.mean() <= 0.5 else None
         for p in np.unique(col_pattern):
             cols = np.flatnonzero(col_pattern == p)
             recv = np.flatnonzero(miss[rows, cols[0]])
@@ -368,7 +398,9 @@ class MaskedKNNImputer(_AbsentTransformer):
                     o[np.ix_(rows[recv], cols)] = 0.0
                 continue
             k_all = min(kmax, n_donors)
-            nbr, finite = _pattern_neighbours(D, recv, has, k_all, pre)
+            nbr, finite, tie_share = _pattern_neighbours(D, recv, has, k_all, pre)
+            if tie_share > 0.5:
+                pre = None
             vals = F[:, cols]
             for o, k in zip(outs, ks):
                 kk = min(k, k_all)

@@ -175,14 +175,29 @@ def test_knn_preselection_and_rare_donors_match_sklearn():
         np.testing.assert_allclose(mine.transform(X), ref.transform(X), rtol=1e-10)
 
 
-def test_knn_ties_broken_by_donor_order():
-    # two donors at the same distance from the receiver: the first one wins
-    X = np.array([[0.0, 1.0], [0.0, 2.0], [5.0, 3.0]])
-    out = MaskedKNNImputer(n_neighbors=1).fit(X).transform(np.array([[0.0, nan]]))
-    assert out[0, 1] == 1.0
-    X2 = X[[1, 0, 2]]
-    out = MaskedKNNImputer(n_neighbors=1).fit(X2).transform(np.array([[0.0, nan]]))
-    assert out[0, 1] == 2.0
+@pytest.mark.parametrize("discrete", [False, True])
+def test_knn_shortcut_equals_full_search(discrete):
+    # Reading the K nearest donors from the preselected rows gives exactly
+    # the full search's donors, in the same order, with ties (discrete
+    # values) and infinite distances (no common feature) among them.
+    from models import impute
+    rng = np.random.RandomState(11)
+    D = rng.randint(0, 6, size=(80, 300)).astype(float) if discrete else rng.rand(80, 300)
+    D[rng.rand(80, 300) < 0.1] = np.inf
+    pre = impute._sorted_nearest(D, 40)
+    for share in (0.9, 0.3, 0.05):
+        has = rng.rand(300) < share
+        recv = np.flatnonzero(rng.rand(80) < 0.7)
+        for k in (1, 5, 12):
+            k = min(k, int(has.sum()))
+            fast, fin_fast, tie_share = impute._pattern_neighbours(D, recv, has, k, pre)
+            full, fin_full, _ = impute._pattern_neighbours(D, recv, has, k, None)
+            # donors at infinite distance are never used (weight 0): only
+            # which ones sit at a finite distance must agree
+            np.testing.assert_array_equal(fin_fast, fin_full)
+            np.testing.assert_array_equal(fast[fin_fast], full[fin_full])
+            if share == 0.9:
+                assert (tie_share > 0.5) == discrete
 
 
 def test_knn_bad_n_neighbors():
