@@ -220,6 +220,7 @@ def masked_sq_distances(A: np.ndarray, B: np.ndarray,
 
 
 _PRESELECT = 128  # nearest training rows sorted per receiver before the per-pattern search
+_SHORTCUT = True  # read K nearest donors from the preselection where unambiguous (benchmarks switch it off)
 
 
 def _sorted_nearest(D: np.ndarray, m: int) -> np.ndarray:
@@ -385,7 +386,7 @@ class MaskedKNNImputer(_AbsentTransformer):
         sample = np.sort(D[::max(1, D.shape[0] // 64)], axis=1)[:, :kmax + 1]
         with np.errstate(invalid="ignore"):
             sample_tied = np.any((np.diff(sample, axis=1) == 0) & np.isfinite(sample[:, 1:]), axis=1)
-        pre = _sorted_nearest(D, n_pre) if sample_tied.mean() <= 0.5 else None
+        pre = _sorted_nearest(D, n_pre) if _SHORTCUT and sample_tied.mean() <= 0.5 else None
         for p in np.unique(col_pattern):
             cols = np.flatnonzero(col_pattern == p)
             recv = np.flatnonzero(miss[rows, cols[0]])

@@ -1,0 +1,76 @@
+"""kNN imputation of scene windows with and without the preselection shortcut.
+
+    python benchmarks/bench_knn.py MODEL.joblib [--data DIR] [--set scale|single] [--scenes 3]
+
+MODEL is a knn scene model of the ``vision_scene_model`` rule
+(``results/vision/scenes/knn_model.joblib``: the 1050 training crops and
+the hard negatives are the donors). The windows of the first ``--scenes``
+scenes are described once; then ``MaskedKNNImputer.transform`` (the
+model's imputer) runs on each scene's windows with the shortcut
+(``models.impute._SHORTCUT``: each receiver's nearest rows sorted once,
+every pattern's donors read from them where unambiguous) and without it
+(every pattern searched over all donors, the previous implementation).
+Both outputs must be bit-identical; the table gives CPU seconds
+(``time.process_time``, BLAS held to one thread, so independent of the
+machine's load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from models import impute
+from models.vision.detection import image_pyramid, load_test_scenes, pyramid_scales, window_origins
+
+
+def main() -> None:
+    repo = Path(__file__).resolve().parents[1]
+    mirror = Path(os.environ.get("GEOMARGIN_DATA_MIRROR", repo.parent / "shared" / "data"))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("model", type=Path)
+    ap.add_argument("--data", type=Path, default=mirror / "vision" / "uiuc_cars")
+    ap.add_argument("--set", choices=("single", "scale"), default="scale")
+    ap.add_argument("--scenes", type=int, default=3)
+    ap.add_argument("--stride", type=int, default=4)
+    args = ap.parse_args()
+    import joblib
+
+    mod = joblib.load(args.model)
+    est, f, keep = mod["estimator"], mod["featurizer"], mod["keep"]
+    imp = getattr(est, "imputer_", None)
+    if not isinstance(imp, impute.MaskedKNNImputer):
+        raise SystemExit(f"{args.model}: not a knn model (its estimator has no MaskedKNNImputer 'imputer_')")
+    scenes, _, _ = load_test_scenes(args.data, scale=args.set == "scale")
+    print(f"{args.model}: {imp.fit_X_.shape[0]} donors x {imp.fit_X_.shape[1]} features, "
+          f"K = {imp.n_neighbors}; {args.set} scenes\n")
+    print("| scene | windows | CPU s, full search | CPU s, shortcut | speed-up | identical |")
+    print("|---|---:|---:|---:|---:|---|")
+    tot = np.zeros(2)
+    with threadpool_limits(1):
+        for k, scene in enumerate(scenes[:args.scenes]):
+            levels = [scene] if args.set == "single" else \
+                image_pyramid(scene, pyramid_scales(scene.shape, max_scale=1.2, step=2 ** 0.25))
+            X = np.concatenate([f.transform_windows(lv, window_origins(lv.shape, args.stride))[:, keep]
+                                for lv in levels])
+            outs, secs = [], []
+            for shortcut in (False, True):
+                impute._SHORTCUT = shortcut
+                t0 = time.process_time()
+                outs.append(imp.transform(X))
+                secs.append(time.process_time() - t0)
+            impute._SHORTCUT = True
+            same = np.array_equal(outs[0], outs[1], equal_nan=True)
+            tot += secs
+            print(f"| {k} | {len(X)} | {secs[0]:.2f} | {secs[1]:.2f} | {secs[0] / secs[1]:.1f} | {same} |",
+                  flush=True)
+    print(f"| all | | {tot[0]:.2f} | {tot[1]:.2f} | {tot[0] / tot[1]:.1f} | |")
+
+
+if __name__ == "__main__":
+    main()
