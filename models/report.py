@@ -120,8 +120,8 @@ def plot_precision_recall(curves: Mapping[str, pd.DataFrame], path: str | os.Pat
     ``recall_at_eer`` and ``average_precision`` (``precision_recall`` plus
     the two summaries); ``reference`` maps a published detector to its
     recall at EER (horizontal lines). The zoom spans recall from 0.05 below
-    the lowest recall at EER to 1, and 1 - precision from 0 to the same
-    width.
+    the lowest recall at EER among the methods within 0.2 of the best (a
+    multiple of 0.05) to 1, and 1 - precision from 0 to the same width.
     """
     import matplotlib
 
@@ -137,7 +137,10 @@ def plot_precision_recall(curves: Mapping[str, pd.DataFrame], path: str | os.Pat
     colors += ["navy", "olive", "maroon", "teal", "black"]
     styles = ("-", "--", "-.", ":")
     eers = [float(curves[m]["recall_at_eer"].iloc[0]) for m in methods]
-    lo = max(0.0, np.floor((min(eers, default=0.9) - 0.05) * 20) / 20)
+    # zoom on the competitive methods (recall at EER within 0.2 of the best);
+    # the others stay in the full view
+    near = [e for e in eers if e >= max(eers, default=0.9) - 0.2]
+    lo = max(0.0, np.floor((min(near, default=0.9) - 0.05) * 20) / 20)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.8))
     for ax, zoom in zip(axes, (False, True)):
         for i, m in enumerate(methods):
