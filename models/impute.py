@@ -223,22 +223,11 @@ _PRESELECT = 128  # nearest training rows sorted per receiver before the per-pat
 _SHORTCUT = True  # read K nearest donors from the preselection where unambiguous (benchmarks switch it off)
 
 
-def _sorted_nearest(D: np.ndarray, m: int) -> np.ndarray:
-    """Column indices of the first ``m`` columns of each row of ``D`` in the
-    order (value, column index), in that order (all columns if ``m`` is at
-    least their number)."""
-    n = D.shape[1]
-    if m >= n:
-        return np.argsort(D, axis=1, kind="stable")
-    part = np.argpartition(D, m - 1, axis=1)[:, :m]
-    kth = np.take_along_axis(D, part, axis=1).max(axis=1, keepdims=True)
-    below = D < kth
-    tied = D == kth
-    n_tied = m - below.sum(axis=1, keepdims=True)     # ties to keep, lowest index first
-    keep = below | (tied & (np.cumsum(tied, axis=1) <= n_tied))
-    cols = np.nonzero(keep)[1].reshape(-1, m)         # ascending index per row
-    order = np.argsort(np.take_along_axis(D, cols, axis=1), axis=1, kind="stable")
-    return np.take_along_axis(cols, order, axis=1)
+def _has_tie(d: np.ndarray) -> np.ndarray:
+    """Per row of ``d`` (sorted along axis 1): whether two adjacent finite
+    values are equal (ties between infinite distances never matter)."""
+    with np.errstate(invalid="ignore"):  # inf - inf
+        return np.any((np.diff(d, axis=1) == 0) & np.isfinite(d[:, 1:]), axis=1)
 
 
 def _partition_nearest(d: np.ndarray, k: int) -> np.ndarray:
@@ -260,9 +249,10 @@ def _pattern_neighbours(D: np.ndarray, recv: np.ndarray, has: np.ndarray, k: int
     distance.
 
     A receiver's donors are read from its preselected nearest columns
-    ``pre`` (``_sorted_nearest``) when they hold at least ``k + 1`` donors
-    (all of them if there are fewer) and the finite distances of those are
-    all distinct: the ``k`` nearest and their order are then unique. Every
+    ``pre`` (``_partition_nearest``) when they hold at least ``k + 1``
+    donors (all of them if there are fewer) and the finite distances of
+    those are all distinct: the ``k`` nearest are then strictly nearer than
+    any column left out of ``pre``, and they and their order are unique. Every
     other receiver (ties, or donors rare among its nearest columns) goes
     through :func:`_partition_nearest` over all donors, so the result is
     the same as searching every receiver in full. With ``pre=None`` every
@@ -281,8 +271,7 @@ def _pattern_neighbours(D: np.ndarray, recv: np.ndarray, has: np.ndarray, k: int
         if ok.any():
             first = cand[ok][pres[ok] & (csum[ok] <= need)].reshape(-1, need)
             d = D[recv[ok][:, None], first]
-            with np.errstate(invalid="ignore"):  # inf - inf: no tie that matters
-                tied = np.any((np.diff(d, axis=1) == 0) & np.isfinite(d[:, 1:]), axis=1)
+            tied = _has_tie(d)
             nbr[np.flatnonzero(ok)[~tied]] = first[~tied, :k]
             ok[np.flatnonzero(ok)[tied]] = False
             tie_share = float(tied.mean())
@@ -384,9 +373,7 @@ class MaskedKNNImputer(_AbsentTransformer):
         # the rule (discrete features) they do not pay and are dropped.
         n_pre = min(F.shape[0], max(_PRESELECT, 8 * kmax))
         sample = np.sort(D[::max(1, D.shape[0] // 64)], axis=1)[:, :kmax + 1]
-        with np.errstate(invalid="ignore"):
-            sample_tied = np.any((np.diff(sample, axis=1) == 0) & np.isfinite(sample[:, 1:]), axis=1)
-        pre = _sorted_nearest(D, n_pre) if _SHORTCUT and sample_tied.mean() <= 0.5 else None
+        pre = _partition_nearest(D, n_pre) if _SHORTCUT and _has_tie(sample).mean() <= 0.5 else None
         for p in np.unique(col_pattern):
             cols = np.flatnonzero(col_pattern == p)
             recv = np.flatnonzero(miss[rows, cols[0]])

@@ -184,7 +184,7 @@ def test_knn_shortcut_equals_full_search(discrete):
     rng = np.random.RandomState(11)
     D = rng.randint(0, 6, size=(80, 300)).astype(float) if discrete else rng.rand(80, 300)
     D[rng.rand(80, 300) < 0.1] = np.inf
-    pre = impute._sorted_nearest(D, 40)
+    pre = impute._partition_nearest(D, 40)
     for share in (0.9, 0.3, 0.05):
         has = rng.rand(300) < share
         recv = np.flatnonzero(rng.rand(80) < 0.7)
