@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-PACKAGES = ("common", "data", "featurize", "models")
+PACKAGES = ("common", "data", "featurize", "models", "rank", "detect", "report")
 #: Runtime distributions that no module imports by name: cvxpy loads the
 #: solver the estimators ask for (solver="CLARABEL" by default; "ECOS" and
 #: "SCS" are the documented alternatives).

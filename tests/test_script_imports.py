@@ -15,7 +15,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "workflow" / "scripts"
-PACKAGES = ("common", "data", "featurize", "models")
+PACKAGES = ("common", "data", "featurize", "models", "rank", "detect", "report")
 
 
 def _project_modules(script: Path) -> set[str]:

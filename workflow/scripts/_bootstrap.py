@@ -4,8 +4,9 @@ threads at the rule's ``threads``.
 
 The project's packages are importable in a job without touching ``sys.path``:
 Snakemake's preamble appends this folder (``workflow/scripts``) to
-``sys.path``, and ``common``, ``data``, ``featurize`` and ``models`` here are
-relative symlinks to the repository's packages (``../../<package>``). That
+``sys.path``, and ``common``, ``data``, ``featurize``, ``models``, ``rank``,
+``detect`` and ``report`` here are relative symlinks to the repository's
+packages (``../../<package>``). That
 holds for local runs, ``--sdm conda`` (Snakemake removes ``PYTHONPATH`` from a
 conda job's environment, so a ``PYTHONPATH`` setting would not) and SLURM jobs
 (the same checkout on a shared file system)."""
