@@ -53,11 +53,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import KERNELS, as_float_array, check_choice, check_positive_float
+from ._validation import as_float_array, check_choice, check_positive_float
 
 __all__ = ["masked_kernel", "kernel_from_gram", "PatternNorms", "feature_blocks", "resolve_gamma",
            "KERNELS"]
 
+
+#: Kernels of the SVM-based estimators.
+KERNELS = ("linear", "poly", "rbf")
 
 # Target number of float64 elements in a temporary chunk (~128 MB).
 _CHUNK_ELEMENTS = 1 << 24

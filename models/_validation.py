@@ -10,14 +10,16 @@ Conventions
 * Binary labels of any two values are accepted; internally they become
   ``-1`` (``classes_[0]``) and ``+1`` (``classes_[1]``).
 
-Error messages follow scikit-learn's style, e.g.
+Constructor parameters are declared on each estimator class, in
+``_parameter_constraints`` (:mod:`common.checks`), and checked in ``fit`` by
+:func:`common.checks.validate_params`. Error messages follow scikit-learn's
+style, e.g.
 ``The 'C' parameter of GeometricMarginSVC must be a float > 0. Got -1 instead.``
 """
 
 from __future__ import annotations
 
-import numbers
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from sklearn.base import ClassifierMixin
@@ -25,32 +27,25 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import (check_array, check_consistent_length, column_or_1d,
                                       validate_data)
 
-from common.checks import check_param, check_positive_int, estimator_name
+from common.checks import Constraint, check_param, estimator_name, positive_float
 
 __all__ = [
     "AbsentFeatureClassifierMixin",
-    "check_param",
     "check_positive_float",
-    "check_positive_int",
     "check_choice",
+    "cvxpy_solver",
     "validate_X_fit",
     "validate_X_predict",
     "validate_binary_y",
-    "validate_params",
-    "PARAMETER_CONSTRAINTS",
-    "KERNELS",
     "validate_feature_groups",
     "valid_mask",
 ]
 
 
-def _is_real(v: Any) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v)
-
-
 def check_positive_float(estimator: Any, name: str, value: Any) -> float:
     """``value`` must be a finite real number > 0."""
-    check_param(estimator, name, value, lambda v: _is_real(v) and v > 0, "a float > 0")
+    ok, expected = positive_float()
+    check_param(estimator, name, value, ok, expected)
     return float(value)
 
 
@@ -62,64 +57,9 @@ def check_choice(estimator: Any, name: str, value: Any, choices) -> Any:
     return value
 
 
-# --------------------------------------------------------------------------
-# Declarative parameter constraints: one table for every estimator of models/.
-# An entry maps a constructor parameter to (test, description); the test sees
-# the raw value. Data-dependent limits (rank < n_features, ...) stay with the
-# estimators.
-
-#: Kernels of the SVM-based estimators.
-KERNELS = ("linear", "poly", "rbf")
-#: Covariance structures of the Gaussian (mixture) models.
-COVARIANCES = ("full", "diag", "lowrank")
-
-
-def _positive_float():
-    return (lambda v: _is_real(v) and v > 0, "a float > 0")
-
-
-def _nonnegative_float():
-    return (lambda v: _is_real(v) and v >= 0, "a float >= 0")
-
-
-def _finite_float():
-    return (_is_real, "a finite float")
-
-
-def _int_at_least(minimum: int = 1):
-    return (lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool)
-            and v >= minimum, f"an int >= {minimum}")
-
-
-def _one_of(*choices):
-    return (lambda v: isinstance(v, str) and v in choices,
-            "one of " + ", ".join(repr(c) for c in choices))
-
-
-def _positive_float_or(*choices):
-    return (lambda v: (isinstance(v, str) and v in choices) or (_is_real(v) and v > 0),
-            ", ".join(repr(c) for c in choices) + " or a float > 0")
-
-
-def _open_unit_interval():
-    return (lambda v: _is_real(v) and 0 < v < 1, "a float in (0, 1)")
-
-
-def _none_or_positive_float():
-    return (lambda v: v is None or (_is_real(v) and v > 0), "None or a float > 0")
-
-
-def _none_or_positive_int():
-    return (lambda v: v is None or (isinstance(v, numbers.Integral) and not isinstance(v, bool)
-                                    and v >= 1), "None or an int >= 1")
-
-
-def _imputer():
-    from models.impute import IMPUTERS  # models.impute imports this module
-    return _one_of(*IMPUTERS)
-
-
-def _cvxpy_solver():
+def cvxpy_solver() -> Constraint:
+    """Constraint (for ``_parameter_constraints``): the name of an installed
+    cvxpy solver, any case. cvxpy is imported only when a value is checked."""
     def ok(v):
         import cvxpy as cp
         return isinstance(v, str) and v.upper() in cp.installed_solvers()
@@ -128,78 +68,6 @@ def _cvxpy_solver():
         import cvxpy as cp
         return "an installed cvxpy solver (" + ", ".join(cp.installed_solvers()) + ")"
     return ok, text
-
-
-_SVM = {"C": _positive_float, "kernel": lambda: _one_of(*KERNELS), "degree": _int_at_least,
-        "gamma": lambda: _positive_float_or("scale", "auto"), "coef0": _finite_float,
-        "tol": _positive_float, "cache_size": _positive_float}
-
-#: ``{estimator class name: {parameter: factory of (test, description)}}``.
-PARAMETER_CONSTRAINTS: dict[str, dict[str, Callable]] = {
-    "GeometricMarginSVC": {**_SVM, "n_iter": _int_at_least, "s_tol": _positive_float,
-                           "solver": lambda: _one_of("libsvm", "liblinear"),
-                           "first_tol": _none_or_positive_float},
-    "AverageNormSVC": dict(_SVM),
-    "GeometricMarginSOCP": {"tol": _open_unit_interval, "solver": _cvxpy_solver,
-                            "max_features": _int_at_least},
-    "ImputedSVC": {**{k: v for k, v in _SVM.items() if k != "cache_size"},
-                   "imputer": _imputer, "n_neighbors": _int_at_least,
-                   "n_components": _int_at_least},
-    "LogRegIndicator": {"C": _positive_float, "max_iter": _int_at_least},
-    "RobustSOCPClassifier": {"C": _positive_float, "eta": _open_unit_interval,
-                             "bound": lambda: _one_of("normal", "chebyshev"),
-                             "em": lambda: _one_of("per_class", "joint"),
-                             "covariance": lambda: _one_of(*COVARIANCES),
-                             "rank": _int_at_least, "reg_covar": _positive_float,
-                             "solver": _cvxpy_solver},
-    "InfiniteImputationSVC": {"C": _positive_float,
-                              "gamma": lambda: _positive_float_or("scale"),
-                              "imputation_reg": _nonnegative_float,
-                              "prior": lambda: _one_of("mean", "class_mean"),
-                              "max_iter": _int_at_least, "n_grad_steps": _int_at_least,
-                              "n_weight_steps": _int_at_least, "tol": _positive_float,
-                              "svm_tol": _positive_float},
-    "IntegratedLogisticRegression": {"C": _positive_float, "n_components": _int_at_least,
-                                     "covariance": lambda: _one_of(*COVARIANCES),
-                                     "em_method": lambda: _one_of("em", "vb"),
-                                     "rank": _int_at_least, "reg_covar": _positive_float,
-                                     "graph_reg": _nonnegative_float,
-                                     "graph_bandwidth": lambda: _positive_float_or("median"),
-                                     "max_iter": _int_at_least, "tol": _positive_float},
-    "GaussianMixtureEM": {"n_components": _int_at_least,
-                          "covariance": lambda: _one_of(*COVARIANCES),
-                          "method": lambda: _one_of("em", "vb"), "rank": _int_at_least,
-                          "reg_covar": _positive_float, "alpha0": _positive_float,
-                          "beta0": _positive_float, "max_iter": _int_at_least,
-                          "tol": _positive_float},
-    "MaskedKNNImputer": {"n_neighbors": _int_at_least},
-    "EMImputer": {"n_components": _int_at_least, "n_em_iter": _int_at_least,
-                  "tol": _positive_float, "max_iter": _int_at_least,
-                  "reg_covar": _positive_float},
-    "BlockPCA": {"n_components": _int_at_least},
-    "GeometricMarginRankSVC": {"C": _positive_float, "n_iter": _int_at_least,
-                               "max_pairs_per_query": _none_or_positive_int,
-                               "tol": _positive_float, "max_iter": _int_at_least},
-}
-
-
-def validate_params(estimator: Any) -> None:
-    """Check every constructor parameter of ``estimator`` against its row of
-    :data:`PARAMETER_CONSTRAINTS` (scikit-learn's message style).
-
-    Examples
-    --------
-    >>> from models.infinite_imputation import InfiniteImputationSVC
-    >>> validate_params(InfiniteImputationSVC(gamma=True))
-    Traceback (most recent call last):
-    ...
-    ValueError: The 'gamma' parameter of InfiniteImputationSVC must be 'scale' or a float > 0. Got True instead.
-    """
-    name = estimator_name(estimator)
-    for param, factory in PARAMETER_CONSTRAINTS[name].items():
-        ok, expected = factory()
-        check_param(estimator, param, getattr(estimator, param), ok,
-                    expected() if callable(expected) else expected)
 
 
 def validate_X_fit(estimator: Any, X, *, allow_all_absent_rows: bool = True) -> np.ndarray:

@@ -44,16 +44,17 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
+from common.checks import (finite_float, int_at_least, one_of, positive_float,
+                           positive_float_or, validate_params)
+from models._kernels import KERNELS, kernel_from_gram
 from models._validation import (
-    validate_params,
     AbsentFeatureClassifierMixin,
     validate_binary_y,
     validate_feature_groups,
     validate_X_fit,
     validate_X_predict,
 )
-from models._kernels import kernel_from_gram
-from models.impute import make_imputer
+from models.impute import IMPUTERS, make_imputer
 
 __all__ = ["ImputedSVC", "LogRegIndicator", "make_hgb"]
 
@@ -111,6 +112,13 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     array([1, 0])
     """
 
+    _parameter_constraints: dict = {
+        "C": positive_float(), "kernel": one_of(*KERNELS), "degree": int_at_least(1),
+        "gamma": positive_float_or("scale", "auto"), "coef0": finite_float(),
+        "tol": positive_float(), "imputer": one_of(*IMPUTERS),
+        "n_neighbors": int_at_least(1), "n_components": int_at_least(1),
+    }
+
     def __init__(self, imputer: str = "zero", *, n_neighbors: int = 5, n_components: int = 5,
                  C: float = 1.0, kernel: str = "linear", degree: int = 2, gamma="scale",
                  coef0: float = 1.0, groups=None, random_state=None, tol: float = 1e-3):
@@ -125,10 +133,6 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         self.groups = groups
         self.random_state = random_state
         self.tol = tol
-
-    # ------------------------------------------------------------ validation
-    def _check_params(self) -> None:
-        validate_params(self)
 
     def _imputer_key(self) -> tuple:
         """Parameters that determine the fitted imputer (for grid sharing)."""
@@ -176,7 +180,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
 
     def fit(self, X, y) -> "ImputedSVC":
         """Fit the imputer on ``X``, then the SVM on the imputed ``X``."""
-        self._check_params()
+        validate_params(self)
         X = validate_X_fit(self, X)
         self.classes_, y_signed = validate_binary_y(self, y, X)
         self.imputer_ = self._make_imputer(X.shape[1])
@@ -222,7 +226,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         ests = []
         for i, p in enumerate(param_list):
             est = clone(self).set_params(**p)
-            est._check_params()
+            validate_params(est)
             ests.append(est)
             by_key.setdefault(est._imputer_key(), []).append(i)
         out: list[np.ndarray | None] = [None] * len(ests)
@@ -312,6 +316,8 @@ class LogRegIndicator(AbsentFeatureClassifierMixin, BaseEstimator):
     >>> LogRegIndicator().fit(X, [1, 1, 0, 0]).predict(np.array([[3.0, np.nan]]))
     array([1])
     """
+
+    _parameter_constraints: dict = {"C": positive_float(), "max_iter": int_at_least(1)}
 
     def __init__(self, C: float = 1.0, *, max_iter: int = 1000):
         self.C = C

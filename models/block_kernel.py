@@ -35,9 +35,10 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.utils.validation import check_is_fitted
 
-from models._validation import (AbsentFeatureClassifierMixin, check_choice, check_param,
-                                check_positive_int, validate_feature_groups, validate_X_fit,
-                                validate_X_predict)
+from common.checks import (int_at_least, one_of, positive_float, positive_float_or,
+                           validate_params)
+from models._validation import (AbsentFeatureClassifierMixin, validate_feature_groups,
+                                validate_X_fit, validate_X_predict)
 from models.reduce import block_fill, blockwise_transform
 
 __all__ = ["BlockKernelMap", "BlockKernelGeometricSVC", "block_additive_kernel", "median_gamma"]
@@ -116,6 +117,12 @@ class BlockKernelMap(TransformerMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints: dict = {
+        "n_components": int_at_least(1), "method": one_of("nystroem", "rff"),
+        "gamma": positive_float_or("median"), "gamma_scale": positive_float(),
+        "random_state": int_at_least(0),
+    }
+
     def __init__(self, groups=None, *, n_components: int = 100, gamma="median",
                  gamma_scale: float = 1.0, method: str = "nystroem", random_state: int = 0):
         self.groups = groups
@@ -125,23 +132,10 @@ class BlockKernelMap(TransformerMixin, BaseEstimator):
         self.method = method
         self.random_state = random_state
 
-    def _check_params(self) -> int:
-        k = check_positive_int(self, "n_components", self.n_components)
-        check_choice(self, "method", self.method, ("nystroem", "rff"))
-        check_param(self, "gamma", self.gamma,
-                    lambda v: v == "median" if isinstance(v, str)
-                    else (not isinstance(v, bool) and np.isfinite(v) and v > 0),
-                    '"median" or a float > 0')
-        check_param(self, "gamma_scale", self.gamma_scale,
-                    lambda v: not isinstance(v, bool) and np.isfinite(v) and v > 0, "a float > 0")
-        check_param(self, "random_state", self.random_state,
-                    lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-                    and v >= 0, "an int >= 0")
-        return k
-
     def fit(self, X, y=None) -> "BlockKernelMap":
         """Fit one map per block on the training rows where the block is valid."""
-        k = self._check_params()
+        validate_params(self)
+        k = int(self.n_components)
         X = validate_X_fit(self, X)
         groups = validate_feature_groups(self, self.groups, X.shape[1])
         self.blocks_, self.maps_, self.fill_, gammas, out = [], [], [], [], []
@@ -261,6 +255,11 @@ class BlockKernelGeometricSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints: dict = {
+        **BlockKernelMap._parameter_constraints,
+        "C": positive_float(), "n_iter": int_at_least(1), "tol": positive_float(),
+    }
+
     def __init__(self, groups=None, *, C: float = 1.0, n_iter: int = 3,
                  n_components: int = 100, gamma="median", gamma_scale: float = 1.0,
                  method: str = "nystroem", tol: float = 1e-3, random_state: int = 0):
@@ -278,6 +277,7 @@ class BlockKernelGeometricSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         """Fit the map on ``X``, then the geometric-margin iteration on the mapped rows."""
         from models.geometric import GeometricMarginSVC  # lazy: avoids an import cycle
 
+        validate_params(self)
         self.map_ = BlockKernelMap(self.groups, n_components=self.n_components, gamma=self.gamma,
                                    gamma_scale=self.gamma_scale, method=self.method,
                                    random_state=self.random_state).fit(X)

@@ -68,14 +68,17 @@ from scipy.special import digamma, logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from common.checks import (check_param, int_at_least, one_of, positive_float,
+                           validate_params)
 from models._validation import (
-    validate_params,
-    check_param,
     validate_X_fit,
     validate_X_predict,
 )
 
-__all__ = ["GaussianMixtureEM", "Conditional", "MAX_FULL_DIM"]
+__all__ = ["GaussianMixtureEM", "Conditional", "MAX_FULL_DIM", "COVARIANCES"]
+
+#: Covariance structures of the Gaussian (mixture) models.
+COVARIANCES = ("full", "diag", "lowrank")
 
 #: Largest d for covariance="full".  Above this, the O(d^2) storage per
 #: component, the O(m^3) Cholesky per missingness pattern and (for the
@@ -201,6 +204,13 @@ class GaussianMixtureEM(BaseEstimator):
     "lowrank", lower_bound_ (average observed-data log-likelihood per
     instance, EM) , log_likelihood_ (history), n_iter_, converged_.
     """
+
+    _parameter_constraints: dict = {
+        "n_components": int_at_least(1), "covariance": one_of(*COVARIANCES),
+        "method": one_of("em", "vb"), "rank": int_at_least(1), "reg_covar": positive_float(),
+        "alpha0": positive_float(), "beta0": positive_float(), "max_iter": int_at_least(1),
+        "tol": positive_float(),
+    }
 
     def __init__(self, n_components=1, *, covariance="full", rank=5, reg_covar=1e-3,
                  method="em", alpha0=1e-3, beta0=1.0, max_iter=200, tol=1e-4,

@@ -19,9 +19,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
-from ._kernels import (PatternNorms, _kernel_from_filled,
-                       resolve_gamma)
-from ._validation import (validate_params, AbsentFeatureClassifierMixin, validate_binary_y,
+from common.checks import (finite_float, int_at_least, none_or_positive_float, one_of,
+                           positive_float, positive_float_or, validate_params)
+
+from ._kernels import KERNELS, PatternNorms, _kernel_from_filled, resolve_gamma
+from ._validation import (AbsentFeatureClassifierMixin, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 
 __all__ = ["GeometricMarginSVC", "AverageNormSVC", "S_MIN"]
@@ -41,12 +43,14 @@ LIBLINEAR_INTERCEPT_SCALING = 3.0
 LIBLINEAR_MAX_ITER = 20000
 
 
-def _check_common(est):
-    validate_params(est)
-
-
 class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
     """Shared prediction code: a kernel expansion over stored support vectors."""
+
+    _parameter_constraints: dict = {
+        "C": positive_float(), "kernel": one_of(*KERNELS), "degree": int_at_least(1),
+        "gamma": positive_float_or("scale", "auto"), "coef0": finite_float(),
+        "tol": positive_float(), "cache_size": positive_float(),
+    }
 
     def _svc(self):
         return SVC(kernel="precomputed", C=float(self.C), tol=float(self.tol),
@@ -245,6 +249,12 @@ class GeometricMarginSVC(_MaskedSVCBase):
     array([1, 0])
     """
 
+    _parameter_constraints: dict = {
+        **_MaskedSVCBase._parameter_constraints,
+        "n_iter": int_at_least(1), "s_tol": positive_float(),
+        "solver": one_of("libsvm", "liblinear"), "first_tol": none_or_positive_float(),
+    }
+
     def __init__(self, C=1.0, *, kernel="linear", degree=2, gamma="scale", coef0=1.0,
                  n_iter=3, groups=None, tol=1e-3, cache_size=500, s_tol=1e-3,
                  solver="libsvm", first_tol=None):
@@ -320,7 +330,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         -------
         self
         """
-        _check_common(self)
+        validate_params(self)
         n_iter = self._check_iteration_params()
         X = validate_X_fit(self, X)
         self.classes_, ys = validate_binary_y(self, y, X)
@@ -471,7 +481,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         X0 = np.where(M, X_train, 0.0)
         for i, p in enumerate(param_list):
             est = clone(self).set_params(**p)
-            _check_common(est)
+            validate_params(est)
             est._check_iteration_params()
             est.gamma_ = resolve_gamma(est, est.gamma, X_train)
             ests.append(est)
@@ -685,7 +695,7 @@ class AverageNormSVC(_MaskedSVCBase):
         -------
         self
         """
-        _check_common(self)
+        validate_params(self)
         X = validate_X_fit(self, X)
         self.classes_, ys = validate_binary_y(self, y, X)
         validate_feature_groups(self, self.groups, X.shape[1])
@@ -751,7 +761,7 @@ class AverageNormSVC(_MaskedSVCBase):
         out = []
         for params in param_list:
             est = clone(self).set_params(**params)
-            _check_common(est)
+            validate_params(est)
             validate_feature_groups(est, est.groups, X_train.shape[1])
             est.gamma_ = resolve_gamma(est, est.gamma, Xs)
             K, Kv = _train_val_kernels(est, X0, Ms, X0v, Mvs, gram)

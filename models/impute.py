@@ -33,10 +33,9 @@ from sklearn.impute import SimpleImputer
 from sklearn.mixture import GaussianMixture
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
+from common.checks import boolean, check_param, int_at_least, positive_float, validate_params
 from models._validation import (
-    validate_params,
     check_choice,
-    check_param,
     validate_feature_groups,
     validate_X_fit,
     validate_X_predict,
@@ -136,6 +135,8 @@ class FlagsImputer(_AbsentTransformer):
            [4., 5., 6., 1., 1.]])
     """
 
+    _parameter_constraints: dict = {}  # groups: validate_feature_groups in fit
+
     def __init__(self, groups=None):
         self.groups = groups
 
@@ -148,6 +149,7 @@ class FlagsImputer(_AbsentTransformer):
 
     def fit(self, X, y=None):
         """Learn which group indicators vary on ``X``."""
+        validate_params(self)
         X = validate_X_fit(self, X)
         self.groups_ = validate_feature_groups(self, self.groups, X.shape[1])
         gv = self._group_valid(X)
@@ -220,7 +222,6 @@ def masked_sq_distances(A: np.ndarray, B: np.ndarray,
 
 
 _PRESELECT = 128  # nearest training rows sorted per receiver before the per-pattern search
-_SHORTCUT = True  # read K nearest donors from the preselection where unambiguous (benchmarks switch it off)
 
 
 def _has_tie(d: np.ndarray) -> np.ndarray:
@@ -305,7 +306,7 @@ class MaskedKNNImputer(_AbsentTransformer):
     receiver's nearest rows overall are sorted once: a pattern's K nearest
     donors are read from them when that is unambiguous (no tie among the
     distances involved), and searched over all donors otherwise, so the
-    output does not depend on the shortcut.
+    output does not depend on the shortcut (``preselect``).
 
     When transforming the training matrix itself, an instance is never its
     own donor for a feature it lacks, since donors must have the feature.
@@ -314,6 +315,12 @@ class MaskedKNNImputer(_AbsentTransformer):
     ----------
     n_neighbors : int, default=5
         K; the paper's grid is {3, 5, 10, 20}.
+    preselect : bool, default=True
+        Sort each receiver's nearest training rows once and read every
+        pattern's K nearest donors from them where that is unambiguous (the
+        shortcut above). ``False`` searches every pattern over all its
+        donors. The result is exactly the same either way: this only
+        changes the speed (``benchmarks/bench_knn.py`` compares the two).
 
     Attributes
     ----------
@@ -331,8 +338,11 @@ class MaskedKNNImputer(_AbsentTransformer):
     array([0.2, 2. ])
     """
 
-    def __init__(self, n_neighbors: int = 5):
+    _parameter_constraints: dict = {"n_neighbors": int_at_least(1), "preselect": boolean()}
+
+    def __init__(self, n_neighbors: int = 5, *, preselect: bool = True):
         self.n_neighbors = n_neighbors
+        self.preselect = preselect
 
     def fit(self, X, y=None):
         """Store the training instances (the donors)."""
@@ -373,7 +383,7 @@ class MaskedKNNImputer(_AbsentTransformer):
         # the rule (discrete features) they do not pay and are dropped.
         n_pre = min(F.shape[0], max(_PRESELECT, 8 * kmax))
         sample = np.sort(D[::max(1, D.shape[0] // 64)], axis=1)[:, :kmax + 1]
-        pre = _partition_nearest(D, n_pre) if _SHORTCUT and _has_tie(sample).mean() <= 0.5 else None
+        pre = _partition_nearest(D, n_pre) if self.preselect and _has_tie(sample).mean() <= 0.5 else None
         for p in np.unique(col_pattern):
             cols = np.flatnonzero(col_pattern == p)
             recv = np.flatnonzero(miss[rows, cols[0]])
@@ -460,6 +470,11 @@ class EMImputer(_AbsentTransformer):
     >>> em.fit_transform(X)[4].round(6)    # mean of feature 2 in its cluster
     array([0.1, 0.2])
     """
+
+    _parameter_constraints: dict = {
+        "n_components": int_at_least(1), "n_em_iter": int_at_least(1), "tol": positive_float(),
+        "max_iter": int_at_least(1), "reg_covar": positive_float(),
+    }
 
     def __init__(self, n_components: int = 5, *, n_em_iter: int = 10, tol: float = 1e-3,
                  max_iter: int = 3, reg_covar: float = 1e-6, random_state=None):

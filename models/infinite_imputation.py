@@ -77,8 +77,9 @@ from sklearn.base import BaseEstimator
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
+from common.checks import (int_at_least, nonnegative_float, one_of, positive_float,
+                           positive_float_or, validate_params)
 from models._validation import (
-    validate_params,
     AbsentFeatureClassifierMixin,
     validate_binary_y,
     validate_X_fit,
@@ -136,6 +137,13 @@ class InfiniteImputationSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     intercept_ (float), gamma_, objective_ (J after each iteration),
     n_iter_, fill_values_ (d,) training feature means.
     """
+
+    _parameter_constraints: dict = {
+        "C": positive_float(), "gamma": positive_float_or("scale"),
+        "imputation_reg": nonnegative_float(), "prior": one_of("mean", "class_mean"),
+        "max_iter": int_at_least(1), "n_grad_steps": int_at_least(1),
+        "n_weight_steps": int_at_least(1), "tol": positive_float(), "svm_tol": positive_float(),
+    }
 
     def __init__(self, C=1.0, *, gamma="scale", imputation_reg=1.0, prior="mean", max_iter=50,
                  n_grad_steps=20, n_weight_steps=10, tol=1e-4, svm_tol=1e-5, random_state=None):

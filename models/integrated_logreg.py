@@ -75,14 +75,15 @@ from scipy.sparse.csgraph import laplacian
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from common.checks import (int_at_least, nonnegative_float, one_of, positive_float,
+                           positive_float_or, validate_params)
 from models._validation import (
-    validate_params,
     AbsentFeatureClassifierMixin,
     validate_binary_y,
     validate_X_fit,
     validate_X_predict,
 )
-from models.gaussian_em import GaussianMixtureEM
+from models.gaussian_em import COVARIANCES, GaussianMixtureEM
 
 __all__ = ["IntegratedLogisticRegression", "MAX_GRAPH_INSTANCES"]
 
@@ -131,6 +132,14 @@ class IntegratedLogisticRegression(AbsentFeatureClassifierMixin, BaseEstimator):
     graph_bandwidth_ (when graph_reg > 0).
     """
 
+    _parameter_constraints: dict = {
+        "C": positive_float(), "n_components": int_at_least(1),
+        "covariance": one_of(*COVARIANCES), "em_method": one_of("em", "vb"),
+        "rank": int_at_least(1), "reg_covar": positive_float(), "graph_reg": nonnegative_float(),
+        "graph_bandwidth": positive_float_or("median"), "max_iter": int_at_least(1),
+        "tol": positive_float(),
+    }
+
     def __init__(self, C=1.0, *, n_components=1, covariance="full", rank=5, em_method="em",
                  reg_covar=1e-3, graph_reg=0.0, graph_bandwidth="median", max_iter=1000,
                  tol=1e-8, random_state=None):
@@ -147,13 +156,10 @@ class IntegratedLogisticRegression(AbsentFeatureClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     # ----------------------------------------------------------------- fit
-    def _check(self):
-        validate_params(self)
-
     def fit(self, X, y, X_unlabeled=None, label_noise=None):
         X = validate_X_fit(self, X)
         self.classes_, ys = validate_binary_y(self, y, X)
-        self._check()
+        validate_params(self)
         n, d = X.shape
         if label_noise is None:
             eps = np.zeros(n)

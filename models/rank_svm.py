@@ -56,8 +56,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import (AbsentFeatureClassifierMixin, validate_binary_y, validate_params,
-                          validate_X_fit, validate_X_predict)
+from common.checks import int_at_least, none_or_positive_int, positive_float, validate_params
+
+from ._validation import (AbsentFeatureClassifierMixin, validate_binary_y, validate_X_fit,
+                          validate_X_predict)
 from .geometric import _scales
 
 __all__ = ["GeometricMarginRankSVC", "ranking_pairs", "best_hinge_intercept"]
@@ -167,6 +169,12 @@ class GeometricMarginRankSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     ``s(x)``, so :func:`models.metabolic.ranking.ranking_decision` can rank by either
     rule. A row with no valid feature scores ``intercept_``.
     """
+
+    _parameter_constraints: dict = {
+        "C": positive_float(), "n_iter": int_at_least(1),
+        "max_pairs_per_query": none_or_positive_int(), "tol": positive_float(),
+        "max_iter": int_at_least(1),
+    }
 
     def __init__(self, C=1.0, *, n_iter=3, max_pairs_per_query=None, tol=1e-4,
                  max_iter=100000, random_state=None):

@@ -23,8 +23,8 @@ from sklearn.decomposition import PCA
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from models._validation import (validate_params, validate_feature_groups, validate_X_fit,
-                                validate_X_predict)
+from common.checks import int_at_least, validate_params
+from models._validation import validate_feature_groups, validate_X_fit, validate_X_predict
 
 __all__ = ["BlockPCA", "reduced_pipeline", "present_features", "block_fill",
            "blockwise_transform"]
@@ -99,6 +99,8 @@ class BlockPCA(TransformerMixin, BaseEstimator):
     >>> np.round(np.abs(Z[:3, 0]), 4)   # coordinates along (1, 2) / sqrt(5), centred
     array([2.2361, 0.    , 2.2361])
     """
+
+    _parameter_constraints: dict = {"n_components": int_at_least(1)}
 
     def __init__(self, groups=None, *, n_components: int = 3):
         self.groups = groups

@@ -70,15 +70,16 @@ from scipy.stats import norm
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from common.checks import (check_param, int_at_least, one_of, open_unit_interval,
+                           positive_float, validate_params)
 from models._validation import (
-    validate_params,
     AbsentFeatureClassifierMixin,
-    check_param,
+    cvxpy_solver,
     validate_binary_y,
     validate_X_fit,
     validate_X_predict,
 )
-from models.gaussian_em import GaussianMixtureEM
+from models.gaussian_em import COVARIANCES, GaussianMixtureEM
 
 __all__ = ["RobustSOCPClassifier", "MAX_FULL_DIM_SOCP"]
 
@@ -129,6 +130,12 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
     gaussians_ (dict: class label -> fitted GaussianMixtureEM, or "joint"),
     class_prior_ (2,), objective_ (optimal value), solver_status_.
     """
+
+    _parameter_constraints: dict = {
+        "C": positive_float(), "eta": open_unit_interval(), "bound": one_of("normal", "chebyshev"),
+        "em": one_of("per_class", "joint"), "covariance": one_of(*COVARIANCES),
+        "rank": int_at_least(1), "reg_covar": positive_float(), "solver": cvxpy_solver(),
+    }
 
     def __init__(self, C=1.0, *, eta=0.9, bound="normal", em="per_class", covariance="full",
                  rank=5, reg_covar=1e-3, solver="CLARABEL"):

@@ -40,7 +40,7 @@ from sklearn.model_selection import (
     StratifiedShuffleSplit,
 )
 
-from models._validation import check_param, check_positive_int
+from common.checks import check_param, check_positive_int
 from models.registry import MethodSpec, get_method
 
 __all__ = ["CVResult", "FoldResult", "nested_cross_validate", "evaluate_fold", "fit_estimator",

@@ -19,7 +19,9 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import (validate_params, AbsentFeatureClassifierMixin, validate_binary_y,
+from common.checks import int_at_least, open_unit_interval, validate_params
+
+from ._validation import (AbsentFeatureClassifierMixin, cvxpy_solver, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 from .geometric import S_MIN
 
@@ -112,6 +114,9 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
     >>> clf.predict([[np.nan, 2.0]])
     array([1])
     """
+
+    _parameter_constraints: dict = {"tol": open_unit_interval(), "solver": cvxpy_solver(),
+                                    "max_features": int_at_least(1)}
 
     def __init__(self, groups=None, *, tol=1e-4, solver="CLARABEL", max_features=200):
         self.groups = groups

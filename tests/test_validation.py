@@ -1,7 +1,10 @@
 """Shared validation helpers of models/_validation.py."""
 
+import importlib
+
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator
 
 from models._validation import (check_positive_float, validate_binary_y,
                                 validate_feature_groups)
@@ -36,29 +39,58 @@ def test_groups_wrong_length():
     assert validate_feature_groups("Est", [5, 5, 2], 3).tolist() == [1, 1, 0]
 
 
-def test_one_constraints_table_covers_every_estimator_parameter():
-    """Every constructor parameter of every estimator is in the table (except
-    groups, validated by validate_feature_groups, and random_state, by
-    check_random_state), and the table names no parameter that does not exist."""
-    from models._validation import PARAMETER_CONSTRAINTS
-    from models.baselines import ImputedSVC, LogRegIndicator
-    from models.gaussian_em import GaussianMixtureEM
-    from models.geometric import AverageNormSVC, GeometricMarginSVC
-    from models.impute import EMImputer, MaskedKNNImputer
-    from models.infinite_imputation import InfiniteImputationSVC
-    from models.integrated_logreg import IntegratedLogisticRegression
-    from models.rank_svm import GeometricMarginRankSVC
-    from models.reduce import BlockPCA
-    from models.robust_socp import RobustSOCPClassifier
-    from models.socp import GeometricMarginSOCP
+#: Modules of models/ that define estimators.
+ESTIMATOR_MODULES = ["baselines", "block_kernel", "gaussian_em", "geometric", "impute",
+                     "infinite_imputation", "integrated_logreg", "rank_svm", "reduce",
+                     "robust_socp", "socp"]
 
-    ests = [ImputedSVC, LogRegIndicator, GaussianMixtureEM, AverageNormSVC, GeometricMarginSVC,
-            EMImputer, MaskedKNNImputer, InfiniteImputationSVC, IntegratedLogisticRegression,
-            BlockPCA, RobustSOCPClassifier, GeometricMarginSOCP, GeometricMarginRankSVC]
-    assert {E.__name__ for E in ests} == set(PARAMETER_CONSTRAINTS)
-    for E in ests:
-        params = set(E().get_params()) - {"groups", "random_state"}
-        assert params == set(PARAMETER_CONSTRAINTS[E.__name__]), E.__name__
+
+def _estimator_classes():
+    """Every public scikit-learn estimator class defined in ESTIMATOR_MODULES."""
+    for name in ESTIMATOR_MODULES:
+        mod = importlib.import_module(f"models.{name}")
+        for obj in vars(mod).values():
+            if (isinstance(obj, type) and issubclass(obj, BaseEstimator)
+                    and obj.__module__ == mod.__name__ and not obj.__name__.startswith("_")):
+                yield obj
+
+
+ESTIMATORS = sorted(_estimator_classes(), key=lambda E: E.__name__)
+
+
+def test_discovery_finds_the_estimators():
+    assert {E.__name__ for E in ESTIMATORS} >= {
+        "ImputedSVC", "LogRegIndicator", "GaussianMixtureEM", "AverageNormSVC",
+        "GeometricMarginSVC", "EMImputer", "MaskedKNNImputer", "InfiniteImputationSVC",
+        "IntegratedLogisticRegression", "BlockPCA", "RobustSOCPClassifier",
+        "GeometricMarginSOCP", "GeometricMarginRankSVC", "BlockKernelMap",
+        "BlockKernelGeometricSVC", "FlagsImputer"}
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS, ids=lambda E: E.__name__)
+def test_constraints_cover_every_constructor_parameter(Est):
+    """Every constructor parameter is in the class's _parameter_constraints
+    (except groups, validated by validate_feature_groups, and random_state,
+    by check_random_state unless declared), and the constraints name no
+    parameter that does not exist."""
+    params = set(Est().get_params())
+    declared = set(Est._parameter_constraints)
+    assert declared <= params
+    assert params - {"groups", "random_state"} == declared - {"random_state"}
+
+
+_X = np.array([[0.0, 1.0], [1.0, np.nan], [2.0, 0.5], [np.nan, 3.0], [0.5, 0.2], [1.5, 2.5]])
+_Y = np.array([0, 1, 0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("Est, param", [(E, p) for E in ESTIMATORS
+                                        for p in E._parameter_constraints],
+                         ids=lambda v: v if isinstance(v, str) else v.__name__)
+def test_fit_checks_every_declared_parameter(Est, param):
+    """fit rejects a value no constraint accepts, in scikit-learn's words."""
+    bad = object()
+    with pytest.raises(ValueError, match=rf"^The '{param}' parameter of {Est.__name__} must be "):
+        Est(**{param: bad}).fit(_X, _Y)
 
 
 @pytest.mark.parametrize("Est", ["ImputedSVC", "InfiniteImputationSVC"])
