@@ -7,9 +7,10 @@ MODEL is a knn scene model of the ``vision_scene_model`` rule
 the hard negatives are the donors). The windows of the first ``--scenes``
 scenes are described once; then ``MaskedKNNImputer.transform`` (the
 model's imputer) runs on each scene's windows with the shortcut
-(``models.impute._SHORTCUT``: each receiver's nearest rows sorted once,
-every pattern's donors read from them where unambiguous) and without it
-(every pattern searched over all donors, the previous implementation).
+(``MaskedKNNImputer(preselect=True)``, the default: each receiver's nearest
+rows sorted once, every pattern's donors read from them where unambiguous)
+and without it (``preselect=False``: every pattern searched over all
+donors, the previous implementation).
 Both outputs must be bit-identical; the table gives CPU seconds
 (``time.process_time``, BLAS held to one thread, so independent of the
 machine's load).
@@ -25,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from models import impute
+from models.impute import MaskedKNNImputer
 from models.vision.detection import image_pyramid, load_test_scenes, pyramid_scales, window_origins
 
 
@@ -44,7 +45,7 @@ def main() -> None:
     mod = joblib.load(args.model)
     est, f, keep = mod["estimator"], mod["featurizer"], mod["keep"]
     imp = getattr(est, "imputer_", None)
-    if not isinstance(imp, impute.MaskedKNNImputer):
+    if not isinstance(imp, MaskedKNNImputer):
         raise SystemExit(f"{args.model}: not a knn model (its estimator has no MaskedKNNImputer 'imputer_')")
     scenes, _, _ = load_test_scenes(args.data, scale=args.set == "scale")
     print(f"{args.model}: {imp.fit_X_.shape[0]} donors x {imp.fit_X_.shape[1]} features, "
@@ -59,12 +60,11 @@ def main() -> None:
             X = np.concatenate([f.transform_windows(lv, window_origins(lv.shape, args.stride))[:, keep]
                                 for lv in levels])
             outs, secs = [], []
-            for shortcut in (False, True):
-                impute._SHORTCUT = shortcut
+            for preselect in (False, True):
+                imp.set_params(preselect=preselect)
                 t0 = time.process_time()
                 outs.append(imp.transform(X))
                 secs.append(time.process_time() - t0)
-            impute._SHORTCUT = True
             same = np.array_equal(outs[0], outs[1], equal_nan=True)
             tot += secs
             print(f"| {k} | {len(X)} | {secs[0]:.2f} | {secs[1]:.2f} | {secs[0] / secs[1]:.1f} | {same} |",
