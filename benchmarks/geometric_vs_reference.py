@@ -2,7 +2,8 @@
 
 The reference is ``tests/reference_geometric.py``: the primal QP at fixed
 ``s`` solved by cvxpy (Clarabel, gaps 1e-11), iterated from ``s = 1`` with
-``s_i = ||w^(i)|| / ||w||``, explicit features for ``poly2``. Data: 120
+``s_i = ||w^(i)|| / ||w||``, explicit features for ``poly2``. Data (its
+``make_data``, which the tests use too): 120
 training and 80 test instances, 8 features, labels from a noisy linear rule;
 ``block`` = pairs of features absent together (each pair with probability
 0.4), ``mcar`` = each value absent with probability 0.3; ``shift`` is added
@@ -24,14 +25,28 @@ the ConvergenceWarnings raised.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from models.geometric import GeometricMarginSVC
-from reference_geometric import reference_geometric  # tests/reference_geometric.py, through the symlink
+
+
+def _load_reference():
+    """The tests' cvxpy reference, ``tests/reference_geometric.py``, loaded by
+    its path (``tests/`` is not a package)."""
+    path = Path(__file__).resolve().parents[1] / "tests" / "reference_geometric.py"
+    spec = importlib.util.spec_from_file_location("reference_geometric", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+reference = _load_reference()
 
 
 SETTINGS = {
@@ -42,31 +57,12 @@ SETTINGS = {
 }
 
 
-def make_data(kind: str, seed: int, shift: float = 0.0, n: int = 200, d: int = 8):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    w = rng.normal(size=d)
-    y = (X @ w + 0.5 * rng.normal(size=n) > 0).astype(int)
-    if kind == "block":
-        groups = np.arange(d) // 2
-        absent = rng.random((n, int(groups.max()) + 1)) < 0.4
-        absent[absent.all(axis=1), 0] = False
-        X[absent[:, groups]] = np.nan
-    else:
-        groups = None
-        absent = rng.random((n, d)) < 0.3
-        absent[absent.all(axis=1), 0] = False
-        X[absent] = np.nan
-    X = X + shift
-    return X[:120], y[:120], X[120:], groups
-
-
 def compare(setting: dict, kind: str, kernel: str, C: float, shift: float, seeds=(0, 1),
             n_iter: int = 3):
     rel = ds = 0.0
     flips = total = n_warn = 0
     for seed in seeds:
-        Xt, yt, Xv, groups = make_data(kind, seed, shift)
+        Xt, yt, Xv, groups = reference.make_data(kind, seed, shift)
         kw = {"kernel": "poly", "degree": 2} if kernel == "poly2" else {}
         est = GeometricMarginSVC(C=C, n_iter=n_iter, groups=groups, **kw, **setting)
         with warnings.catch_warnings(record=True) as caught:
@@ -74,8 +70,8 @@ def compare(setting: dict, kind: str, kernel: str, C: float, shift: float, seeds
             est.fit(Xt, yt)
         n_warn += sum(issubclass(w.category, ConvergenceWarning) for w in caught)
         f = est.decision_function(Xv)
-        f_ref, hist = reference_geometric(Xt, yt, Xv, kernel=kernel, C=C, n_iter=n_iter,
-                                          s_tol=est.s_tol)
+        f_ref, hist = reference.reference_geometric(Xt, yt, Xv, kernel=kernel, C=C,
+                                                    n_iter=n_iter, s_tol=est.s_tol)
         rel = max(rel, float(np.max(np.abs(f - f_ref)) / np.max(np.abs(f_ref))))
         k = min(len(hist), len(est.s_history_))
         ds = max(ds, max(float(np.max(np.abs(a - b)))

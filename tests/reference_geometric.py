@@ -22,6 +22,9 @@ paper's equations only (Chechik et al., JMLR 9, 2008), with no code from
   coordinate is defined for ``x`` when every feature it involves is valid
   (the constant always, for a row with a valid feature). A row with no valid
   feature has ``phi = 0`` and ``s = 1`` (documented convention).
+* :func:`make_data` -- the data on which the tests and
+  ``benchmarks/geometric_vs_reference.py`` compare the estimator with the
+  reference.
 * :func:`reference_separable_margin` -- the separable problem (eq. 4),
   ``max_{||w|| = 1, b} min_i y_i (w.x_i + b) / ||w^(i)||``, by brute force for
   ``d = 2``: a dense grid of directions, for each the best ``b`` exactly (the
@@ -156,3 +159,29 @@ def reference_separable_margin(X, y, n_grid=3600):
     theta = res.x if -res.fun >= vals.max() else t0
     m, b = margin(theta)
     return m, np.array([np.cos(theta), np.sin(theta)]), b
+
+
+def make_data(kind: str, seed: int, shift: float = 0.0, n: int = 200, d: int = 8):
+    """Comparison data: ``(X_train, y_train, X_test, groups)``, the first 120
+    of ``n`` rows for training, labels from a noisy linear rule on ``d``
+    features. ``kind="block"``: pairs of features absent together (each pair
+    with probability 0.4, ``groups`` the pairs); ``"mcar"``: each value absent
+    with probability 0.3 (``groups=None``); no row loses every feature.
+    ``shift`` is added to every feature (a non-centred problem needs a large
+    bias)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    w = rng.normal(size=d)
+    y = (X @ w + 0.5 * rng.normal(size=n) > 0).astype(int)
+    if kind == "block":
+        groups = np.arange(d) // 2
+        absent = rng.random((n, int(groups.max()) + 1)) < 0.4
+        absent[absent.all(axis=1), 0] = False
+        X[absent[:, groups]] = np.nan
+    else:
+        groups = None
+        absent = rng.random((n, d)) < 0.3
+        absent[absent.all(axis=1), 0] = False
+        X[absent] = np.nan
+    X = X + shift
+    return X[:120], y[:120], X[120:], groups

@@ -13,10 +13,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from geometric_vs_reference import make_data  # noqa: E402
-from reference_geometric import (feature_map, reference_geometric,  # noqa: E402
+from reference_geometric import (feature_map, make_data, reference_geometric,  # noqa: E402
                                  reference_separable_margin, scale_gamma)
 
 from models.geometric import GeometricMarginSVC  # noqa: E402

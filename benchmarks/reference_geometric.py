@@ -1,1 +1,0 @@
-../tests/reference_geometric.py
