@@ -81,14 +81,49 @@ def test_strong_regulariser_keeps_the_prior_imputation():
     np.testing.assert_allclose(clf.decision_function(Xm), ref.decision_function(X0), atol=1e-3)
 
 
-def test_learned_imputations_help_on_a_nonlinear_problem():
-    _, Xm, y = _data(n=100, seed=0)
-    rng = np.random.default_rng(9)
-    Xt = rng.normal(size=(1000, 4))
-    yt = (Xt[:, 0] + 0.5 * Xt[:, 1] ** 2 > 0.5).astype(int)
-    ours = InfiniteImputationSVC(C=2.0, gamma=0.3, imputation_reg=1.0).fit(Xm, y)
-    ref = SVC(C=2.0, gamma=0.3).fit(_mean_imputed(Xm), y)
-    assert ours.score(Xt, yt) >= ref.score(Xt, yt) - 0.02
+def _sign_data(n, seed, missing=0.5, misleading=False):
+    """The class is the sign of x0 (|x0| uniform in (0, 2)); x1 is noise.
+    ``missing`` of the rows lose x0, so mean imputation puts all of them, of
+    both classes, on the boundary x0 = mean. With ``misleading`` x1 agrees
+    with the class on exactly those rows: fitting them after mean
+    imputation needs x1, which is noise on complete (test) rows."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    sign = 2.0 * y - 1.0
+    X = np.column_stack([sign * rng.uniform(0.0, 2.0, n), rng.normal(size=n)])
+    miss = rng.random(n) < missing
+    if misleading:
+        X[miss, 1] = sign[miss] * np.abs(X[miss, 1])
+    X[miss, 0] = np.nan
+    return X, y, miss
+
+
+def test_learned_imputations_move_to_their_class_side():
+    """What the method is for: each new imputation descends -1/2 c'K(X)c,
+    i.e. widens the margin, so a missing x0 moves from the mean (the
+    boundary, shared by both classes) to its own class's side."""
+    sides = []
+    for seed in range(6):
+        X, y, miss = _sign_data(60, seed)
+        clf = InfiniteImputationSVC(C=10.0, gamma=1.0, imputation_reg=0.1, max_iter=10).fit(X, y)
+        assert len(clf.beta_) > 1                      # imputations were learned
+        x0 = sum(b * imp[:, 0] for b, imp in zip(clf.beta_, clf.imputations_))
+        sides.append(np.mean(np.sign(x0[miss] - clf.fill_values_[0]) == 2 * y[miss] - 1))
+    assert np.mean(sides) >= 0.9, sides              # mean imputation: 0
+
+
+def test_learned_imputations_help_where_mean_imputation_misleads():
+    """On _sign_data(misleading=True) the mean-imputed SVM must lean on x1;
+    the learned imputations separate the classes along x0 instead, which
+    generalises to complete test rows."""
+    Xt, yt, _ = _sign_data(2000, 100, missing=0.0)
+    gains = []
+    for seed in range(8):
+        X, y, _ = _sign_data(60, seed, misleading=True)
+        ours = InfiniteImputationSVC(C=10.0, gamma=1.0, imputation_reg=0.1, max_iter=10).fit(X, y)
+        ref = SVC(C=10.0, gamma=1.0).fit(_mean_imputed(X), y)
+        gains.append(ours.score(Xt, yt) - ref.score(Xt, yt))
+    assert np.mean(gains) >= 0.03 and np.sum(np.array(gains) > 0) >= 6, gains
 
 
 def test_errors_beyond_limits():

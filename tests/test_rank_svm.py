@@ -76,11 +76,33 @@ def test_defaults_match_the_reference(seed, n_iter):
 
 
 def test_geometric_scales_change_the_solution():
-    # with n_iter > 1 the pairs are rescaled: the solution differs from n_iter=1
+    # with n_iter > 1 the pairs are rescaled: QP 2 is the plain RankSVM QP on
+    # the differences divided by the scales of QP 1's solution, and that
+    # changes the solution
     X, y, q = block_absent_data(3)
-    w1 = GeometricMarginRankSVC(n_iter=1).fit(X, y, query=q).coef_[0]
+    est1 = GeometricMarginRankSVC(n_iter=1, random_state=0).fit(X, y, query=q)
+    est2 = GeometricMarginRankSVC(n_iter=2, random_state=0).fit(X, y, query=q)
+    w1, w2 = est1.coef_[0], est2.coef_[0]
     w3 = GeometricMarginRankSVC(n_iter=3).fit(X, y, query=q).coef_[0]
     assert np.linalg.norm(w1 - w3) > 1e-3 * np.linalg.norm(w1)
+    # the scales of QP 2, by hand from w1: ||w1 on the features valid in i or j|| / ||w1||
+    pi, pj = ranking_pairs(np.where(y == 1, 1.0, -1.0), q)
+    M = ~np.isnan(X)
+    V = M[pi] | M[pj]
+    s = np.maximum(np.sqrt((V * w1 ** 2).sum(axis=1) / (w1 ** 2).sum()), S_MIN)
+    np.testing.assert_allclose(est1.pair_scales_, 1.0)
+    np.testing.assert_allclose(est2.pair_scales_, s, rtol=1e-12)
+    assert s.min() < 0.9                              # the rescaling is material
+    # QP 2 at those scales, solved by cvxpy
+    X0 = np.where(M, X, 0.0)
+    D = (X0[pi] - X0[pj]) / s[:, None]
+    w = cp.Variable(X.shape[1])
+    xi = cp.Variable(len(pi), nonneg=True)
+    cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + cp.sum(xi)), [D @ w >= 1 - xi]).solve(
+        solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    # liblinear at tol=1e-4 against the interior point (as in the test above)
+    assert np.linalg.norm(w2 - w.value) <= 2e-3 * np.linalg.norm(w.value)
+    assert np.linalg.norm(w1 - w.value) > 2e-2 * np.linalg.norm(w.value)
 
 
 def test_scores_and_scales():

@@ -118,6 +118,26 @@ def test_lowrank_runs_beyond_full_limit():
     X[rng.random(X.shape) < 0.3] = np.nan
     clf = RobustSOCPClassifier(covariance="lowrank", rank=3, eta=0.6).fit(X, y)
     assert clf.coef_.shape == (1, 120) and clf.intercept_.shape == (1,)
+    # the same SOCP written from the module docstring and solved by cvxpy:
+    # each row's conditional mean and covariance under its class's fitted
+    # (low-rank plus diagonal, stored dense) Gaussian, one cone per row
+    import cvxpy as cp
+
+    ys = np.where(y == clf.classes_[1], 1.0, -1.0)
+    w, b = cp.Variable(120), cp.Variable()
+    xi = cp.Variable(60, nonneg=True)
+    cons = []
+    for i, x in enumerate(X):
+        gm = clf.gaussians_[clf.classes_[int(ys[i] > 0)]]
+        mu_i, m, cc = _cond_mean(gm.means_[0], gm.covariances_[0], x)
+        spread = cp.norm(np.linalg.cholesky(cc).T @ w[np.flatnonzero(m)]) if m.any() else 0.0
+        cons.append(ys[i] * (mu_i @ w + b) >= 1 - xi[i] + clf.kappa_ * spread)
+    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + cp.sum(xi)), cons)
+    prob.solve(solver="CLARABEL")
+    assert clf.kappa_ == pytest.approx(norm.ppf(0.6))
+    assert clf.objective_ == pytest.approx(prob.value, rel=1e-5)
+    np.testing.assert_allclose(clf.coef_[0], w.value, atol=1e-4 * np.abs(w.value).max())
+    assert clf.intercept_[0] == pytest.approx(float(b.value), abs=1e-4)
 
 
 def test_sklearn_estimator_checks():
