@@ -12,7 +12,6 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import check_estimator
 
-from models._kernels import kernel_from_gram
 from models.baselines import ImputedSVC, LogRegIndicator, make_hgb
 
 nan = np.nan
@@ -69,18 +68,6 @@ def test_grid_decision_function_equals_separate_fits(data):
     for p, g in zip(grid, got):
         ref = clone(base).set_params(**p).fit(X[:90], y[:90]).decision_function(X[90:])
         np.testing.assert_allclose(g, ref, atol=1e-8)
-
-
-def test_kernel_from_gram_matches_sklearn():
-    from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
-    rng = np.random.RandomState(1)
-    A, B = rng.randn(5, 3), rng.randn(4, 3)
-    G, sa, sb = A @ B.T, (A * A).sum(1), (B * B).sum(1)
-    np.testing.assert_allclose(kernel_from_gram(G, sa, sb, kernel="poly", degree=3, gamma=0.4,
-                                                coef0=1.0),
-                               polynomial_kernel(A, B, degree=3, gamma=0.4, coef0=1.0))
-    np.testing.assert_allclose(kernel_from_gram(G, sa, sb, kernel="rbf", degree=3, gamma=0.4,
-                                                coef0=1.0), rbf_kernel(A, B, gamma=0.4))
 
 
 def test_logreg_indicator_equals_manual_pipeline(data):

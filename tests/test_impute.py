@@ -200,6 +200,28 @@ def test_knn_shortcut_equals_full_search(discrete):
                 assert (tie_share > 0.5) == discrete
 
 
+@pytest.mark.parametrize("discrete", [False, True])
+def test_knn_preselect_only_changes_speed(discrete):
+    # the public switch: preselect=False searches every pattern over all
+    # donors; the output is bit-identical, with ties (discrete values), a
+    # rare block (the fallback) and receivers sharing no feature with some
+    # donors (infinite distances) among the cases
+    rng = np.random.RandomState(7)
+    groups = np.repeat(np.arange(6), 2)
+    X = rng.randint(0, 4, size=(300, 12)).astype(float) if discrete else rng.randn(300, 12)
+    present = rng.rand(300, 6) < np.array([0.9, 0.7, 0.5, 0.3, 0.1, 0.0])
+    present[:5, 5] = True
+    X[(~present)[:, groups]] = nan
+    Xnew = rng.randn(40, 12)
+    Xnew[(rng.rand(40, 6) < 0.6)[:, groups]] = nan
+    for k in (1, 5):
+        fast = MaskedKNNImputer(n_neighbors=k).fit(X)
+        full = MaskedKNNImputer(n_neighbors=k, preselect=False).fit(X)
+        assert fast.preselect and not full.preselect
+        for A in (X, Xnew):
+            np.testing.assert_array_equal(fast.transform(A), full.transform(A))
+
+
 def test_knn_bad_n_neighbors():
     with pytest.raises(ValueError, match=r"The 'n_neighbors' parameter of MaskedKNNImputer must "
                                          r"be an int >= 1\. Got 0 instead\."):

@@ -1,11 +1,12 @@
-"""Tests for models._kernels: masked kernels and per-pattern norms."""
+"""Tests for models._kernels: masked kernels, kernels from a Gram matrix and
+per-pattern norms."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from models._kernels import PatternNorms, feature_blocks, masked_kernel
+from models._kernels import PatternNorms, feature_blocks, kernel_from_gram, masked_kernel
 
 NAN = np.nan
 
@@ -127,3 +128,15 @@ def test_geometric_prepare_scoring_keeps_the_scores():
 def test_bad_kernel_name():
     with pytest.raises(ValueError, match="'kernel' parameter of masked_kernel"):
         masked_kernel(np.ones((2, 2)), kernel="sigmoid")
+
+
+def test_kernel_from_gram_matches_sklearn():
+    from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+    rng = np.random.RandomState(1)
+    A, B = rng.randn(5, 3), rng.randn(4, 3)
+    G, sa, sb = A @ B.T, (A * A).sum(1), (B * B).sum(1)
+    np.testing.assert_allclose(kernel_from_gram(G, sa, sb, kernel="poly", degree=3, gamma=0.4,
+                                                coef0=1.0),
+                               polynomial_kernel(A, B, degree=3, gamma=0.4, coef0=1.0))
+    np.testing.assert_allclose(kernel_from_gram(G, sa, sb, kernel="rbf", degree=3, gamma=0.4,
+                                                coef0=1.0), rbf_kernel(A, B, gamma=0.4))
