@@ -6,7 +6,7 @@
 Opens the page (file:// URL, no network), optionally types TEXT into the
 search box and opens REACTION_ID's candidates, saves a PNG and prints the
 browser console's errors (exit status 1 if there are any). Needs Debian's
-chromium and chromium-driver and selenium (models/metabolic/chromium.py).
+chromium and chromium-driver and selenium (tests/chromium.py, the driver of the browser tests).
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import argparse
 import sys
 from pathlib import Path
 
-
-from models.metabolic.chromium import missing_reason, page_url, start_chromium, stop_chromium
+# the Selenium driver is the browser tests' (tests/chromium.py), not a package module
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from chromium import missing_reason, page_url, start_chromium, stop_chromium  # noqa: E402
 
 
 def main(argv=None) -> int:
