@@ -99,3 +99,21 @@ def ranking_models():
     if _method not in NOT_CROSS_VALIDATED and _method not in models:
         models.append(_method)
     return models
+
+
+# The vision pipelines (vision_crops.smk, vision_scenes.smk).
+VIS = config["vision"]
+VIS_DIR = "results/vision"
+# The UIUC layout: the fetched dataset, or file:DIR (config vision.data).
+VIS_DATA = input_ref(VIS["data"])
+
+
+def vision_featurizer_params(wildcards):
+    """The vision config values that are parameters of the landmark-candidate
+    featurizer (its constructor's names, so none is listed twice); the seed is
+    passed on its own. Imported when a vision job is planned, not for every
+    workflow."""
+    from featurize.vision.featurizer import CarPartFeaturizer
+
+    names = CarPartFeaturizer().get_params(deep=False)
+    return {k: v for k, v in VIS.items() if k in names}
