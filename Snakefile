@@ -22,7 +22,8 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/fetch.smk"
 include: "workflow/rules/metabolic.smk"
-include: "workflow/rules/vision.smk"
+include: "workflow/rules/vision_crops.smk"
+include: "workflow/rules/vision_scenes.smk"
 include: "workflow/rules/mcar.smk"
 
 

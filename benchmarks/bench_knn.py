@@ -27,7 +27,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from models.impute import MaskedKNNImputer
-from models.vision.detection import image_pyramid, load_test_scenes, pyramid_scales, window_origins
+from detect.evaluation import load_test_scenes
+from detect.scenes import image_pyramid, pyramid_scales, window_origins
 
 
 def main() -> None:

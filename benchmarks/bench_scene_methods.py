@@ -27,7 +27,8 @@ import numpy as np
 import yaml
 
 
-from models.vision.detection import image_pyramid, load_test_scenes, pyramid_scales, window_origins
+from detect.evaluation import load_test_scenes
+from detect.scenes import image_pyramid, pyramid_scales, window_origins
 from featurize.vision.featurizer import CarPartFeaturizer
 from featurize.vision.images import load_crops
 from models.reduce import present_features

@@ -37,15 +37,9 @@ from pathlib import Path
 import numpy as np
 
 
-import models.vision.detection as scenes_mod
-from models.vision.detection import (
-    DecisionScorer,
-    average_precision,
-    detect_scenes,
-    equal_error_recall,
-    load_test_scenes,
-    precision_recall,
-)
+import detect.scenes as scenes_mod
+from detect.evaluation import average_precision, equal_error_recall, load_test_scenes, precision_recall
+from detect.scenes import DecisionScorer, detect_scenes
 from featurize.vision.featurizer import CarPartFeaturizer, DETECTORS
 from featurize.vision.images import load_crops
 

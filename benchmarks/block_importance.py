@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import roc_auc_score
 
+from featurize.metabolic.bundle import FeatureBundle
 from models.selection import _decision
 
 
@@ -78,9 +79,8 @@ def main(argv=None) -> int:
 
 def ranks_split(res: Path, methods) -> None:
     """hit@10/50 and MRR of the validated ranks, split by adjacency and kind."""
-    with open(res / "features" / "featurizer.pkl", "rb") as fh:
-        bundle = pickle.load(fh)
-    feat, net = bundle["featurizer"], bundle["network"]
+    bundle = FeatureBundle.load(res / "features" / "featurizer.pkl")
+    feat, net = bundle.featurizer, bundle.network
     ranks = pd.read_csv(res / "ranking" / "true_gene_ranks.tsv", sep="\t")
     pairs = ranks[["reaction", "gene"]].drop_duplicates()
     adj = {(r, g): any(feat.adjacent_reactions(r, g).values()) for r, g in pairs.itertuples(index=False)}

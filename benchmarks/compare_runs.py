@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from models.vision.detection import average_precision, equal_error_recall, load_test_scenes, precision_recall
+from detect.evaluation import average_precision, equal_error_recall, load_test_scenes, precision_recall
 
 
 def recall_ap(det: pd.DataFrame, truths, scenes=None) -> tuple[float, float, int]:

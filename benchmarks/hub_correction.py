@@ -20,7 +20,7 @@ It then ranks each reaction's candidates by:
   combined.
 
 ``raw``, ``centred`` and ``z`` are the workflow's ``gene_corrections``
-(``models.metabolic.ranking.correct_scores``). ``--by-kind`` takes each
+(``rank.scoring.correct_scores``). ``--by-kind`` takes each
 reaction's reference set from the reactions of its kind only.
 
 The corrections use no labels, only the set of reactions ranked together (for
@@ -43,12 +43,13 @@ import yaml
 from threadpoolctl import threadpool_limits
 
 from featurize.metabolic.expression import normalize_gene_id
-from models.metabolic.evidence import orphan_reactions
-from models.metabolic.ranking import (candidate_order, consensus_params, correct_scores, gene_id_ranks,
-                                      pair_score_fn, ranking_decision, ranking_metrics, score_matrix,
-                                      true_gene_ranks)
+from featurize.metabolic.bundle import FeatureBundle
 from models.registry import get_method
-from models.selection import fit_estimator
+from models.selection import consensus_params, fit_estimator
+from rank.evidence import orphan_reactions
+from rank.metrics import ranking_metrics, top1_concentration
+from rank.scoring import (candidate_order, correct_scores, gene_id_ranks, pair_score_fn, ranking_decision,
+                          score_matrix, true_gene_ranks)
 
 RULES = ("raw", "centred", "z", "clr")
 
@@ -90,13 +91,14 @@ def ranks_and_tops(S, reactions, true_genes, candidates, gene_rank):
 
 
 def concentration(tops, true_sets=None):
-    counts = pd.Series(tops).value_counts()
-    gene, n = counts.index[0], int(counts.iloc[0])
+    """The most frequent top gene (:func:`rank.metrics.top1_concentration`),
+    its share, and how often it was right when first."""
+    gene, _, share = top1_concentration(tops)
     prec = np.nan
     if true_sets is not None:
         firsts = [k for k, t in enumerate(tops) if t == gene]
         prec = np.mean([normalize_gene_id(gene) in true_sets[k] for k in firsts])
-    return gene, n / len(tops), prec
+    return gene, share, prec
 
 
 def main() -> None:
@@ -111,9 +113,8 @@ def main() -> None:
     a = ap.parse_args()
     w = a.workdir
     cfg = yaml.safe_load((w / "config" / "config.yaml").read_text())
-    with open(w / "results/metabolic/features/featurizer.pkl", "rb") as fh:
-        bundle = pickle.load(fh)
-    featurizer, net, candidates = bundle["featurizer"], bundle["network"], bundle["candidates"]
+    bundle = FeatureBundle.load(w / "results/metabolic/features/featurizer.pkl")
+    featurizer, net, candidates = bundle.featurizer, bundle.network, bundle.candidates
     instances = pd.read_csv(w / "results/metabolic/features/instances.tsv", sep="\t")
     with open(w / f"results/metabolic/cv/{a.method}.pkl", "rb") as fh:
         cv = pickle.load(fh)

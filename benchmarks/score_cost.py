@@ -4,7 +4,7 @@ metabolic run: what the ranking validation and the final ranking pay.
     python benchmarks/score_cost.py --workdir DIR [--repeats 3]
 
 Builds one held-out reaction's candidate matrix (timed), then times each
-method's ranking score (``models.metabolic.ranking.ranking_decision``) with the fold-1
+method's ranking score (``rank.scoring.ranking_decision``) with the fold-1
 model of ``results/metabolic/cv/<method>.pkl``, once with the default
 BLAS/OpenMP threads and once held to one thread (threadpoolctl). Prints a
 markdown table.
@@ -19,8 +19,8 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-
-from models.metabolic.ranking import ranking_decision
+from featurize.metabolic.bundle import FeatureBundle
+from rank.scoring import ranking_decision
 
 
 def main(argv=None) -> int:
@@ -29,9 +29,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args(argv)
     res = args.workdir / "results" / "metabolic"
-    with open(res / "features" / "featurizer.pkl", "rb") as fh:
-        bundle = pickle.load(fh)
-    feat, net, cands = bundle["featurizer"], bundle["network"], bundle["candidates"]
+    bundle = FeatureBundle.load(res / "features" / "featurizer.pkl")
+    feat, net, cands = bundle.featurizer, bundle.network, bundle.candidates
     reaction = next(r for r, g in net.reactions["genes"].items() if g)
     t0 = time.perf_counter()
     for _ in range(args.repeats):

@@ -44,7 +44,7 @@ from common.checks import check_param, check_positive_int
 from models.registry import MethodSpec, get_method
 
 __all__ = ["CVResult", "FoldResult", "nested_cross_validate", "evaluate_fold", "fit_estimator",
-           "fold_seed", "select_params", "expand_grid"]
+           "fold_seed", "select_params", "expand_grid", "consensus_params"]
 
 _NAME = "nested_cross_validate"
 
@@ -425,3 +425,23 @@ def nested_cross_validate(method, X, y, *, feature_groups=None, instance_groups=
             progress(f"fold {k + 1}/{len(splits)} {spec.name}: {fold.summary()}")
     return CVResult(folds=pd.DataFrame(rows), oof_score=oof, test_index=tests,
                     models=models, best_params=bests, classes=classes)
+
+
+def consensus_params(best_params: Sequence[dict]) -> dict:
+    """The hyperparameters chosen by the most outer folds (ties: the earliest
+    fold's choice), used to refit a final model on all known data.
+
+    Examples
+    --------
+    >>> consensus_params([{"C": 1.0}, {"C": 10.0}, {"C": 10.0}])
+    {'C': 10.0}
+    >>> consensus_params([{"C": 1.0}, {"C": 10.0}])
+    {'C': 1.0}
+    """
+    if not best_params:
+        raise ValueError("consensus_params needs the parameters chosen in at least one fold")
+    keys = [tuple(sorted((k, repr(v)) for k, v in p.items())) for p in best_params]
+    counts = {k: keys.count(k) for k in keys}
+    best = max(counts.values())
+    first = next(i for i, k in enumerate(keys) if counts[k] == best)
+    return dict(best_params[first])

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from models.metabolic.chromium import missing_reason, page_url, start_chromium, stop_chromium
+from chromium import missing_reason, page_url, start_chromium, stop_chromium
 from toy_data import write_toy_inputs
 from workflow_helpers import run_snakemake, toy_config
 

@@ -233,7 +233,7 @@ def test_compound_block_matches_brute_force(seed):
 
 
 def test_compound_evidence_in_the_explanation():
-    from models.metabolic.evidence import candidate_evidence
+    from rank.evidence import candidate_evidence
     net, motifs, sources = hand_toy()
     f = PairFeaturizer(net, motifs, sources, reaction_kinds=True, compounds=True)
     ev = candidate_evidence(f, lambda X: np.nan_to_num(X).sum(axis=1), "R4", "G1", names={},

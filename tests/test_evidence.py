@@ -1,4 +1,4 @@
-"""models.metabolic.evidence on the hand-computed toy of test_pairs: orphan table and
+"""rank.evidence on the hand-computed toy of test_pairs: orphan table and
 reasons, co-expression r (hand-computed Pearson r), shared domains and
 compartments, validated precision, the ranking rows."""
 
@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 from featurize.metabolic.pairs import PairFeaturizer
-from models.metabolic.evidence import (RANKING_COLUMNS, coexpression_r, candidate_evidence, explain_ranking,
-                                       items_by_gene, mark_ranked, orphan_reactions, validated_precision)
+from featurize.metabolic.bundle import items_by_gene
+from rank.evidence import (candidate_evidence, coexpression_r, explain_ranking, mark_ranked,
+                           orphan_reactions, RANKING_COLUMNS, supporting_neighbours, validated_precision)
 from test_pairs import ToyNet, toy
 
 
@@ -141,3 +142,42 @@ def test_validated_precision_is_taken_within_the_reaction_kind(setup):
                         names={}, descriptions={}, gene_domains=domains,
                         gene_compartments=comps, true_ranks=only_transport)
     assert t.set_index("reaction_id").loc["R2", "validated_precision"] == pytest.approx(0.5)
+
+
+# ------------------------------------------------------------ supporting neighbours
+
+
+class FakeFeaturizer:
+    """Two neighbours; removing one changes the single feature."""
+
+    def neighbour_genes(self, reaction, gene):
+        return {"fork": ["H1", "H2"], "funnel": ["H2"]}
+
+    def candidate_matrix(self, reaction, genes):
+        return np.array([[3.0, 1.0]] * len(genes))
+
+    def leave_one_out(self, reaction, gene):
+        return ["H1", "H2"], np.array([[2.5, 1.0], [1.0, np.nan]])
+
+
+def test_supporting_neighbours():
+    dec = lambda X: np.nansum(X, axis=1)  # noqa: E731
+    out = supporting_neighbours(FakeFeaturizer(), dec, "R1", "G1", top=3)
+    # base 4; without H1 3.5 (drop 0.5), without H2 1.0 (drop 3.0)
+    assert out == [("H2", "fork+funnel", 3.0), ("H1", "fork", 0.5)]
+    assert supporting_neighbours(FakeFeaturizer(), dec, "R1", "G1", top=1) == [
+        ("H2", "fork+funnel", 3.0)]
+
+
+def test_supporting_neighbours_with_pair_featurizer():
+    from featurize.metabolic.pairs import PairFeaturizer
+
+    class Net:
+        reactions = pd.DataFrame({"genes": [("A",), ("B",), ("C",)]}, index=["R1", "R2", "R3"])
+
+    motifs = {"fork": {"R1": frozenset({"R2", "R3"})}}
+    loc = pd.DataFrame({"x": [1, 1, 0, 1]}, index=["A", "B", "C", "G"])
+    f = PairFeaturizer(Net(), motifs, {"loc": loc})
+    # score = 1 - Hamming: G agrees with B, not with C -> B supports
+    dec = lambda X: 1 - np.nan_to_num(X[:, 0], nan=1.0)  # noqa: E731
+    assert supporting_neighbours(f, dec, "R1", "G") == [("B", "fork", 0.5)]

@@ -1,10 +1,10 @@
-"""Hard-negative mining (models.vision.hard_negatives) against brute force."""
+"""Hard-negative mining (detect.hard_negatives) against brute force."""
 
 import cv2
 import numpy as np
 import pytest
 
-from models.vision.hard_negatives import mine_hard_negatives, negative_windows
+from detect.hard_negatives import mine_hard_negatives, negative_windows
 
 
 class _QuadrantFeaturizer:

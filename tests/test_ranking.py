@@ -1,4 +1,4 @@
-"""rank_candidates / true_gene_ranks / ranking_metrics / supporting_neighbours."""
+"""rank.scoring, rank.metrics and rank.baselines: ranking, its metrics and the baselines."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from models.metabolic.ranking import (COEXPR, bootstrap_ranking_metrics, choose_ranking_method,
-                                      coexpression_scores, correct_scores, rank_candidates,
-                                      ranking_decision, ranking_metrics, ranking_name,
-                                      split_ranking_name, supporting_neighbours, top1_by_kind,
-                                      top1_concentration, top1_record, true_gene_ranks)
+from rank.baselines import COEXPR, coexpression_scores
+from rank.metrics import (bootstrap_ranking_metrics, choose_ranking_method, ranking_metrics, top1_by_kind,
+                          top1_concentration, top1_record)
+from rank.scoring import (correct_scores, rank_candidates, ranking_decision, ranking_name,
+                          split_ranking_name, true_gene_ranks)
 
 SCORES = {"R1": {"G1": 0.5, "G2": 2.0, "G3": 0.5, "G4": -1.0, "G5": np.nan},
           "R2": {"G1": 3.0, "G2": 1.0, "G3": 2.0, "G4": 4.0, "G5": 0.0}}
@@ -85,43 +85,7 @@ def test_ranking_bad_inputs():
         rank_candidates(lambda r, g: np.zeros(1), ["R1"], ["G1", "G2"], top_n=1, batch_size=5)
 
 
-class FakeFeaturizer:
-    """Two neighbours; removing one changes the single feature."""
-
-    def neighbour_genes(self, reaction, gene):
-        return {"fork": ["H1", "H2"], "funnel": ["H2"]}
-
-    def candidate_matrix(self, reaction, genes):
-        return np.array([[3.0, 1.0]] * len(genes))
-
-    def leave_one_out(self, reaction, gene):
-        return ["H1", "H2"], np.array([[2.5, 1.0], [1.0, np.nan]])
-
-
-def test_supporting_neighbours():
-    dec = lambda X: np.nansum(X, axis=1)  # noqa: E731
-    out = supporting_neighbours(FakeFeaturizer(), dec, "R1", "G1", top=3)
-    # base 4; without H1 3.5 (drop 0.5), without H2 1.0 (drop 3.0)
-    assert out == [("H2", "fork+funnel", 3.0), ("H1", "fork", 0.5)]
-    assert supporting_neighbours(FakeFeaturizer(), dec, "R1", "G1", top=1) == [
-        ("H2", "fork+funnel", 3.0)]
-
-
-def test_supporting_neighbours_with_pair_featurizer():
-    from featurize.metabolic.pairs import PairFeaturizer
-
-    class Net:
-        reactions = pd.DataFrame({"genes": [("A",), ("B",), ("C",)]}, index=["R1", "R2", "R3"])
-
-    motifs = {"fork": {"R1": frozenset({"R2", "R3"})}}
-    loc = pd.DataFrame({"x": [1, 1, 0, 1]}, index=["A", "B", "C", "G"])
-    f = PairFeaturizer(Net(), motifs, {"loc": loc})
-    # score = 1 - Hamming: G agrees with B, not with C -> B supports
-    dec = lambda X: 1 - np.nan_to_num(X[:, 0], nan=1.0)  # noqa: E731
-    assert supporting_neighbours(f, dec, "R1", "G") == [("B", "fork", 0.5)]
-
-
-# ------------------------------------------------------------ issue 12 pieces
+# ------------------------------------------- bootstrap, top-1 genes, baselines, margin rules
 
 
 def test_bootstrap_matches_brute_force_resampling():
@@ -149,7 +113,7 @@ def test_bootstrap_matches_brute_force_resampling():
 
 
 def test_bootstrap_bad_input():
-    with pytest.raises(ValueError, match="'n_boot' parameter must be an int >= 1. Got 0"):
+    with pytest.raises(ValueError, match="'n_boot' parameter of bootstrap_ranking_metrics must be an int >= 1. Got 0"):
         bootstrap_ranking_metrics(pd.DataFrame({"reaction": ["a"], "rank": [1]}), 5, n_boot=0)
     with pytest.raises(ValueError, match="missing \\['reaction'\\]"):
         bootstrap_ranking_metrics(pd.DataFrame({"rank": [1]}), 5)
@@ -158,8 +122,11 @@ def test_bootstrap_bad_input():
 def test_top1_concentration_by_hand():
     df = pd.DataFrame({"reaction": ["r1", "r2", "r3", "r4", "r4"], "rank": [1, 1, 1, 1, 2],
                        "gene": ["B", "A", "B", "A", "B"]})
-    assert top1_concentration(df) == ("A", 2, 0.5)      # tie A/B at 2: smallest id
-    assert top1_concentration(df.iloc[:0]) [:2] == ("", 0)
+    first = df.loc[df["rank"] == 1, "gene"]
+    assert top1_concentration(first) == ("A", 2, 0.5)      # tie A/B at 2: smallest id
+    assert top1_concentration(first.iloc[:0]) [:2] == ("", 0)
+    # reactions without a scored candidate ("") are left out of the share
+    assert top1_concentration(["B", "", "B", "A"]) == ("B", 2, 2 / 3)
 
 
 def test_choose_ranking_method():
@@ -211,8 +178,10 @@ def test_unscaled_rule_is_w_dot_x_plus_b_for_the_geometric_margin():
     expected = np.nan_to_num(X) @ clf.coef_.ravel() + clf.intercept_[0]
     np.testing.assert_allclose(ranking_decision(clf, "unscaled")(X), expected, atol=1e-10)
     np.testing.assert_allclose(ranking_decision(clf, "scaled")(X), clf.decision_function(X))
-    with pytest.raises(ValueError, match="'margin_rule' parameter must be one of"):
+    with pytest.raises(ValueError, match="'margin_rule' parameter of ranking_decision must be one of"):
         ranking_decision(clf, "calibrated")
+    # the default is the config's and the schema's
+    np.testing.assert_array_equal(ranking_decision(clf)(X), clf.decision_function(X))
 
 
 def test_adjacency_scores_count_related_reactions_the_candidate_catalyses():
@@ -222,7 +191,7 @@ def test_adjacency_scores_count_related_reactions_the_candidate_catalyses():
     from test_pairs import toy
 
     from featurize.metabolic.pairs import PairFeaturizer
-    from models.metabolic.ranking import adjacency_scores, baseline_scores
+    from rank.baselines import adjacency_scores, baseline_scores
 
     net, motifs, sources = toy()
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
@@ -242,7 +211,7 @@ def test_ranking_decisions_equal_one_rule_at_a_time():
     one map) and the pairwise one, and a model without scales."""
     from models.block_kernel import BlockKernelGeometricSVC
     from models.geometric import GeometricMarginSVC
-    from models.metabolic.ranking import ranking_decisions
+    from rank.scoring import ranking_decisions
     from models.rank_svm import GeometricMarginRankSVC
     from models.registry import get_method
 
@@ -266,7 +235,7 @@ def test_ranking_decisions_equal_one_rule_at_a_time():
             np.testing.assert_array_equal(both[rule], ranking_decision(model, rule)(Xt))
         if hasattr(model, "scales"):  # the rules differ where some feature is absent
             assert not np.allclose(both["scaled"], both["unscaled"])
-    with pytest.raises(ValueError, match="'margin_rule' parameter must be one of"):
+    with pytest.raises(ValueError, match="'margin_rules' parameter of ranking_decisions must be a list of"):
         ranking_decisions(models[0], ["scaled", "calibrated"])
 
 
@@ -286,7 +255,7 @@ def test_gene_corrections_by_hand():
     # a gene with the same score everywhere gets z = 0, not +-1 from rounding error
     flat = correct_scores(np.array([[0.1, 1.0], [0.1, 2.0], [0.1, 3.0]]), "z")
     np.testing.assert_array_equal(flat[:, 0], [0.0, 0.0, 0.0])
-    with pytest.raises(ValueError, match="'gene_correction' parameter must be one of"):
+    with pytest.raises(ValueError, match="'gene_correction' parameter of correct_scores must be one of"):
         correct_scores(S, "median")
     with pytest.raises(ValueError, match="at least 2 of them; got 1"):
         correct_scores(S[:1], "centred")

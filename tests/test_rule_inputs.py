@@ -15,9 +15,9 @@ SCRIPTS = REPO / "workflow" / "scripts"
 #: Named inputs read by library code the script calls rather than through
 #: ``snakemake.input``: (rule, input) -> (file, text that file must contain).
 READ_ELSEWHERE = {
-    # render_browser inlines models/metabolic/browser_assets/*; the input makes
+    # render_browser inlines report/browser_assets/*; the input makes
     # an edit of the assets rebuild the page
-    ("enzyme_browser", "assets"): ("models/metabolic/browser.py", 'with_name("browser_assets")'),
+    ("enzyme_browser", "assets"): ("report/browser.py", 'with_name("browser_assets")'),
 }
 #: Inputs spread from a helper of common.smk: the keys it can return.
 SPREAD = {"**metabolic_inputs()": ("network", "expression", "annotation", "localization")}

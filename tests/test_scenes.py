@@ -1,4 +1,4 @@
-"""Tests of models.vision.detection: ground truth parsing, windows, NMS, README criteria."""
+"""Tests of detect.scenes and detect.evaluation: ground truth parsing, windows, NMS, README criteria."""
 
 from __future__ import annotations
 
@@ -7,23 +7,10 @@ import pandas as pd
 import pytest
 
 from common.exceptions import InputFileError
-from models.vision.detection import (
-    acceptable,
-    average_precision,
-    detect_in_scene,
-    score_windows,
-    detect_scenes,
-    equal_error_recall,
-    found_locations,
-    image_pyramid,
-    load_test_scenes,
-    match_detections,
-    non_max_suppression,
-    parse_true_locations,
-    precision_recall,
-    pyramid_scales,
-    window_origins,
-)
+from detect.evaluation import (acceptable, average_precision, equal_error_recall, found_locations,
+                               load_test_scenes, match_detections, parse_true_locations, precision_recall)
+from detect.scenes import (detect_in_scene, detect_scenes, image_pyramid, non_max_suppression,
+                           pyramid_scales, score_windows, window_origins)
 
 
 def test_parse_true_locations(tmp_path):

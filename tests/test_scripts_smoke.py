@@ -1,7 +1,7 @@
 """The vision CV script and the two accuracy summaries run on small inputs
 made here (what Snakemake would pass them), and their tables are checked by
 hand: one copy of the fold logic (models.selection.evaluate_fold) and one
-set of column names (models.report.accuracy_table)."""
+set of column names (report.tables.accuracy_table)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from models.report import sem
+from report.tables import sem
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "workflow" / "scripts"
 

@@ -192,3 +192,14 @@ def test_expand_grid_and_errors(data):
         nested_cross_validate("zero", X, y, n_splits=1)
     with pytest.raises(KeyError, match="Unknown method 'svm'"):
         nested_cross_validate("svm", X, y)
+
+
+def test_consensus_params_ties_and_empty():
+    from models.selection import consensus_params
+    # the choice of most folds, compared by value (dict order does not matter)
+    assert consensus_params([{"C": 1.0, "gamma": 2}, {"gamma": 2, "C": 1.0}, {"C": 3.0, "gamma": 2}]) \
+        == {"C": 1.0, "gamma": 2}
+    # a tie goes to the earliest fold's choice
+    assert consensus_params([{"C": 3.0}, {"C": 1.0}, {"C": 1.0}, {"C": 3.0}]) == {"C": 3.0}
+    with pytest.raises(ValueError, match="at least one fold"):
+        consensus_params([])

@@ -152,11 +152,24 @@ def test_the_planted_car_is_each_scenes_best_detection(vision_run, scale):
 
 
 def test_figures_are_png_images(vision_run):
+    from matplotlib.image import imread
+
     work, *_ = vision_run
     for name in ("candidates_easy.png", "candidates_hard.png", "scene_detection.png",
                  "scene_detection_scale.png"):
-        data = (work / "results/vision" / name).read_bytes()
-        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 2000
+        path = work / "results/vision" / name
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        img = imread(path)
+        if name.startswith("candidates"):
+            # vision_candidates_figure.py: figsize (8, 4.2) inches at 130 dpi, not cropped
+            assert img.shape[:2] == (546, 1040)
+        else:
+            # report.figures.plot_precision_recall: two panels of a (11, 4.8)-inch figure at
+            # 120 dpi, cropped to its content with the legend on the right
+            assert 0.8 * 576 <= img.shape[0] <= 1.2 * 576 and img.shape[1] > 1.5 * img.shape[0]
+        # drawn, not blank: many distinct colours (curves, text, an image of a crop)
+        colours = np.unique(img.reshape(-1, img.shape[2]), axis=0)
+        assert len(colours) > 50, (name, len(colours))
 
 
 def test_mcar_removes_exactly_the_scenario_share(vision_run):

@@ -5,6 +5,11 @@ from pathlib import Path
 
 import yaml
 
+# the names of rankings and baselines are the library's (the Snakefile's folder,
+# the repository, is on sys.path)
+from rank.baselines import BASELINES
+from rank.scoring import split_ranking_name
+
 REPO = Path(workflow.basedir)
 DOWNLOAD_DIR = config["download_dir"]
 
@@ -35,19 +40,22 @@ def input_ref(ref):
     return ref[len("file:") :] if ref.startswith("file:") else registry_path(ref)
 
 
+# Ranking methods without a cross-validation of their own: "auto" (the
+# validated ranking with the best MRR) and the non-learned baselines.
+NOT_CROSS_VALIDATED = ("auto", *BASELINES)
 # "<method>+<gene correction>" ranks by the method's corrected scores
-_method, _, _correction = MET["ranking"]["method"].partition("+")
+_method, _correction = split_ranking_name(MET["ranking"]["method"])
 _missing = [
     m
     for m in [_method, *MET["ranking"]["validation_methods"]]
-    if m not in MET["methods"] and m not in ("auto", "coexpr", "adjacency")
+    if m not in MET["methods"] and m not in NOT_CROSS_VALIDATED
 ]
 if _missing:
     raise ValueError(
         f"config: metabolic.ranking names methods {_missing} that are not in "
         f"metabolic.methods {MET['methods']}; ranking needs their cross-validation."
     )
-if _correction and _correction not in MET["ranking"]["gene_corrections"]:
+if _correction != "none" and _correction not in MET["ranking"]["gene_corrections"]:
     raise ValueError(
         f"config: metabolic.ranking.method {MET['ranking']['method']!r} ranks after the "
         f"{_correction!r} gene correction, which metabolic.ranking.gene_corrections "
@@ -88,6 +96,24 @@ def ranking_models():
     """Methods whose cross-validation the final ranking may use: the
     validated ones ("auto" picks among them) and a configured method."""
     models = list(MET["ranking"]["validation_methods"])
-    if _method not in ("auto", "coexpr", "adjacency") and _method not in models:
+    if _method not in NOT_CROSS_VALIDATED and _method not in models:
         models.append(_method)
     return models
+
+
+# The vision pipelines (vision_crops.smk, vision_scenes.smk).
+VIS = config["vision"]
+VIS_DIR = "results/vision"
+# The UIUC layout: the fetched dataset, or file:DIR (config vision.data).
+VIS_DATA = input_ref(VIS["data"])
+
+
+def vision_featurizer_params(wildcards):
+    """The vision config values that are parameters of the landmark-candidate
+    featurizer (its constructor's names, so none is listed twice); the seed is
+    passed on its own. Imported when a vision job is planned, not for every
+    workflow."""
+    from featurize.vision.featurizer import CarPartFeaturizer
+
+    names = CarPartFeaturizer().get_params(deep=False)
+    return {k: v for k, v in VIS.items() if k in names}

@@ -167,7 +167,7 @@ rule enzyme_browser:
         validation=rules.metabolic_ranking_validation.output.table,
         # the page's inlined JavaScript and CSS: editing them rebuilds the page
         assets=[
-            str(REPO / "models" / "metabolic" / "browser_assets" / f)
+            str(REPO / "report" / "browser_assets" / f)
             for f in ("browser.js", "browser.css")
         ],
     output:

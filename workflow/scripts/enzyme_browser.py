@@ -1,11 +1,10 @@
-"""Write the candidate browser results/enzyme_ranking.html (models/metabolic/browser.py)."""
-
-import pickle
+"""Write the candidate browser results/enzyme_ranking.html (report/browser.py)."""
 
 import pandas as pd
 
 from common.io import atomic_path
-from models.metabolic.browser import browser_data, render_browser, validated_quality
+from featurize.metabolic.bundle import FeatureBundle
+from report.browser import browser_data, render_browser, validated_quality
 
 from _bootstrap import setup
 
@@ -14,8 +13,7 @@ smk = snakemake
 
 ranking = pd.read_csv(smk.input.ranking, sep="\t", keep_default_na=False, na_values=[""])
 orphans = pd.read_csv(smk.input.orphans, sep="\t", keep_default_na=False, na_values=[""])
-with open(smk.input.featurizer, "rb") as fh:
-    featurizer = pickle.load(fh)["featurizer"]
+featurizer = FeatureBundle.load(smk.input.featurizer).featurizer
 quality = validated_quality(pd.read_csv(smk.input.validation, sep="\t"), ranking)
 log.info("method %s, validated quality %s", ", ".join(sorted(set(ranking["method"]))), quality)
 data = browser_data(ranking, orphans, featurizer, quality=quality, dataset=smk.params.dataset,

@@ -10,12 +10,13 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from common.io import write_tsv_atomic
-from models.metabolic.evidence import explain_ranking, mark_ranked, orphan_reactions
-from models.metabolic.ranking import (BASELINES, baseline_scores, choose_ranking_method,
-                                      consensus_params, pair_score_fn, rank_candidates, ranking_decision,
-                                      split_ranking_name, top1_by_kind, top1_concentration, top1_record)
+from featurize.metabolic.bundle import FeatureBundle
 from models.registry import get_method
-from models.selection import fit_estimator
+from models.selection import consensus_params, fit_estimator
+from rank.baselines import BASELINES, baseline_scores
+from rank.evidence import explain_ranking, mark_ranked, orphan_reactions
+from rank.metrics import choose_ranking_method, ranking_quality
+from rank.scoring import pair_score_fn, rank_candidates, ranking_decision, split_ranking_name
 
 from _bootstrap import setup
 
@@ -23,10 +24,8 @@ log = setup(snakemake)
 smk = snakemake
 
 p = smk.params
-with open(smk.input.featurizer, "rb") as fh:
-    bundle = pickle.load(fh)
-featurizer, net, candidates = bundle["featurizer"], bundle["network"], bundle["candidates"]
-names, descriptions = bundle["gene_names"], bundle["gene_descriptions"]
+bundle = FeatureBundle.load(smk.input.featurizer)
+featurizer, net, candidates = bundle.featurizer, bundle.network, bundle.candidates
 data = np.load(smk.input.features, allow_pickle=False)
 
 validation = pd.read_csv(smk.input.validation, sep="\t")
@@ -81,54 +80,28 @@ top = top.dropna(subset=["score"])
 
 with threadpool_limits(1):
     table = explain_ranking(top, featurizer, net, decision, method=method,
-                            names=names, descriptions=descriptions,
-                            gene_domains=bundle["gene_domains"],
-                            gene_compartments=bundle["gene_compartments"],
+                            names=bundle.gene_names, descriptions=bundle.gene_descriptions,
+                            gene_domains=bundle.gene_domains,
+                            gene_compartments=bundle.gene_compartments,
                             true_ranks=pd.read_csv(smk.input.true_ranks, sep="\t"), log=log,
                             n_jobs=smk.threads)
-gene, n_top, share = top1_concentration(top)
-log.info("rank-1 concentration: %s tops %d of %d ranked reactions (%.1f%%)", gene, n_top,
+quality, top1 = ranking_quality(
+    top, v, pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False), net.reactions["reaction_kind"],
+    method=method, chosen_by="auto (best validated MRR)" if p.method == "auto" else "config",
+    margin_rule=p.margin_rule, gene_correction=correction)
+gene, share, record = top1["gene"], top1["share"], top1["record"]
+log.info("rank-1 concentration: %s tops %d of %d ranked reactions (%.1f%%)", gene, top1["n_top"],
          top["reaction"].nunique(), 100 * share)
-# has the concentration been earned? the same gene first in the validation, and how often rightly
-validated_tops = pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False)
-record = top1_record(validated_tops, method, gene,
-                     orphan_share=share)
 log.info("in the validation %s ranked %s first for %d held-out reactions (%.1f%%), rightly for %d "
          "(precision %.3f against its hit@1 %.3f): the orphans' %.1f%% is %s", method, gene,
          record["tops"], 100 * record["share"], record["correct"], record["precision"],
          record["hit1"], 100 * share, "earned" if record["earned"] else "not earned")
-# the same within each reaction kind: the orphans are mostly transport reactions, the held-out
-# reactions mostly enzymatic
-first = top[top["rank"] == 1]
-by_kind = top1_by_kind(validated_tops, method, gene,
-                       pd.DataFrame({"reaction_kind": net.reactions.loc[first["reaction"], "reaction_kind"]
-                                     .to_numpy(), "gene": first["gene"].to_numpy()}))
-for k in by_kind.itertuples():
+for k in top1["by_kind"].itertuples():
     log.info("%s reactions: %s tops %d of %d orphans (%.1f%%) and %d of the held-out ones (%.1f%%), "
              "rightly for %d (precision %.3f against the kind's hit@1 %.3f): %s", k.reaction_kind, gene,
              k.orphan_tops, k.orphans, 100 * k.orphan_share, k.tops, 100 * k.share, k.correct,
              k.precision, k.hit1, "earned" if k.earned else "not earned")
-earned_by_kind = bool(len(by_kind)) and bool(by_kind["earned"].all())
-quality = {"method": method, "chosen_by": "auto (best validated MRR)" if p.method == "auto"
-           else "config", "margin_rule": p.margin_rule, "gene_correction": correction}
-for key in ("n_reactions", "n_true_pairs", "n_candidates", "hit@1", "hit@10", "hit@50", "mrr",
-            "median_rank", "top1_gene", "top1_share"):
-    for suffix in ("", "_lo", "_hi"):
-        if v is not None and key + suffix in v.index:
-            quality[f"validated_{key}{suffix}"] = v[key + suffix]
-quality.update({"orphans_ranked": int(top["reaction"].nunique()), "orphan_top1_gene": gene,
-                "orphan_top1_reactions": n_top, "orphan_top1_share": share,
-                "orphan_top1_validated_tops": record["tops"],
-                "orphan_top1_validated_share": record["share"],
-                "orphan_top1_validated_correct": record["correct"],
-                "orphan_top1_validated_precision": record["precision"],
-                "orphan_top1_earned": record["earned"],
-                "orphan_top1_by_kind": "; ".join(
-                    f"{k.reaction_kind}: orphans {k.orphan_tops}/{k.orphans}, validated {k.tops}"
-                    f"/{k.reactions} (right {k.correct}, hit@1 {k.hit1:.3f})"
-                    for k in by_kind.itertuples()),
-                "orphan_top1_earned_by_kind": earned_by_kind})
-write_tsv_atomic(pd.DataFrame([quality]).round(4), smk.output.quality)
+write_tsv_atomic(quality.round(4), smk.output.quality)
 write_tsv_atomic(table, smk.output.ranking)
 log.info("wrote %d rows for %d reactions", len(table), table["reaction_id"].nunique())
 orphan_table = mark_ranked(orphans, table["reaction_id"].unique())

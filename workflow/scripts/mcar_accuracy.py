@@ -11,7 +11,7 @@ import pandas as pd
 
 from common.io import atomic_path, write_tsv_atomic
 from models.registry import get_method
-from models.report import accuracy_table
+from report.tables import accuracy_table
 
 from _bootstrap import setup
 
@@ -30,7 +30,7 @@ parts = []
 for (ds, sc) in smk.params.jobs:
     cell = folds[(folds["dataset"] == ds) & (folds["scenario"] == sc)]
     per_method = {m: SimpleNamespace(folds=cell[cell["method"] == m]) for m in smk.params.methods}
-    # the columns of every accuracy table (models.report.accuracy_table)
+    # the columns of every accuracy table (report.tables.accuracy_table)
     t = accuracy_table(per_method, n_instances=info[(ds, sc)]["n_instances"],
                        n_features=info[(ds, sc)]["n_features"])
     t.insert(0, "scenario", sc)

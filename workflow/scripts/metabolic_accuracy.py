@@ -7,7 +7,8 @@ import pickle
 import numpy as np
 
 from common.io import write_tsv_atomic
-from models.report import accuracy_table, plot_accuracy
+from report.figures import plot_accuracy
+from report.tables import accuracy_table
 
 from _bootstrap import setup
 

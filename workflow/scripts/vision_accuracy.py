@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from common.io import atomic_path, write_tsv_atomic
-from models.report import accuracy_table
+from report.tables import accuracy_table
 
 from _bootstrap import setup
 
@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 
 PAPER_ERROR = {"geometric": 0.276, "zero": 0.392, "mean": 0.386, "flags": 0.405, "knn": 0.483, "em": 0.383}
 folds = {m: pd.read_csv(p, sep="\t") for m, p in zip(smk.params.methods, smk.input)}
-# the columns of every accuracy table (models.report.accuracy_table; n_features:
+# the columns of every accuracy table (report.tables.accuracy_table; n_features:
 # the featurizer's layout), plus the features kept after the
 # min_present_fraction filter and the paper's figure
 table = accuracy_table({m: SimpleNamespace(folds=f) for m, f in folds.items()},

@@ -1,6 +1,6 @@
 """Hard negatives of every scene method, mined from the windows of the enlarged
 training negatives with the method's crop-trained model
-(``models.vision.hard_negatives``); window features computed once for all
+(``detect.hard_negatives``); window features computed once for all
 methods. No test scene is read."""
 
 import time
@@ -10,8 +10,8 @@ import numpy as np
 
 from common.io import atomic_path
 from featurize.vision.images import load_crops
-from models.vision.detection import load_scorers
-from models.vision.hard_negatives import mine_hard_negatives
+from detect.scenes import load_scorers
+from detect.hard_negatives import mine_hard_negatives
 
 from _bootstrap import setup
 

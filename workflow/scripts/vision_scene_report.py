@@ -2,19 +2,14 @@
 precision per method, with the criteria of the dataset's evaluators
 (``Evaluator.java``: top-left ellipse; with ``multiscale``
 ``Evaluator_Scale.java``: ellipsoid over window centre and width;
-``models.vision.detection.match_detections``); precision-recall
+``detect.evaluation.match_detections``); precision-recall
 plot of every method beside the published equal-error recalls."""
 
 import pandas as pd
 
 from common.io import write_tsv_atomic
-from models.report import plot_precision_recall
-from models.vision.detection import (
-    average_precision,
-    equal_error_recall,
-    load_test_scenes,
-    precision_recall,
-)
+from report.figures import plot_precision_recall
+from detect.evaluation import average_precision, equal_error_recall, load_test_scenes, precision_recall
 
 from _bootstrap import setup
 

@@ -8,7 +8,8 @@ import time
 import joblib
 
 from common.io import write_tsv_atomic
-from models.vision.detection import detect_scenes, load_scorers, load_test_scenes
+from detect.evaluation import load_test_scenes
+from detect.scenes import detect_scenes, load_scorers
 
 from _bootstrap import setup
 

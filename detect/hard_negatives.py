@@ -23,7 +23,7 @@ from typing import Callable, Mapping, Sequence
 import cv2
 import numpy as np
 
-from models.vision.detection import window_origins
+from detect.scenes import window_origins
 
 __all__ = ["negative_windows", "mine_hard_negatives"]
 
@@ -88,7 +88,7 @@ def mine_hard_negatives(featurizer, scorers: Mapping[str, Callable[[np.ndarray],
     featurizer : fitted :class:`featurize.vision.featurizer.CarPartFeaturizer`
         (anything with ``transform_windows(image, origins)``).
     scorers : {method: callable} mapping window features to scores (e.g.
-        :class:`models.vision.detection.DecisionScorer` of a model trained on
+        :class:`detect.scenes.DecisionScorer` of a model trained on
         the crops).
     images : training negatives (40x100 float images in [0, 1]).
     scales, stride : enlargement factors of each image and the window grid step.

@@ -1,7 +1,6 @@
-"""Summaries of cross-validation results: the accuracy table and its figure.
-
-Used by every comparison in the workflow (enzyme-gene pairs, cars, MCAR), so
-that all of them report the same columns the same way.
+"""Figures of the results: accuracy with ROC curves of a cross-validation,
+and precision-recall curves of the scene detection. Each is written
+atomically to a PNG.
 """
 
 from __future__ import annotations
@@ -12,61 +11,9 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["sem", "accuracy_table", "plot_accuracy", "plot_precision_recall"]
+from report.tables import method_label, sem
 
-
-def sem(values) -> float:
-    """Standard error of the mean (``ddof=1``); 0 for fewer than two values.
-
-    Examples
-    --------
-    >>> round(sem([1.0, 2.0, 3.0]), 6)
-    0.57735
-    """
-    v = np.asarray(values, dtype=float)
-    v = v[~np.isnan(v)]
-    return float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else 0.0
-
-
-def _label(method: str) -> str:
-    try:
-        from models.registry import get_method
-
-        return get_method(method).label
-    except Exception:  # a method added by the caller, unknown to the registry
-        return method
-
-
-def accuracy_table(results: Mapping[str, object], n_instances: int, n_features: int) -> pd.DataFrame:
-    """One row per method: accuracy, test error and ROC AUC as mean and SEM
-    over the outer folds, mean fit seconds, instance and feature counts.
-
-    ``results`` maps a method name to an object with a ``folds`` DataFrame
-    holding ``accuracy``, ``roc_auc`` and ``fit_seconds`` per fold (the
-    result of :func:`models.selection.nested_cross_validate`).
-    """
-    rows = []
-    for method, res in results.items():
-        f = res.folds
-        rows.append(
-            {
-                "method": method,
-                "label": _label(method),
-                "accuracy_mean": f["accuracy"].mean(),
-                "accuracy_sem": sem(f["accuracy"]),
-                "test_error_mean": 1.0 - f["accuracy"].mean(),
-                "roc_auc_mean": f["roc_auc"].mean(),
-                "roc_auc_sem": sem(f["roc_auc"]),
-                "fit_seconds_mean": f["fit_seconds"].mean(),
-                "n_folds": len(f),
-                "n_instances": int(n_instances),
-                "n_features": int(n_features),
-            }
-        )
-    table = pd.DataFrame(rows)
-    num = table.select_dtypes("float").columns
-    table[num] = table[num].round(4)
-    return table
+__all__ = ["plot_accuracy", "plot_precision_recall"]
 
 
 def plot_accuracy(results: Mapping[str, object], y, path: str | os.PathLike, title: str = "") -> None:
@@ -87,7 +34,7 @@ def plot_accuracy(results: Mapping[str, object], y, path: str | os.PathLike, tit
     errs = [sem(results[m].folds["accuracy"]) for m in methods]
     colors = ["tab:red" if m in ("geometric", "avg_w") else "tab:gray" for m in methods]
     ax1.bar(range(len(methods)), means, yerr=errs, color=colors, capsize=3)
-    ax1.set_xticks(range(len(methods)), [_label(m) for m in methods], rotation=45, ha="right")
+    ax1.set_xticks(range(len(methods)), [method_label(m) for m in methods], rotation=45, ha="right")
     ax1.set_ylabel("test accuracy (mean ± SEM over folds)")
     lo = max(0.0, min(means) - 0.1)
     ax1.set_ylim(lo, min(1.0, max(means) + 0.05))
@@ -96,7 +43,7 @@ def plot_accuracy(results: Mapping[str, object], y, path: str | os.PathLike, tit
         score = results[m].oof_score
         fpr, tpr, _ = roc_curve(y, score)
         ax2.plot(fpr, tpr, lw=2 if m == "geometric" else 1,
-                 label=f"{_label(m)} (AUC {roc_auc_score(y, score):.3f})")
+                 label=f"{method_label(m)} (AUC {roc_auc_score(y, score):.3f})")
     ax2.plot([0, 1], [0, 1], "k:", lw=0.5)
     ax2.set_xlabel("false positive rate")
     ax2.set_ylabel("true positive rate")
@@ -147,7 +94,7 @@ def plot_precision_recall(curves: Mapping[str, pd.DataFrame], path: str | os.Pat
             c = curves[m]
             ax.plot(1 - c["precision"], c["recall"], color=colors[i % len(colors)], ls=styles[i % len(styles)],
                     lw=2 if m == "geometric" else 1.2,
-                    label=f"{_label(m)} (EER {eers[i]:.3f}, AP {float(c['average_precision'].iloc[0]):.3f})")
+                    label=f"{method_label(m)} (EER {eers[i]:.3f}, AP {float(c['average_precision'].iloc[0]):.3f})")
         for (name, value), ls in zip(reference.items(), (":", "--", "-.")):
             ax.axhline(value, ls=ls, c="grey", lw=1.5, alpha=0.8, label=f"{name}: EER recall {value}")
         if zoom:

@@ -86,7 +86,7 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
     ----------
     ranking : DataFrame
         ``results/enzyme_ranking.tsv`` (columns of
-        :data:`models.metabolic.evidence.RANKING_COLUMNS`, ``coexpr_r_<motif>``, ``method``).
+        :data:`rank.evidence.RANKING_COLUMNS`, ``coexpr_r_<motif>``, ``method``).
     orphans : DataFrame
         ``results/orphan_reactions.tsv``.
     featurizer : PairFeaturizer
@@ -195,7 +195,7 @@ def render_browser(data: dict, title: str = "Candidate enzymes for orphan reacti
     js = (_ASSETS / "browser.js").read_text()
     for name, text in (("browser.css", css), ("browser.js", js)):
         if "</" in text:
-            raise ValueError(f"models/metabolic/browser_assets/{name} must not contain '</' "
+            raise ValueError(f"report/browser_assets/{name} must not contain '</' "
                              "(it is inlined into the page)")
     esc = (title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

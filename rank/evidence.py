@@ -4,7 +4,7 @@ are ranked and why, and the evidence behind each (reaction, candidate gene).
 :func:`orphan_reactions` lists every orphan directed reaction with its kind
 (:mod:`featurize.metabolic.reaction_kinds`), subsystem, motif neighbours per type and
 whether it is ranked (and why not). :func:`explain_ranking` turns the top
-candidates of :func:`models.metabolic.ranking.rank_candidates` into the rows of
+candidates of :func:`rank.scoring.rank_candidates` into the rows of
 ``results/enzyme_ranking.tsv``: per candidate its supporting neighbours with
 gene names and motif types, its co-expression r with each motif type's
 neighbours, the domains and compartments it shares with them, and the
@@ -30,9 +30,8 @@ import pandas as pd
 
 from featurize.metabolic.expression import normalize_gene_id
 from featurize.metabolic.reaction_kinds import REACTION_KINDS
-from models.metabolic.ranking import supporting_neighbours
 
-__all__ = ["ORPHAN_COLUMNS", "RANKING_COLUMNS", "items_by_gene", "orphan_reactions", "mark_ranked",
+__all__ = ["ORPHAN_COLUMNS", "RANKING_COLUMNS", "supporting_neighbours", "orphan_reactions", "mark_ranked",
            "validated_precision", "coexpression_r", "candidate_evidence", "explain_ranking"]
 
 #: Columns of results/orphan_reactions.tsv, before the per-motif counts.
@@ -46,21 +45,26 @@ RANKING_COLUMNS = ["reaction_id", "reaction_name", "equation", "reaction_kind", 
                    "shared_compartments", "evidence"]
 
 
-def items_by_gene(table: pd.DataFrame) -> dict[str, tuple[str, ...]]:
-    """Gene (normalized id) -> the columns where a genes x items 0/1 table
-    (InterPro domains, compartments) is non-zero.
+def supporting_neighbours(featurizer, decision_function: Callable[[np.ndarray], np.ndarray],
+                          reaction: str, gene: str, top: int = 3) -> list[tuple[str, str, float]]:
+    """Neighbour genes that support the score of ``(reaction, gene)`` most.
 
-    >>> items_by_gene(pd.DataFrame({"IPR1": [1, 0], "IPR2": [1, 1]}, index=["yal001c", "B"]))
-    {'YAL001C': ('IPR1', 'IPR2'), 'B': ('IPR2',)}
+    Each neighbour h is removed in turn (leave-one-neighbour-out, exact, see
+    :meth:`featurize.metabolic.pairs.PairFeaturizer.leave_one_out`); its support is the
+    drop of ``decision_function`` when it is removed. Returns up to ``top``
+    tuples ``(gene, motif types joined by '+', drop)`` with positive drops,
+    largest first (ties by gene id).
     """
-    x = table.to_numpy()
-    cols = [str(c) for c in table.columns]
-    out = {}
-    for g, row in zip(table.index, x):
-        items = tuple(cols[j] for j in np.flatnonzero(row > 0))
-        if items:
-            out[normalize_gene_id(g)] = items
-    return out
+    hs, Xh = featurizer.leave_one_out(reaction, gene)
+    if not hs:
+        return []
+    x = featurizer.candidate_matrix(reaction, [gene])
+    base = float(np.asarray(decision_function(x)).reshape(-1)[0])
+    drops = base - np.asarray(decision_function(Xh), dtype=np.float64).reshape(-1)
+    nb = featurizer.neighbour_genes(reaction, gene)
+    motifs_of = {h: "+".join(t for t, genes in nb.items() if h in genes) for h in hs}
+    order = sorted(range(len(hs)), key=lambda i: (-drops[i], hs[i]))
+    return [(hs[i], motifs_of[hs[i]], float(drops[i])) for i in order[:top] if drops[i] > 0]
 
 
 def _check_kinds(kinds) -> list[str]:
@@ -202,7 +206,7 @@ def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, 
         ``motif_blocks`` (motif types with neighbour genes, ","-joined),
         ``supporting_neighbours`` ("ORF(motifs)", ";"-joined: the up to
         ``top`` neighbours whose removal lowers the score most, see
-        :func:`models.metabolic.ranking.supporting_neighbours`), ``supporting_names``
+        :func:`supporting_neighbours`), ``supporting_names``
         (their gene names, same order), ``supporting`` (list of (gene, name,
         motifs, drop)), ``coexpr`` (:func:`coexpression_r`),
         ``catalyses_adjacent`` (the related reactions whose gene rule
@@ -290,7 +294,7 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
                     n_jobs: int = 1) -> pd.DataFrame:
     """Rows of ``results/enzyme_ranking.tsv`` for the ranked candidates ``top``
     (columns ``reaction, rank, gene, score`` as from
-    :func:`models.metabolic.ranking.rank_candidates`; NaN scores should be dropped).
+    :func:`rank.scoring.rank_candidates`; NaN scores should be dropped).
 
     Returns :data:`RANKING_COLUMNS`, then ``coexpr_r_<motif>`` per motif
     type (rounded to 4 decimals) and ``method``; sorted by reaction id then

@@ -1,2 +1,0 @@
-"""Ranking candidate genes for reactions: scores, metrics and baselines,
-evidence, and the candidate browser."""

@@ -1,1 +1,0 @@
-"""Car detection in the UIUC test scenes and its evaluation."""
