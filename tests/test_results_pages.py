@@ -167,7 +167,8 @@ def test_hand_edited_layout_is_seen(small_run, tmp_path):
         _check_rendered(text.replace("|---|", "|--:|", 1))
 
 
-@pytest.mark.parametrize("page", sorted((REPO / "docs" / "results").glob("*.md")), ids=lambda p: p.name)
+@pytest.mark.parametrize("page", sorted(p for p in (REPO / "docs" / "results").glob("*.md") if p.name != "README.md"),
+                         ids=lambda p: p.name)
 def test_committed_pages_are_generated(page):
     """A committed page's tables are exactly what the generator renders from
     them: a hand-edited table (spacing, rounding, a moved column) fails."""
