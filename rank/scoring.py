@@ -257,7 +257,7 @@ def ranking_decision(model, margin_rule: str = "scaled") -> Callable[[np.ndarray
     ``"unscaled"`` by ``<w, phi(x)> + b = (f(x) - b) s(x) + b``, the same
     hyperplane without the division by ``s(x)``, which inflates the scores of
     candidates with few valid features. Which one ranks better is measured
-    by the ranking validation (README). Any other model ranks by its
+    by the ranking validation (docs/metabolic.md). Any other model ranks by its
     ``decision_function``.
 
     Examples

@@ -17,7 +17,7 @@ log = setup(snakemake)
 smk = snakemake
 
 multi = bool(smk.params.multiscale)
-# published recall at EER on this test set (README, "Scene detection")
+# published recall at EER on this test set (Agarwal & Roth 2004; Mutch & Lowe 2006; docs/vision.md)
 PUBLISHED = {"Agarwal & Roth 2004": 0.40 if multi else 0.77, "Mutch & Lowe 2006": 0.906 if multi else 0.999}
 _, truths, _ = load_test_scenes(smk.input.data, scale=multi)
 parts = {}
