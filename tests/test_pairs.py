@@ -85,7 +85,7 @@ def test_adjacency_block_by_hand(feat):
     y = feat.transform(["R2"], ["G1"])[0]
     assert np.isnan(block(feat, y, "fork", "expr")).all()
     np.testing.assert_allclose(block(feat, y, "fork", "net"), [math.log(2), 1.0])
-    assert feat.adjacent_reactions("R1", "g1") == {"fork": ["R3"], "funnel": [], "chain_up": [],
+    assert feat.adjacency_reactions("R1", "g1") == {"fork": ["R3"], "funnel": [], "chain_up": [],
                                                    "chain_down": []}
     # candidate_matrix agrees with transform
     np.testing.assert_array_equal(feat.candidate_matrix("R1", ["G1", "G3", "G5"]), x)
