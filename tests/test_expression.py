@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from common.exceptions import InputFileError
-from featurize.metabolic.expression import load_expression, normalize_gene_id
+from featurize.metabolic.expression import load_expression
+from featurize.metabolic.genes import canonical_gene_id
 from featurize.metabolic.localization import load_yeastgfp
 
 
@@ -52,10 +53,10 @@ def test_missing_or_empty_file(tmp_path):
         load_expression(p)
 
 
-def test_normalize_gene_id():
-    assert normalize_gene_id("YCR024C_A") == "YCR024C-A"
-    assert normalize_gene_id(" q0045 ") == "Q0045"
-    assert normalize_gene_id("UNKNOWN_X") == "UNKNOWN_X"
+def test_canonical_gene_id_of_expression_ids():
+    assert canonical_gene_id("YCR024C_A")[0] == "YCR024C-A"
+    assert canonical_gene_id(" q0045 ")[0] == "Q0045"
+    assert canonical_gene_id("UNKNOWN_X")[0] == "UNKNOWN_X"
 
 
 def test_yeastgfp_toy_and_bad_value(tmp_path):

@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from common.exceptions import GeomarginInputError
-from featurize.metabolic.pairs import SUMMARY_ITEMS, PairFeaturizer, build_instances
+from featurize.metabolic.pairs import SUMMARY_ITEMS, PairFeaturizer, build_instances, candidate_pools
+from featurize.metabolic.pairs.registry import BLOCKS
 
 
 @dataclass
@@ -85,10 +86,34 @@ def test_adjacency_block_by_hand(feat):
     y = feat.transform(["R2"], ["G1"])[0]
     assert np.isnan(block(feat, y, "fork", "expr")).all()
     np.testing.assert_allclose(block(feat, y, "fork", "net"), [math.log(2), 1.0])
-    assert feat.adjacent_reactions("R1", "g1") == {"fork": ["R3"], "funnel": [], "chain_up": [],
+    assert feat.adjacency_reactions("R1", "g1") == {"fork": ["R3"], "funnel": [], "chain_up": [],
                                                    "chain_down": []}
     # candidate_matrix agrees with transform
     np.testing.assert_array_equal(feat.candidate_matrix("R1", ["G1", "G3", "G5"]), x)
+
+
+def test_registry_gives_the_documented_layout():
+    """Blocks of each motif type in registry order (expr, domain, loc, net), motif
+    type after motif type, then the candidate's blocks (role_<kind>, subsystem),
+    one group id per block, consecutive."""
+    assert [b.name for b in BLOCKS] == ["expr", "domain", "loc", "net", "role", "subsystem", "compound"]
+    for b in BLOCKS:  # every family declares itself once
+        assert b.name and b.param and b.config_key and b.items and isinstance(b.per_motif, bool)
+    net, motifs, sources = toy()
+    net.reactions["reaction_kind"] = ["transport", "enzymatic", "transport", "enzymatic"]
+    net.reactions["subsystem"] = ["A", "A;B", "B", "A"]
+    f = PairFeaturizer(net, motifs, sources, reaction_kinds=True, subsystems=True,
+                       representation="summary")
+    motif_blocks = [(t, k) for t in ["fork", "funnel", "chain_up", "chain_down"]
+                    for k in ["expr", "domain", "loc", "net"]]
+    assert [(t, k) for t, k, _ in f.blocks_] == motif_blocks + [
+        ("candidate", "role_enzymatic"), ("candidate", "role_transport"), ("candidate", "subsystem")]
+    starts = [sl.start for _, _, sl in f.blocks_]
+    assert starts == sorted(starts) and f.blocks_[-1][2].stop == f.n_features_
+    for j, (t, k, sl) in enumerate(f.blocks_):
+        assert f.groups_[sl].tolist() == [j] * (sl.stop - sl.start)
+        assert f.feature_names_[sl.start].startswith(f"{t}:{k}:")
+    assert f.feature_names_[:3] == [f"fork:expr:{it}" for it in SUMMARY_ITEMS["expr"]]
 
 
 def test_kind_features_by_hand():
@@ -584,6 +609,19 @@ def test_build_instances():
         build_instances(net, pool, 1, seed=0, mix_genes=["X1"], mix_fraction=1.5)
     with pytest.raises(ValueError, match="needs a non-empty mix_genes"):
         build_instances(net, pool, 1, seed=0, mix_fraction=0.5)
+
+
+def test_candidate_pools():
+    expr = pd.DataFrame({"c0": [1.0, np.nan, 2.0]}, index=["G2", "G9", "G7"])
+    loc = pd.DataFrame({"nucleus": [0.0]}, index=["G8"])
+    sources = {"expr": expr, "loc": loc}
+    model = ["G1", "G2"]
+    # "all": every gene with a value in some source (G9 has none)
+    assert candidate_pools("all", "network", 0.5, model, sources) == (["G2", "G7", "G8"], model, 0.0)
+    assert candidate_pools("all", "candidates", 0.5, model, sources) == (["G2", "G7", "G8"],
+                                                                         ["G2", "G7", "G8"], 0.0)
+    assert candidate_pools("all", "mix", 0.25, model, sources) == (["G2", "G7", "G8"], model, 0.25)
+    assert candidate_pools("model", "candidates", 0.5, model, sources) == (model, model, 0.0)
 
 
 # --------------------------------------------------------------- real data

@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 
 from common.exceptions import DuplicateGeneError, GeneIdError, InputFileError
-from featurize.metabolic.genes import GeneIdNote, canonical_gene_id, canonical_ids
+from featurize.metabolic.genes import GeneIdNote, canonical_ids
 
-__all__ = ["ORF_PATTERN", "DUPLICATE_POLICIES", "normalize_gene_id", "is_orf", "load_expression",
+__all__ = ["ORF_PATTERN", "DUPLICATE_POLICIES", "is_orf", "load_expression",
            "resolve_duplicates"]
 
 #: Systematic names of S. cerevisiae genes: nuclear ORFs (``YAL001C``,
@@ -45,18 +45,6 @@ MISSING_TOKENS = frozenset({"", "NA", "NAN", "NULL", "NONE", "N/A", "-"})
 #: values differ: stop (``error``), keep the ``first`` row, or average them
 #: (``mean``). Identical duplicate rows are always merged, with a note.
 DUPLICATE_POLICIES = ("error", "first", "mean")
-
-
-def normalize_gene_id(name: object) -> str:
-    """Canonical form of a gene id (:func:`featurize.metabolic.genes.canonical_gene_id`):
-    NFKC, invisible characters and surrounding whitespace removed, upper case,
-    and the model-style suffix ``_A`` of ORFs like ``YER060W_A`` (iMM904)
-    written ``YER060W-A`` as SGD does.
-
-    >>> normalize_gene_id(" yer060w_a ")
-    'YER060W-A'
-    """
-    return canonical_gene_id(name)[0]
 
 
 def is_orf(name: str) -> bool:

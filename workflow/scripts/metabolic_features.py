@@ -1,20 +1,21 @@
 """Build the (reaction, gene) instance matrix with NaN for absent blocks."""
 
+import logging
 import sys
 
 import numpy as np
 import pandas as pd
 
+from common.io import save_npz_atomic, write_tsv_atomic
 from featurize.metabolic.annotation import parse_gaf
+from featurize.metabolic.bundle import FeatureBundle, items_by_gene
 from featurize.metabolic.compounds import compound_vectors
 from featurize.metabolic.expression import load_expression
-from featurize.metabolic.genes import check_coverage
-from common.io import save_npz_atomic, save_pickle_atomic, write_tsv_atomic
+from featurize.metabolic.genes import check_coverage, log_notes
 from featurize.metabolic.localization import load_yeastgfp
 from featurize.metabolic.motifs import find_motifs
 from featurize.metabolic.network import build_directed_network, load_model
-from featurize.metabolic.pairs import PairFeaturizer, build_instances
-from models.metabolic.evidence import items_by_gene
+from featurize.metabolic.pairs import PairFeaturizer, build_instances, candidate_pools
 
 from _bootstrap import setup
 
@@ -37,10 +38,11 @@ if p.localization == "gaf":
 else:
     localization = load_yeastgfp(smk.input.localization, duplicates=p.duplicate_genes, notes=notes)
 if notes:
-    # every id changed or left out, with file and line: in the log only
-    print(f"gene ids changed to their canonical form or not understood ({len(notes)}):", file=sys.stderr)
-    for note in notes:
-        print(f"  {note}", file=sys.stderr)
+    # every id changed or left out, with file and line: in the log only (stderr is the log)
+    notes_log = logging.getLogger("geomargin.gene_ids")
+    notes_log.propagate = False
+    notes_log.addHandler(logging.StreamHandler(sys.stderr))
+    log_notes(notes, notes_log)
     log.warning("gene ids: %d changed to their canonical form or not understood (listed in %s)",
                 len(notes), smk.log[0])
 sources = {"expr": expression, "domain": annotation.domains, "loc": localization}
@@ -70,17 +72,9 @@ if featurizer.compounds:
              "with a usable formula", len(compound_vectors(net.formulas)))
 elif p.compound_features:
     log.info("compound blocks: none (compound_features needs adjacency_features and kind_features)")
-model_genes = sorted(g.id for g in model.genes)
-if p.candidates == "model":
-    candidates = model_genes
-else:
-    with_data = set()
-    for table in sources.values():
-        with_data.update(table.index[table.notna().any(axis=1)])
-    candidates = sorted(with_data)
+candidates, pool, mix = candidate_pools(p.candidates, p.impostor_pool, p.impostor_mix,
+                                        sorted(g.id for g in model.genes), sources)
 log.info("candidate genes for ranking: %d (%s)", len(candidates), p.candidates)
-pool = candidates if p.impostor_pool == "candidates" else model_genes
-mix = p.impostor_mix if p.impostor_pool == "mix" else 0.0
 log.info("impostor genes: %d per positive, drawn from the %s (%d genes; %.0f%% from the %d "
          "candidates instead)", p.negatives_per_positive, p.impostor_pool, len(pool), 100 * mix,
          len(candidates))
@@ -103,20 +97,17 @@ save_npz_atomic(
     instance_group=np.asarray(instances["instance_group"].astype(str).tolist(), dtype=str),
 )
 write_tsv_atomic(instances, smk.output.instances)
-save_pickle_atomic(
-    {
-        "featurizer": featurizer,
-        "network": net,
-        "candidates": candidates,
-        "gene_names": annotation.names,
-        "gene_descriptions": annotation.descriptions,
-        # evidence of the ranking: InterPro domains and compartments per gene
-        "gene_domains": items_by_gene(annotation.domains),
-        "gene_compartments": items_by_gene(localization),
-        "dataset": p.dataset,
-    },
-    smk.output.featurizer,
-)
+FeatureBundle(
+    featurizer=featurizer,
+    network=net,
+    candidates=candidates,
+    gene_names=annotation.names,
+    gene_descriptions=annotation.descriptions,
+    # evidence of the ranking: InterPro domains and compartments per gene
+    gene_domains=items_by_gene(annotation.domains),
+    gene_compartments=items_by_gene(localization),
+    dataset=p.dataset,
+).save(smk.output.featurizer)
 summary = pd.DataFrame(
     [
         ("dataset", p.dataset),

@@ -1,0 +1,198 @@
+"""The two interfaces of a feature block, and the per-reaction cache they share.
+
+A block *family* (one module of this package) declares once what it is:
+``name`` (the block name in feature names, or its prefix when the family
+has one block per reaction kind), ``param`` (the :class:`PairFeaturizer`
+parameter that switches it on), ``config_key`` (the configuration key the
+features step passes to that parameter) and ``items`` (the item names of
+each of its blocks). It then implements one of two interfaces:
+
+:class:`SourceBlock`
+    a data source compared between the candidate and the neighbour genes of
+    each motif type (``expr``, ``domain``, ``loc``): ``prepare`` (the table as
+    dense arrays), ``gather`` (the candidates' rows), ``fast_block`` and
+    ``fast_sum`` (candidates that are not among the neighbours: the block and
+    its row sums from shared neighbour sums), ``block`` (any candidate, with
+    one or two genes removed from the neighbours) and ``summaries`` (the
+    per-neighbour statistics of the summary representation).
+:class:`NetworkBlock`
+    facts read from the network itself (``net``, ``role_<kind>``,
+    ``subsystem``, ``compound_<kind>``): ``prepare`` and ``block``.
+
+:mod:`featurize.metabolic.pairs.registry` lists the families in feature order.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from common.exceptions import GeomarginInputError
+from featurize.metabolic.genes import canonical_gene_id
+
+__all__ = ["Block", "SourceBlock", "NetworkBlock", "ReactionCache", "source_table"]
+
+
+class ReactionCache:
+    """Values computed for one reaction, kept while the same reaction is asked
+    for (explaining a reaction's candidates builds its matrices many times).
+
+    The cache is one ``(reaction, store)`` tuple, read and replaced as a
+    whole, so threads sharing a featurizer never see one reaction's values
+    under another's key.
+    """
+
+    def __init__(self):
+        self._state: tuple = (None, {})
+
+    def get(self, reaction: str, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()`` for ``(reaction, key)``, computed once per reaction."""
+        cached_reaction, store = self._state
+        if cached_reaction != reaction:
+            store = {}
+            self._state = (reaction, store)
+        if key not in store:
+            store[key] = compute()
+        return store[key]
+
+
+class Block:
+    """Declarations shared by every block family (see the module docstring)."""
+
+    #: Block name in feature names (``"<motif>:<name>:<item>"``), or its
+    #: prefix for one block per reaction kind (``role`` -> ``role_<kind>``).
+    name: ClassVar[str]
+    #: The :class:`~featurize.metabolic.pairs.PairFeaturizer` parameter that switches the family on.
+    param: ClassVar[str]
+    #: The configuration key (``config/config.yaml``) the features step passes to ``param``.
+    config_key: ClassVar[str]
+    #: Item names of each block of the family (for a data source: those of
+    #: the summary representation; the point-wise items are the table's columns).
+    items: ClassVar[tuple[str, ...]]
+    #: One block per motif type (True), or motif-independent blocks of the
+    #: candidate, under the pseudo motif type ``"candidate"`` (False).
+    per_motif: ClassVar[bool]
+
+    @classmethod
+    def enabled(cls, featurizer, sources: dict) -> bool:
+        """Whether ``featurizer``'s parameters (and its ``sources``) switch the family on."""
+        return bool(getattr(featurizer, cls.param))
+
+    @classmethod
+    def create(cls, featurizer) -> "Block":
+        """The family's instance for ``featurizer``'s parameters."""
+        return cls()
+
+    def block_names(self) -> list[str]:
+        """Names of the blocks of this family, in feature order (after ``prepare``)."""
+        return [self.name]
+
+    def block_items(self, representation: str) -> tuple[str, ...]:
+        """Item names of each block for ``representation`` (after ``prepare``)."""
+        return self.items
+
+
+class SourceBlock(Block):
+    """A data source (genes x items) compared between the candidate and the
+    neighbour genes of each motif type.
+
+    After :meth:`prepare`, the source is held as dense arrays over the genes
+    that have its data (``row``: gene -> row), with one extra last row
+    (``null``) that contributes nothing: 'no data' or 'nothing to remove'.
+    """
+
+    per_motif = True
+    param = "sources"
+
+    items_: list[str]
+    row: dict[str, int]
+    null: int
+    arrays: dict[str, np.ndarray]
+
+    @classmethod
+    def enabled(cls, featurizer, sources: dict) -> bool:
+        return cls.name in sources
+
+    def prepare(self, df: pd.DataFrame, network_genes) -> None:
+        """Check ``df`` (canonical gene ids) and keep it as arrays."""
+        raise NotImplementedError
+
+    def _keep(self, items, genes, arrays) -> None:
+        self.items_ = [str(c) for c in items]
+        self.row = {g: i for i, g in enumerate(genes)}
+        self.null = len(genes)
+        self.arrays = arrays
+
+    def block_items(self, representation: str) -> tuple[str, ...]:
+        return tuple(self.items_) if representation == "pointwise" else self.items
+
+    def gather(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """The data of the candidate genes at ``rows`` (null row: no data)
+        that :meth:`fast_block` and :meth:`fast_sum` read."""
+        raise NotImplementedError
+
+    def fast_block(self, B_rows: np.ndarray, gd: dict, out: np.ndarray) -> None:
+        """The block of candidates that are not among the neighbours (rows
+        ``B_rows``): the neighbour means are shared by every row. Writes
+        into ``out``."""
+        raise NotImplementedError
+
+    def fast_sum(self, B_rows: np.ndarray, gd: dict) -> np.ndarray:
+        """Row sums of :meth:`fast_block` without building it (NaN where the
+        block is absent): the block mean of the summary representation."""
+        raise NotImplementedError
+
+    def block(self, B_rows: np.ndarray, g_rows: np.ndarray, sub_rows: list[np.ndarray]) -> np.ndarray:
+        """The block of the candidates at ``g_rows`` with, per row, the
+        neighbours ``sub_rows[j][i]`` (null row = nothing) removed from the
+        neighbours at ``B_rows``. NaN where no neighbour with data is left."""
+        raise NotImplementedError
+
+    def similarity(self, g_rows: np.ndarray, nb_rows: np.ndarray) -> np.ndarray:
+        """(candidates x neighbours) comparison that :meth:`summaries` reduces."""
+        raise NotImplementedError
+
+    def summaries(self, S: np.ndarray) -> list[np.ndarray]:
+        """The summary items after the first (the block mean), from the
+        comparisons ``S`` with the removed neighbours set to NaN."""
+        raise NotImplementedError
+
+
+class NetworkBlock(Block):
+    """Facts read from the network's gene rules (no data source).
+
+    Instances are built with the featurizer's parameters, prepared with the
+    shared :class:`~featurize.metabolic.pairs.index.NetworkIndex` and the
+    featurizer's :class:`ReactionCache`; :meth:`block` returns the columns
+    of every block of the family (one motif type's for a ``per_motif`` family).
+    """
+
+    def prepare(self, index, cache: ReactionCache) -> None:
+        raise NotImplementedError
+
+    def block(self, reaction: str, g_gids: np.ndarray, motif: str | None = None) -> np.ndarray:
+        """Features of ``reaction`` paired with the genes ``g_gids`` (gene
+        indices; -1 = a gene the network and the sources do not know)."""
+        raise NotImplementedError
+
+
+def source_table(df: pd.DataFrame, name: str) -> pd.DataFrame:
+    """``sources[name]`` with canonical gene ids and float values, checked."""
+    if not isinstance(df, pd.DataFrame):
+        raise GeomarginInputError(f"sources[{name!r}] must be a pandas DataFrame "
+                                  f"(genes x items); got {type(df).__name__}")
+    df = df.copy()
+    df.index = [canonical_gene_id(g)[0] for g in df.index]
+    if df.index.has_duplicates:
+        dup = sorted(set(df.index[df.index.duplicated()]))[:5]
+        raise GeomarginInputError(f"sources[{name!r}] has duplicate genes {dup} "
+                                  "(after upper-casing); give one row per gene")
+    try:
+        df = df.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise GeomarginInputError(f"sources[{name!r}] has non-numeric values: {exc}") from exc
+    if np.isinf(df.to_numpy()).any():
+        raise GeomarginInputError(f"sources[{name!r}] contains infinite values")
+    return df

@@ -1,0 +1,95 @@
+"""What a pair's features are made of: the explanation API of :class:`PairFeaturizer`.
+
+The ranking's evidence (:mod:`models.metabolic.evidence`, the browser) reads
+the neighbour genes behind each motif block, the features with one
+neighbour removed at a time, the reactions behind the network blocks and the
+standardized expression profiles. :class:`PairFeaturizer` inherits these
+methods from :class:`PairExplanations`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from common.exceptions import GeomarginInputError
+from featurize.metabolic.genes import canonical_gene_id
+
+__all__ = ["PairExplanations"]
+
+
+class PairExplanations:
+    """Explanation methods of :class:`~featurize.metabolic.pairs.PairFeaturizer`."""
+
+    def neighbour_genes(self, reaction: str, gene: str) -> dict[str, list[str]]:
+        """Neighbour genes of ``reaction`` per motif type for candidate ``gene``
+        (``gene`` and the reaction's own genes excluded; canonical ids)."""
+        self._check_reaction(reaction)
+        g = canonical_gene_id(gene)[0]
+        return {t: [h for h in self._index.neighbours(reaction, t) if h != g]
+                for t in self.motif_types_}
+
+    def leave_one_out(self, reaction: str, gene: str) -> tuple[list[str], np.ndarray]:
+        """Features of ``(reaction, gene)`` with one neighbour removed at a time.
+
+        Returns
+        -------
+        neighbours : list of str
+            Every neighbour gene of the pair (any motif type), sorted.
+        X : ndarray (len(neighbours), n_features)
+            Row i = the pair's features computed as if ``neighbours[i]`` were
+            not a neighbour (in every motif where it is one).
+        """
+        nb = self.neighbour_genes(reaction, gene)
+        hs = sorted(set().union(*nb.values())) if nb else []
+        if not hs:
+            return [], np.empty((0, self.n_features_))
+        g = self._gids([gene])
+        X = self._matrix(reaction, np.repeat(g, len(hs)), self._gids(hs))
+        return hs, X
+
+    def adjacency_reactions(self, reaction: str, gene: str) -> dict[str, list[str]]:
+        """Per motif type, the reactions related to ``reaction`` that ``gene``
+        catalyses (the evidence of the ``net`` block), sorted."""
+        self._check_reaction(reaction)
+        g = canonical_gene_id(gene)[0]
+        genes_of = self._index.reaction_genes
+        return {t: sorted(o for o in self.motifs[t].get(reaction, ()) if g in genes_of[o])
+                for t in self.motif_types_}
+
+    def subsystem_reactions(self, reaction: str, gene: str) -> list[str]:
+        """The other model reactions of ``reaction``'s subsystem(s) that
+        ``gene`` catalyses (the evidence of the ``subsystem`` block), sorted;
+        empty without the block."""
+        self._check_reaction(reaction)
+        if not self.subsystem_block_:
+            return []
+        gid = self._index.gid.get(canonical_gene_id(gene)[0])
+        return self._network_blocks["subsystem"].reactions(reaction, gid)
+
+    def compound_reactions(self, reaction: str, gene: str, top: int = 3) -> list[tuple[str, float]]:
+        """The other model reactions of ``reaction``'s kind that ``gene``
+        catalyses whose compounds are most like ``reaction``'s (the evidence
+        of the ``compound`` block), as ``(model reaction, similarity)``, most
+        similar first; empty without the block."""
+        self._check_reaction(reaction)
+        if not self.compound_kinds_:
+            return []
+        gid = self._index.gid.get(canonical_gene_id(gene)[0])
+        return self._network_blocks["compound"].reactions(reaction, gid, top)
+
+    def expression_zscores(self, genes: Sequence[str]) -> pd.DataFrame:
+        """Standardized expression profiles of ``genes`` (rows) over the
+        conditions (columns): each profile minus its mean over its present
+        conditions, divided by its (population) standard deviation there.
+        NaN where the gene has no value, whole rows of NaN for genes without
+        expression data (also fewer than two values or zero variance). The
+        pair features use the same profiles divided by ``sqrt(n_present)``.
+        """
+        if "expr" not in self._sources:
+            raise GeomarginInputError("expression_zscores: the featurizer has no 'expr' source")
+        src = self._sources["expr"]
+        rows = self._src_row["expr"][self._gids(list(genes))]
+        return pd.DataFrame(src.zscores(rows), index=list(genes), columns=src.items_)

@@ -1,0 +1,129 @@
+"""The network as integer indices, shared by the feature blocks.
+
+Genes are numbered over the *universe* (the network's genes and every gene
+with data of a source, sorted); index -1 (the last column of every gene
+matrix) stands for a gene nobody knows and is always zero. Directed
+reactions are numbered in ``net.reactions`` order, model reactions (both
+directions of a reversible reaction counted once) in their first
+appearance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from common.exceptions import GeomarginInputError
+from featurize.metabolic.genes import canonical_gene_id
+from featurize.metabolic.reaction_kinds import REACTION_KINDS
+
+__all__ = ["NetworkIndex", "ModelReactions"]
+
+
+@dataclass(frozen=True)
+class ModelReactions:
+    """Directed reaction -> model reaction (``of``) and, per model reaction,
+    the union of the genes of its directions (``genes``, sorted tuples, in
+    model order), the model reactions in that order (``ids``, ``index``) and
+    which genes each names as a (model reactions x genes) 0/1 matrix
+    (``catalyses``; the last column, gene -1, all zero)."""
+
+    of: dict[str, str]
+    genes: dict[str, tuple[str, ...]]
+    ids: list[str]
+    index: dict[str, int]
+    catalyses: sp.csr_matrix
+
+
+class NetworkIndex:
+    """Reactions, their genes and the motifs of a network, as indices.
+
+    Parameters
+    ----------
+    reactions : DataFrame
+        ``net.reactions`` (directed reactions).
+    reaction_genes : dict
+        Directed reaction id -> sorted tuple of canonical gene ids.
+    motifs : dict
+        ``motifs[t][r]`` = directed reactions related to ``r`` by motif type ``t``.
+    universe : list of str
+        Every gene id the featurizer knows, sorted.
+    """
+
+    def __init__(self, reactions: pd.DataFrame, reaction_genes: dict[str, tuple[str, ...]],
+                 motifs: Mapping[str, Mapping[str, frozenset]], universe: list[str]):
+        self.reactions = reactions
+        self.reaction_genes = reaction_genes
+        self.motifs = motifs
+        self.universe = universe
+        self.gid = {g: i for i, g in enumerate(universe)}
+        #: reactions x genes (universe, plus a last all-zero column for gene -1)
+        self.rid = {r: i for i, r in enumerate(reaction_genes)}
+        pairs = [(self.rid[r], self.gid[g]) for r, gs in reaction_genes.items() for g in gs]
+        rows, cols = (np.array(v, dtype=np.intp) for v in zip(*pairs)) if pairs else \
+            (np.empty(0, np.intp), np.empty(0, np.intp))
+        self.catalyses = sp.csr_matrix((np.ones(len(pairs)), (rows, cols)),
+                                       shape=(len(self.rid), len(universe) + 1))
+
+    @property
+    def n_genes(self) -> int:
+        """Number of gene indices, with the last (-1) one for unknown genes."""
+        return len(self.universe) + 1
+
+    def gids(self, genes: Sequence[str]) -> np.ndarray:
+        """Gene indices of ``genes`` (any id form), -1 for unknown genes."""
+        get = self.gid.get
+        return np.fromiter((get(canonical_gene_id(g)[0], -1) for g in genes),
+                           dtype=np.intp, count=len(genes))
+
+    def neighbours(self, reaction: str, motif: str) -> list[str]:
+        """Genes of the reactions related to ``reaction`` by ``motif``, minus
+        ``reaction``'s own genes, sorted."""
+        own = set(self.reaction_genes[reaction])
+        out = set()
+        for o in self.motifs[motif].get(reaction, ()):
+            out.update(self.reaction_genes[o])
+        return sorted(out - own)
+
+    @cached_property
+    def model(self) -> ModelReactions:
+        """The model reactions (computed on first use)."""
+        reactions = self.reactions
+        model = reactions["reaction_id"] if "reaction_id" in reactions.columns \
+            else pd.Series(reactions.index, index=reactions.index)
+        model_of = {str(r): str(m) for r, m in model.items()}
+        genes: dict[str, set] = {}
+        for r, m in model_of.items():
+            genes.setdefault(m, set()).update(self.reaction_genes[r])
+        model_genes = {m: tuple(sorted(gs)) for m, gs in genes.items()}
+        ids = list(model_genes)
+        rows = [i for i, m in enumerate(ids) for _ in model_genes[m]]
+        cols = [self.gid[g] for m in ids for g in model_genes[m]]
+        catalyses = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(ids), self.n_genes))
+        return ModelReactions(model_of, model_genes, ids, {m: i for i, m in enumerate(ids)}, catalyses)
+
+    @cached_property
+    def kind_of(self) -> dict[str, str]:
+        """Directed reaction -> reaction kind (``net.reactions.reaction_kind``, checked)."""
+        kind_of = {str(r): str(k) for r, k in self.reactions["reaction_kind"].items()}
+        unknown = sorted(set(kind_of.values()) - set(REACTION_KINDS))
+        if unknown:
+            bad = next(r for r, k in kind_of.items() if k == unknown[0])
+            raise GeomarginInputError(
+                f"net.reactions.reaction_kind of reaction {bad!r} is {unknown[0]!r}; expected one "
+                f"of {REACTION_KINDS} (featurize.metabolic.reaction_kinds)")
+        return kind_of
+
+    @cached_property
+    def kinds_with_genes(self) -> list[str]:
+        """Reaction kinds, in :data:`REACTION_KINDS` order, that some model
+        reaction with a gene has (a model reaction's kind: that of its last
+        direction)."""
+        kind_of_model = {m: self.kind_of[r] for r, m in self.model.of.items()}
+        return [k for k in REACTION_KINDS
+                if any(kind_of_model[m] == k and gs for m, gs in self.model.genes.items())]

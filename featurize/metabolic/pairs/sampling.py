@@ -1,0 +1,143 @@
+"""Training pairs: positives from the network's gene rules, impostors drawn from a pool.
+
+:func:`candidate_pools` chooses, from the configuration, the genes the
+ranking scores and the pools impostors are drawn from; :func:`build_instances`
+draws the pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from common.exceptions import GeomarginInputError
+from featurize.metabolic.genes import canonical_gene_id
+
+__all__ = ["build_instances", "candidate_pools", "CANDIDATE_SETS", "IMPOSTOR_POOLS"]
+
+#: Values of config key ``metabolic.ranking.candidates``.
+CANDIDATE_SETS = ("all", "model")
+#: Values of config key ``metabolic.impostor_pool`` ("network" and any other
+#: value than "candidates" and "mix" draw from the model's genes).
+IMPOSTOR_POOLS = ("network", "candidates", "mix")
+
+
+def candidate_pools(candidates: str, impostor_pool: str, impostor_mix: float,
+                    model_genes: Sequence[str], sources: Mapping[str, pd.DataFrame]
+                    ) -> tuple[list[str], list[str], float]:
+    """The candidate genes of the ranking and where impostors come from.
+
+    Parameters
+    ----------
+    candidates : str
+        ``"model"``: the model's genes; anything else (``"all"``): every gene
+        with at least one value in one of ``sources``.
+    impostor_pool : str
+        ``"candidates"``: impostors from the candidates; ``"mix"``: from the
+        model's genes, each from the candidates instead with probability
+        ``impostor_mix``; anything else (``"network"``): from the model's genes.
+    impostor_mix : float
+        Used with ``impostor_pool="mix"`` only.
+    model_genes : sequence of str
+        The model's gene ids, sorted.
+    sources : dict
+        The data sources (genes x items).
+
+    Returns
+    -------
+    candidates : list of str
+        Sorted.
+    pool : list of str
+        The impostor pool (:func:`build_instances`' ``genes``).
+    mix_fraction : float
+        :func:`build_instances`' ``mix_fraction`` (the mix is drawn from ``candidates``).
+
+    Examples
+    --------
+    >>> expr = pd.DataFrame({"c0": [1.0, np.nan]}, index=["G2", "G9"])
+    >>> candidate_pools("all", "mix", 0.5, ["G1", "G2"], {"expr": expr})
+    (['G2'], ['G1', 'G2'], 0.5)
+    """
+    model_genes = list(model_genes)
+    if candidates == "model":
+        chosen = model_genes
+    else:
+        with_data = set()
+        for table in sources.values():
+            with_data.update(table.index[table.notna().any(axis=1)])
+        chosen = sorted(with_data)
+    pool = chosen if impostor_pool == "candidates" else model_genes
+    mix = impostor_mix if impostor_pool == "mix" else 0.0
+    return chosen, pool, mix
+
+
+def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
+                    seed: int, *, mix_genes: Sequence[str] | None = None,
+                    mix_fraction: float = 0.0) -> pd.DataFrame:
+    """Training pairs: every (directed reaction with genes, annotated gene) as a
+    positive and, per positive, ``negatives_per_positive`` impostors.
+
+    Impostors of a reaction are drawn with ``numpy.random.default_rng(seed)``
+    from ``genes`` minus the reaction's own genes, without replacement within
+    the reaction (with replacement only if the pool is smaller than needed).
+    Reactions are visited in ``net.reactions`` order, so the draw is
+    reproducible. With ``mix_genes`` and ``mix_fraction`` > 0 each impostor
+    is drawn from ``mix_genes`` instead with probability ``mix_fraction``
+    (one more uniform draw per impostor, from the same generator; with
+    ``mix_fraction`` = 0 the draws are those without a mix). Gene ids (of
+    the pools and of the reactions) are used in their canonical form
+    (:func:`featurize.metabolic.genes.canonical_gene_id`), so the
+    ids' case or stray invisible characters never change the draw.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``reaction`` (directed id), ``gene``, ``label`` (1 positive,
+        0 negative), ``instance_group`` (the model reaction id, column
+        ``reaction_id`` when present, so both directions of a reversible
+        reaction fall in the same fold).
+    """
+    if not isinstance(negatives_per_positive, (int, np.integer)) or negatives_per_positive < 0:
+        raise ValueError("The 'negatives_per_positive' parameter of build_instances must be an "
+                         f"int >= 0. Got {negatives_per_positive!r} instead.")
+    reactions = net.reactions
+    if "genes" not in reactions.columns:
+        raise GeomarginInputError("build_instances: net.reactions needs a 'genes' column")
+    if not (isinstance(mix_fraction, (int, float)) and 0.0 <= mix_fraction <= 1.0):
+        raise ValueError("The 'mix_fraction' parameter of build_instances must be a float in "
+                         f"[0, 1]. Got {mix_fraction!r} instead.")
+    if mix_fraction > 0 and not mix_genes:
+        raise ValueError("build_instances: mix_fraction > 0 needs a non-empty mix_genes pool")
+    # canonical ids everywhere: a model's case convention must not change the draw
+    pool = list(dict.fromkeys(canonical_gene_id(g)[0] for g in genes))
+    pool_norm = np.array(pool, dtype=object)
+    mix = list(dict.fromkeys(canonical_gene_id(g)[0] for g in (mix_genes or [])))
+    mix_norm = np.array(mix, dtype=object)
+    if negatives_per_positive and not pool:
+        raise ValueError("build_instances: the gene pool for negatives is empty")
+    rng = np.random.default_rng(seed)
+    group_col = reactions["reaction_id"] if "reaction_id" in reactions.columns \
+        else pd.Series(reactions.index, index=reactions.index)
+    rows = []
+    for r, gs in reactions["genes"].items():
+        if not gs:
+            continue
+        grp = group_col.loc[r]
+        own = {canonical_gene_id(g)[0] for g in gs}
+        for g in sorted(own):
+            rows.append((r, g, 1, grp))
+        if negatives_per_positive == 0:
+            continue
+        need = len(own) * negatives_per_positive
+        n_mix = int((rng.random(need) < mix_fraction).sum()) if mix_fraction > 0 else 0
+        for genes_, norm, k in ((pool, pool_norm, need - n_mix), (mix, mix_norm, n_mix)):
+            if k == 0:
+                continue
+            cand = np.flatnonzero(~np.isin(norm, list(own)))
+            if cand.size == 0:
+                raise ValueError(f"build_instances: no impostor gene available for reaction {r!r}")
+            pick = rng.choice(cand, size=k, replace=cand.size < k)
+            rows.extend((r, genes_[i], 0, grp) for i in pick)
+    return pd.DataFrame(rows, columns=["reaction", "gene", "label", "instance_group"])

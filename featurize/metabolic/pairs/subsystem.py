@@ -1,0 +1,98 @@
+"""The ``subsystem`` block: the candidate already works in ``r``'s pathway.
+
+As the configured network's own subsystem annotation says (no gene rule of
+another model): ``log(1 + s)``, ``s / m`` and ``s / n_s``, where ``m`` is the
+number of *other* model reactions (not ``r`` in either direction) whose gene
+rule names ``g``, ``s`` how many of them share a subsystem with ``r``, and
+``n_s`` how many other model reactions with a gene share a subsystem with
+``r``. Absent when ``r`` has no subsystem, when no other reaction of its
+subsystem has a gene (``n_s = 0``: nothing to compare with) and when ``m = 0``
+(a gene that catalyses nothing else). The motif blocks see only reactions
+that share a metabolite with ``r``; the enzymes of one pathway a step or more
+away are seen here. The block exists only when some reaction with a gene has
+a subsystem (``subsystem_block_``; iFF708 has none).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from featurize.metabolic.pairs.base import NetworkBlock
+
+__all__ = ["SubsystemBlock", "SUBSYSTEM_ITEMS"]
+
+#: Features of the ``subsystem`` block.
+SUBSYSTEM_ITEMS = ("same_subsystem_log1p_count", "same_subsystem_fraction", "subsystem_coverage")
+
+
+class SubsystemBlock(NetworkBlock):
+    """The ``subsystem`` block (motif-independent)."""
+
+    name = "subsystem"
+    param = "subsystems"
+    config_key = "metabolic.subsystem_features"
+    items = SUBSYSTEM_ITEMS
+    per_motif = False
+
+    def prepare(self, index, cache):
+        """Model reactions (each counted once, whatever its directions) with
+        their subsystems and genes."""
+        self.index, self.cache = index, cache
+        model = index.model
+        sub_of: dict[str, frozenset] = {}
+        for r, m in model.of.items():
+            text = index.reactions.at[r, "subsystem"]
+            subs = frozenset(x.strip() for x in str(text).split(";") if x.strip()) \
+                if isinstance(text, str) else frozenset()
+            sub_of[m] = sub_of.get(m, frozenset()) | subs
+        self._sub_of = [sub_of[m] for m in model.ids]
+        self._has_gene = np.array([bool(model.genes[m]) for m in model.ids])
+        self._total = np.asarray(model.catalyses.sum(axis=0)).reshape(-1)
+        self.present = bool(any(s and g for s, g in zip(self._sub_of, self._has_gene)))
+
+    def block_names(self):
+        return [self.name] if self.present else []
+
+    def counts(self, reaction: str):
+        """Per gene (every gene index), ``s`` and ``m`` of the block, and
+        ``n_s``; None where the block is absent for every gene."""
+        model = self.index.model
+        i = model.index[model.of[reaction]]
+        subs = self._sub_of[i]
+        if not subs:
+            return None
+        same = np.fromiter((bool(subs & s) for s in self._sub_of), dtype=bool, count=len(self._sub_of))
+        same[i] = False
+        same &= self._has_gene
+        n_s = int(same.sum())
+        if n_s == 0:
+            return None
+        own = model.catalyses[i].toarray().reshape(-1)
+        s = np.asarray(model.catalyses[np.flatnonzero(same)].sum(axis=0)).reshape(-1)
+        return s, self._total - own, n_s
+
+    def block(self, reaction, g_gids, motif=None):
+        """``log(1 + s)``, ``s / m`` and ``s / n_s``; NaN when r has no
+        subsystem, ``n_s = 0`` or ``m = 0``."""
+        out = np.full((len(g_gids), len(self.items)), np.nan)
+        got = self.cache.get(reaction, "subsystem", lambda: self.counts(reaction))
+        if got is None:
+            return out
+        s_all, m_all, n_s = got
+        m, s = m_all[g_gids], s_all[g_gids]
+        ok = m > 0
+        out[ok, 0] = np.log1p(s[ok])
+        out[ok, 1] = s[ok] / m[ok]
+        out[ok, 2] = s[ok] / n_s
+        return out
+
+    def reactions(self, reaction: str, gid: int | None) -> list[str]:
+        """The other model reactions of ``reaction``'s subsystem(s) that the
+        gene at ``gid`` catalyses, sorted: the evidence of the block."""
+        model = self.index.model
+        i = model.index[model.of[reaction]]
+        subs = self._sub_of[i]
+        if gid is None or not subs:
+            return []
+        col = model.catalyses[:, gid].toarray().reshape(-1)
+        return sorted(model.ids[j] for j in np.flatnonzero(col) if j != i and subs & self._sub_of[j])
