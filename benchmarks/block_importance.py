@@ -83,7 +83,7 @@ def ranks_split(res: Path, methods) -> None:
     feat, net = bundle.featurizer, bundle.network
     ranks = pd.read_csv(res / "ranking" / "true_gene_ranks.tsv", sep="\t")
     pairs = ranks[["reaction", "gene"]].drop_duplicates()
-    adj = {(r, g): any(feat.adjacent_reactions(r, g).values()) for r, g in pairs.itertuples(index=False)}
+    adj = {(r, g): any(feat.adjacency_reactions(r, g).values()) for r, g in pairs.itertuples(index=False)}
     print(f"\ntrue pairs of held-out reactions whose gene catalyses a related reaction: "
           f"{sum(adj.values())} of {len(adj)} ({np.mean(list(adj.values())):.1%})\n")
     ranks["catalyses_related"] = [adj[r, g] for r, g in zip(ranks["reaction"], ranks["gene"])]

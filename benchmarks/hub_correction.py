@@ -42,7 +42,7 @@ import pandas as pd
 import yaml
 from threadpoolctl import threadpool_limits
 
-from featurize.metabolic.expression import normalize_gene_id
+from featurize.metabolic.genes import canonical_gene_id
 from featurize.metabolic.bundle import FeatureBundle
 from models.registry import get_method
 from models.selection import consensus_params, fit_estimator
@@ -97,7 +97,7 @@ def concentration(tops, true_sets=None):
     prec = np.nan
     if true_sets is not None:
         firsts = [k for k, t in enumerate(tops) if t == gene]
-        prec = np.mean([normalize_gene_id(gene) in true_sets[k] for k in firsts])
+        prec = np.mean([canonical_gene_id(gene)[0] in true_sets[k] for k in firsts])
     return gene, share, prec
 
 
@@ -142,7 +142,7 @@ def main() -> None:
                 rk, tp = ranks_and_tops(corrected_by(S, rule, groups(reactions)), reactions, true, candidates, gene_rank)
                 out[rule]["ranks"] += rk
                 out[rule]["tops"] += tp
-                out[rule]["true"] += [{normalize_gene_id(g) for g in true[r]} for r in reactions]
+                out[rule]["true"] += [{canonical_gene_id(g)[0] for g in true[r]} for r in reactions]
             print(f"fold {fold}: {len(reactions)} reactions scored", flush=True)
     print(f"\n{a.method} ({a.margin_rule}), validation: every held-out reaction, {len(candidates)} candidates\n")
     print("| rule | hit@1 | hit@10 | hit@50 | MRR | median rank | top-1 gene (share, right when first) |")

@@ -166,7 +166,7 @@ class GeometricMarginRankSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     :meth:`decision_function` is ``w.x / s(x) + b`` with
     ``s(x) = ||w^(x)|| / ||w||`` (the instance's geometric margin, as in
     :class:`models.geometric.GeometricMarginSVC`); :meth:`scales` gives
-    ``s(x)``, so :func:`models.metabolic.ranking.ranking_decision` can rank by either
+    ``s(x)``, so :func:`rank.scoring.ranking_decision` can rank by either
     rule. A row with no valid feature scores ``intercept_``.
     """
 

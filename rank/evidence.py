@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from featurize.metabolic.expression import normalize_gene_id
+from featurize.metabolic.genes import canonical_gene_id
 from featurize.metabolic.reaction_kinds import REACTION_KINDS
 
 __all__ = ["ORPHAN_COLUMNS", "RANKING_COLUMNS", "supporting_neighbours", "orphan_reactions", "mark_ranked",
@@ -230,12 +230,12 @@ def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, 
     all_nb = sorted(set().union(*nb.values())) if nb else []
     support = supporting_neighbours(featurizer, decision_function, reaction, gene, top=top)
     coexpr = coexpression_r(featurizer, reaction, gene)
-    g = normalize_gene_id(gene)
+    g = canonical_gene_id(gene)[0]
     doms = _shared(gene_domains, g, all_nb)
     comps = _shared(gene_compartments, g, all_nb)
     adjacent: dict[str, list[str]] = {}
     if getattr(featurizer, "adjacency", False):
-        for t, rs_ in featurizer.adjacent_reactions(reaction, gene).items():
+        for t, rs_ in featurizer.adjacency_reactions(reaction, gene).items():
             for o in rs_:
                 adjacent.setdefault(o, []).append(t)
 
@@ -343,8 +343,8 @@ def _ranking_row(row, ev: dict, net, featurizer, names, descriptions, method: st
         "reaction_kind": info["reaction_kind"], "named_diffusion": bool(info["named_diffusion"]),
         "subsystem": info["subsystem"], "ec_numbers": info["ec_numbers"],
         "rank": int(row.rank), "gene": g,
-        "gene_name": names.get(normalize_gene_id(g), "") or "",
-        "gene_description": descriptions.get(normalize_gene_id(g), "") or "",
+        "gene_name": names.get(canonical_gene_id(g)[0], "") or "",
+        "gene_description": descriptions.get(canonical_gene_id(g)[0], "") or "",
         "score": round(float(row.score), 6),
         "model_score": round(float(getattr(row, "model_score", row.score)), 6),
         "validated_precision": round(float(precision_of.get(info.get("reaction_kind"), pooled)(

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from featurize.metabolic.expression import normalize_gene_id
+from featurize.metabolic.genes import canonical_gene_id
 from rank.baselines import ADJACENCY, BASELINES, baseline_scores
 from rank.metrics import bootstrap_ranking_metrics, top1_concentration, top1_record
 from rank.scoring import (MARGIN_RULES, candidate_order, correct_scores, gene_id_ranks, no_evidence_last,
@@ -199,7 +199,7 @@ def _rank_fold(fold: int, reactions: list[str], S3: np.ndarray, plan: dict, net,
     rows, tops = [], []
     kind_of = net.reactions["reaction_kind"] if "reaction_kind" in net.reactions.columns else None
     true = [list(net.reactions.at[reaction, "genes"]) for reaction in reactions]
-    true_ids = [{normalize_gene_id(g) for g in genes} for genes in true]
+    true_ids = [{canonical_gene_id(g)[0] for g in genes} for genes in true]
     kinds = [kind_of.get(reaction, "") if kind_of is not None else "" for reaction in reactions]
     for j, method in enumerate(plan["scored"]):
         for correction in plan["corrections"][method]:
@@ -213,7 +213,7 @@ def _rank_fold(fold: int, reactions: list[str], S3: np.ndarray, plan: dict, net,
                 first = candidate_order(s, gene_rank)[0]
                 top = candidates[first] if not np.isnan(s[first]) else ""
                 tops.append((name, fold, reaction, top,
-                             bool(top) and normalize_gene_id(top) in true_ids[i], kinds[i]))
+                             bool(top) and canonical_gene_id(top)[0] in true_ids[i], kinds[i]))
     return rows, tops
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from featurize.metabolic.expression import normalize_gene_id
+from featurize.metabolic.genes import canonical_gene_id
 
 __all__ = ["browser_data", "render_browser", "embed_json", "validated_quality"]
 
@@ -112,7 +112,7 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
         return [_num(v, 2) for v in row]
 
     if has_expr and len(ranking):
-        genes = sorted({normalize_gene_id(g) for g in ranking["gene"]})
+        genes = sorted({canonical_gene_id(g)[0] for g in ranking["gene"]})
         z = featurizer.expression_zscores(genes)
         conditions = [str(c) for c in z.columns]
         for g, row in zip(genes, z.to_numpy()):
@@ -129,7 +129,7 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
         rows = []
         for row in grp.sort_values("rank").itertuples(index=False):
             rec = row._asdict()
-            g = normalize_gene_id(rec["gene"])
+            g = canonical_gene_id(rec["gene"])[0]
             # a candidate that is itself a neighbour gene is left out of the mean
             if has_expr and g in all_nb and len(all_nb) > 1:
                 others = [h for h in all_nb if h != g]

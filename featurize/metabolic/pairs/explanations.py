@@ -1,6 +1,6 @@
 """What a pair's features are made of: the explanation API of :class:`PairFeaturizer`.
 
-The ranking's evidence (:mod:`models.metabolic.evidence`, the browser) reads
+The ranking's evidence (:mod:`rank.evidence`, the browser) reads
 the neighbour genes behind each motif block, the features with one
 neighbour removed at a time, the reactions behind the network blocks and the
 standardized expression profiles. :class:`PairFeaturizer` inherits these
