@@ -1,6 +1,6 @@
 """Gene ids in one canonical form at every entry point, duplicate rows, source
 coverage, and the named errors for bad files (featurize level; the workflow
-level is in test_faults_input.py)."""
+level is in test_odd_and_bad_input.py)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from featurize.metabolic.pairs import build_instances
 from toy_data import write_toy_inputs
 
 ZWSP = "\u200b"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from common.exceptions import GeomarginInputError, InputFileError
 from featurize.tabular.datasets import load_dataset, load_digits_pair, read_orange_tab
 from featurize.tabular.missingness import apply_scenario, parse_scenario, remove_mcar, remove_square_patch, standardize_observed
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 TOY_TAB = (
     "id\tx1\tflag\tnote\tx2\tskip\tlabel\n"

@@ -10,7 +10,7 @@ import pytest
 
 from report.results_pages import PAGES, main, parse_stamp, parse_tables, render_table, table_blocks, write_pages
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 RUN_COMMAND = "snakemake --cores 8 results/enzyme_ranking.tsv"
 STAMP_KEYS = {"commit", "run date", "machine", "run command", "written by"}
 

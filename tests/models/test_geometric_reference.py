@@ -3,21 +3,17 @@ written from the paper's equations (``tests/reference_geometric.py``: cvxpy
 primal at fixed s, iterated from s = 1; explicit degree-2 feature map;
 brute-force separable margin)."""
 
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from reference_geometric import (feature_map, make_data, reference_geometric,  # noqa: E402
+from reference_geometric import (feature_map, make_data, reference_geometric,
                                  reference_separable_margin, scale_gamma)
 
-from models.geometric import GeometricMarginSVC  # noqa: E402
+from models.geometric import GeometricMarginSVC
 from models.socp import GeometricMarginSOCP  # noqa: E402
 
 KW = {"linear": {}, "poly2": {"kernel": "poly", "degree": 2}}

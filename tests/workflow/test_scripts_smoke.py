@@ -16,7 +16,7 @@ import pytest
 
 from report.tables import sem
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "workflow" / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[2] / "workflow" / "scripts"
 
 
 class _Named(list):

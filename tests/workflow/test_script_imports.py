@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "workflow" / "scripts"
 PACKAGES = ("common", "data", "featurize", "models", "rank", "detect", "report")
 

@@ -21,7 +21,7 @@ import data.fetch as F
 from common.io import (atomic_path, remove_stale_temps, save_npz_atomic, save_pickle_atomic,
                        write_tsv_atomic)
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

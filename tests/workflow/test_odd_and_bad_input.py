@@ -1,4 +1,4 @@
-"""Bad and odd input on the real workflow with the toy inputs (issue 16).
+"""Bad and odd input on the real workflow with the toy inputs.
 
 * Gene ids that differ only in case, surrounding whitespace, invisible
   characters or the ``_A``/``-A`` suffix give byte-identical results (and a
