@@ -18,8 +18,6 @@ machine's load).
 
 from __future__ import annotations
 
-import argparse
-import os
 import time
 from pathlib import Path
 
@@ -29,15 +27,12 @@ from threadpoolctl import threadpool_limits
 from models.impute import MaskedKNNImputer
 from detect.evaluation import load_test_scenes
 from detect.scenes import image_pyramid, pyramid_scales, window_origins
+from _cli import uiuc_parser
 
 
 def main() -> None:
-    repo = Path(__file__).resolve().parents[1]
-    mirror = Path(os.environ.get("GEOMARGIN_DATA_MIRROR", repo.parent / "shared" / "data"))
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = uiuc_parser(__doc__, "scale")
     ap.add_argument("model", type=Path)
-    ap.add_argument("--data", type=Path, default=mirror / "vision" / "uiuc_cars")
-    ap.add_argument("--set", choices=("single", "scale"), default="scale")
     ap.add_argument("--scenes", type=int, default=3)
     ap.add_argument("--stride", type=int, default=4)
     args = ap.parse_args()

@@ -17,14 +17,13 @@ scene), one process.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import yaml
+from _cli import REPO, uiuc_parser
 
 
 from detect.evaluation import load_test_scenes
@@ -37,12 +36,9 @@ from models.selection import select_params
 
 
 def main() -> None:
-    repo = Path(__file__).resolve().parents[1]
-    mirror = Path(os.environ.get("GEOMARGIN_DATA_MIRROR", repo.parent / "shared" / "data"))
-    cfg = yaml.safe_load((repo / "config" / "config.yaml").read_text())
+    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     vis = cfg["vision"]
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, default=mirror / "vision" / "uiuc_cars")
+    ap = uiuc_parser(__doc__)
     ap.add_argument("--methods", nargs="+", default=vis["methods"])
     ap.add_argument("--scenes", type=int, default=5, help="multi-scale scenes timed per method")
     args = ap.parse_args()

@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _cli import uiuc_parser
 
 
 import detect.scenes as scenes_mod
@@ -58,10 +59,7 @@ def _stop_workers() -> None:
 
 
 def main() -> None:
-    repo = Path(__file__).resolve().parents[1]
-    mirror = Path(os.environ.get("GEOMARGIN_DATA_MIRROR", repo.parent / "shared" / "data"))
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, default=mirror / "vision" / "uiuc_cars")
+    ap = uiuc_parser(__doc__)
     ap.add_argument("--stride", type=int, default=4)
     ap.add_argument("--scenes", type=int, default=None, help="only the first N scenes")
     ap.add_argument("--detector", choices=DETECTORS, default="ncc",

@@ -16,8 +16,6 @@ larger search radius could change the features at all.
 
 from __future__ import annotations
 
-import argparse
-import os
 from pathlib import Path
 
 import joblib
@@ -25,14 +23,12 @@ import numpy as np
 
 from featurize.vision.candidates import _search_regions
 from featurize.vision.images import load_crops
+from _cli import uiuc_parser
 
 
 def main() -> None:
-    repo = Path(__file__).resolve().parents[1]
-    mirror = Path(os.environ.get("GEOMARGIN_DATA_MIRROR", repo.parent / "shared" / "data"))
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = uiuc_parser(__doc__)
     ap.add_argument("featurizer", type=Path)
-    ap.add_argument("--data", type=Path, default=mirror / "vision" / "uiuc_cars")
     args = ap.parse_args()
 
     f = joblib.load(args.featurizer)["featurizer"]

@@ -15,14 +15,13 @@ honest estimate of a setting picked on these scenes.
 
 from __future__ import annotations
 
-import argparse
-import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from detect.evaluation import average_precision, equal_error_recall, load_test_scenes, precision_recall
+from _cli import uiuc_parser
 
 
 def recall_ap(det: pd.DataFrame, truths, scenes=None) -> tuple[float, float, int]:
@@ -36,12 +35,8 @@ def recall_ap(det: pd.DataFrame, truths, scenes=None) -> tuple[float, float, int
 
 
 def main() -> None:
-    repo = Path(__file__).resolve().parents[1]
-    mirror = Path(os.environ.get("GEOMARGIN_DATA_MIRROR", repo.parent / "shared" / "data"))
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = uiuc_parser(__doc__, "single")
     ap.add_argument("runs", nargs="+", type=Path)
-    ap.add_argument("--data", type=Path, default=mirror / "vision" / "uiuc_cars")
-    ap.add_argument("--set", choices=("single", "scale"), default="single")
     ap.add_argument("--methods", nargs="+", default=None)
     args = ap.parse_args()
     multi = args.set == "scale"

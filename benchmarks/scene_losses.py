@@ -41,13 +41,13 @@ each classifier's ``decision_function``, NMS.
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _cli import uiuc_parser
 
 
 from detect.evaluation import (acceptable, average_precision, equal_error_recall, found_locations,
@@ -155,12 +155,8 @@ def eer_threshold(curve: pd.DataFrame) -> float:
 
 
 def main() -> None:
-    repo = Path(__file__).resolve().parents[1]
-    mirror = Path(os.environ.get("GEOMARGIN_DATA_MIRROR", repo.parent / "shared" / "data"))
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = uiuc_parser(__doc__, "scale")
     ap.add_argument("models", nargs="+", type=Path)
-    ap.add_argument("--data", type=Path, default=mirror / "vision" / "uiuc_cars")
-    ap.add_argument("--set", choices=("single", "scale"), default="scale")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--scenes", type=int, default=None, help="only the first N scenes")
     ap.add_argument("--stride", type=int, default=4)

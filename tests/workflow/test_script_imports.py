@@ -76,14 +76,15 @@ BENCHMARKS = REPO / "benchmarks"
 def test_benchmarks_import_through_symlinks_without_path_edits(tmp_path):
     """Benchmarks run as ``python benchmarks/NAME.py`` from any folder: Python
     puts the script's folder first on ``sys.path``, and the relative symlinks
-    benchmarks/{common,data,featurize,models} make the packages importable
-    from there. No module is symlinked in (the tests' cvxpy reference is
-    loaded by its path)."""
+    benchmarks/<package> make the packages importable from there. No module is
+    symlinked in (the tests' cvxpy reference is loaded by its path). Modules
+    named ``_*.py`` (``_cli.py``: the start of every command line) are shared
+    by the scripts, not scripts themselves."""
     for pkg in PACKAGES:
         link = BENCHMARKS / pkg
         assert link.is_symlink() and os.readlink(link) == f"../{pkg}", link
     assert not [p.name for p in BENCHMARKS.glob("*.py") if p.is_symlink()]
-    scripts = sorted(BENCHMARKS.glob("*.py"))
+    scripts = sorted(p for p in BENCHMARKS.glob("*.py") if not p.name.startswith("_"))
     assert len(scripts) > 5
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     for script in scripts:

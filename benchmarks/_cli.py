@@ -1,0 +1,30 @@
+"""The start of every benchmark's command line: where the real-data mirror
+is, and the UIUC car set options the vision benchmarks share."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def mirror_dir() -> Path:
+    """The real-data mirror: ``$GEOMARGIN_DATA_MIRROR``, else ``<repo>/../shared/data``."""
+    return Path(os.environ.get("GEOMARGIN_DATA_MIRROR", REPO.parent / "shared" / "data"))
+
+
+def parser(doc: str) -> argparse.ArgumentParser:
+    """An argument parser whose help is the script's whole docstring."""
+    return argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def uiuc_parser(doc: str, default_set: str | None = None) -> argparse.ArgumentParser:
+    """:func:`parser` with ``--data`` (the UIUC car folder, from the mirror by
+    default) and, when ``default_set`` is given, ``--set single|scale``."""
+    ap = parser(doc)
+    ap.add_argument("--data", type=Path, default=mirror_dir() / "vision" / "uiuc_cars")
+    if default_set is not None:
+        ap.add_argument("--set", choices=("single", "scale"), default=default_set)
+    return ap
