@@ -32,7 +32,7 @@ import numpy as np
 
 __all__ = ["estimator_name", "check_param", "check_positive_int", "validate_params",
            "positive_float", "nonnegative_float", "finite_float", "int_at_least", "one_of",
-           "positive_float_or", "open_unit_interval", "none_or_positive_float",
+           "positive_float_or", "half_open_interval", "open_unit_interval", "none_or_positive_float",
            "none_or_positive_int", "boolean"]
 
 
@@ -120,6 +120,11 @@ def positive_float_or(*choices: str) -> Constraint:
     """One of the strings ``choices``, or a finite real number > 0."""
     return (lambda v: (isinstance(v, str) and v in choices) or (_is_real(v) and v > 0),
             ", ".join(repr(c) for c in choices) + " or a float > 0")
+
+
+def half_open_interval(low: float, high: float) -> Constraint:
+    """A real number in ``[low, high)``."""
+    return (lambda v: _is_real(v) and low <= v < high, f"a float in [{low:g}, {high:g})")
 
 
 def open_unit_interval() -> Constraint:

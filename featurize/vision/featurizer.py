@@ -9,7 +9,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import check_param, check_positive_int
+from common.checks import (boolean, check_param, half_open_interval, int_at_least, one_of, positive_float,
+                           validate_params)
 from featurize.vision.candidates import _candidates_in_maps, _ncc_map, _search_regions, landmark_candidates
 from featurize.vision.hog_detector import HogLandmarkDetector
 from featurize.vision.images import CROP_SHAPE
@@ -110,27 +111,27 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
         self.hog_C = hog_C
         self.slot_place = slot_place
 
+    _parameter_constraints = {
+        "max_candidates": int_at_least(1),
+        "n_pca": int_at_least(1),
+        "search_radius": int_at_least(0),
+        "threshold": half_open_interval(-1.0, 1.0),
+        "slot_place": boolean(),
+        "detector": one_of(*DETECTORS),
+        "hog_threshold": half_open_interval(0.0, 1.0),
+        "hog_orientations": int_at_least(1),
+        "hog_C": positive_float(),
+    }
+
     # -- helpers ---------------------------------------------------------------
     def _check_params(self) -> None:
-        name = type(self).__name__
-        check_positive_int(name, "max_candidates", self.max_candidates)
-        check_positive_int(name, "n_pca", self.n_pca)
-        check_positive_int(name, "search_radius", self.search_radius, minimum=0)
-        check_param(name, "threshold", self.threshold,
-                    lambda v: -1.0 <= float(v) < 1.0, "a float in [-1, 1)")
-        check_param(name, "slot_place", self.slot_place,
-                    lambda v: isinstance(v, (bool, np.bool_)), "a bool")
-        check_param(name, "detector", self.detector, lambda v: v in DETECTORS,
-                    f"one of {list(DETECTORS)}")
+        """The constraints above, and the one that ties two parameters."""
+        validate_params(self)
         if self.detector == "hog":
-            check_param(name, "hog_threshold", self.hog_threshold,
-                        lambda v: 0.0 <= float(v) < 1.0, "a float in [0, 1)")
-            check_positive_int(name, "hog_orientations", self.hog_orientations)
-            check_param(name, "hog_cell_size", self.hog_cell_size,
+            check_param(self, "hog_cell_size", self.hog_cell_size,
                         lambda v: int(v) >= 1 and int(self.patch_size) % int(v) == 0
                         and int(self.patch_size) // int(v) >= 2,
                         f"an int dividing patch_size={self.patch_size} at least twice")
-            check_param(name, "hog_C", self.hog_C, lambda v: float(v) > 0, "a float > 0")
 
     @property
     def _fitted_place(self) -> bool:

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import check_param, check_positive_int
+from common.checks import int_at_least, positive_float, validate_params
 from featurize.vision.candidates import _search_regions
 from featurize.vision.hog import dense_hog
 
@@ -60,6 +60,13 @@ class HogLandmarkDetector(BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        "n_negatives": int_at_least(1),
+        "jitter": int_at_least(0),
+        "min_offset": int_at_least(1),
+        "C": positive_float(),
+    }
+
     def __init__(self, patch_size: int = 21, *, cell_size: int = 7, orientations: int = 9,
                  C: float = 1.0, search_radius: int = 8, jitter: int = 1, min_offset: int = 3,
                  n_negatives: int = 4, random_state: int = 0):
@@ -81,11 +88,8 @@ class HogLandmarkDetector(BaseEstimator):
             ) -> "HogLandmarkDetector":
         """``images`` (n, h, w) oriented crops, ``y`` True = car, ``positions``
         (L, 2) landmark patch centres in the crop frame."""
+        validate_params(self)
         name = type(self).__name__
-        check_positive_int(name, "n_negatives", self.n_negatives)
-        check_positive_int(name, "jitter", self.jitter, minimum=0)
-        check_positive_int(name, "min_offset", self.min_offset, minimum=1)
-        check_param(name, "C", self.C, lambda v: float(v) > 0, "a float > 0")
         images = np.asarray(images, dtype=np.float32)
         y = np.asarray(y).astype(bool)
         positions = np.asarray(positions, dtype=int)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from common.checks import check_param, check_positive_int
+from common.checks import int_at_least, nonnegative_float, validate_params
 
 __all__ = ["normalise_patches", "LandmarkModel"]
 
@@ -103,6 +103,12 @@ class LandmarkModel(BaseEstimator):
     (2, 2)
     """
 
+    _parameter_constraints = {
+        "n_landmarks": int_at_least(1),
+        "patch_size": (lambda v: int_at_least(3)[0](v) and v % 2 == 1, "an odd int >= 3"),
+        "min_distance": nonnegative_float(),
+    }
+
     def __init__(self, n_landmarks: int = 19, *, patch_size: int = 21, min_distance: float = 9.0):
         self.n_landmarks = n_landmarks
         self.patch_size = patch_size
@@ -110,12 +116,9 @@ class LandmarkModel(BaseEstimator):
 
     def fit(self, images: np.ndarray, y: np.ndarray) -> "LandmarkModel":
         """``images`` (n, h, w) oriented crops; ``y`` 1/True = car."""
+        validate_params(self)
         name = type(self).__name__
-        L = check_positive_int(name, "n_landmarks", self.n_landmarks)
-        p = check_positive_int(name, "patch_size", self.patch_size, minimum=3)
-        check_param(name, "patch_size", p, lambda v: v % 2 == 1, "an odd int >= 3")
-        check_param(name, "min_distance", self.min_distance,
-                    lambda v: float(v) >= 0, "a float >= 0")
+        L, p = int(self.n_landmarks), int(self.patch_size)
         images = np.asarray(images, dtype=np.float32)
         y = np.asarray(y).astype(bool)
         if images.ndim != 3 or len(y) != len(images) or y.all() or not y.any():
