@@ -619,6 +619,16 @@ def _scales(norms: PatternNorms, M: np.ndarray, wn2: float,
     return s, True
 
 
+def _avg_norm_scale(X: np.ndarray) -> np.ndarray:
+    """``1 / sqrt(p_k)`` per feature, ``p_k`` the fraction of the rows of ``X``
+    in which feature ``k`` is valid; 0 for a feature never valid (dropped):
+    :attr:`AverageNormSVC.feature_scale_`."""
+    p = (~np.isnan(X)).mean(axis=0)
+    scale = np.zeros(X.shape[1])
+    scale[p > 0] = 1.0 / np.sqrt(p[p > 0])
+    return scale
+
+
 class AverageNormSVC(_MaskedSVCBase):
     """The ``avg|w|`` variant of Chechik et al. (JMLR 2008).
 
@@ -699,10 +709,7 @@ class AverageNormSVC(_MaskedSVCBase):
         X = validate_X_fit(self, X)
         self.classes_, ys = validate_binary_y(self, y, X)
         validate_feature_groups(self, self.groups, X.shape[1])
-        M = ~np.isnan(X)
-        p = M.mean(axis=0)
-        scale = np.zeros(X.shape[1])
-        scale[p > 0] = 1.0 / np.sqrt(p[p > 0])
+        scale = _avg_norm_scale(X)
         self.feature_scale_ = scale
         Xs = self._rescale(X)
         self.gamma_ = resolve_gamma(self, self.gamma, Xs)
@@ -748,11 +755,7 @@ class AverageNormSVC(_MaskedSVCBase):
         X_train = validate_X_fit(proto, X_train)
         _, ys = validate_binary_y(proto, y_train, X_train)
         Xv = validate_X_predict(proto, X_val)
-        M = ~np.isnan(X_train)
-        p = M.mean(axis=0)
-        scale = np.zeros(X_train.shape[1])
-        scale[p > 0] = 1.0 / np.sqrt(p[p > 0])
-        proto.feature_scale_ = scale
+        proto.feature_scale_ = _avg_norm_scale(X_train)
         Xs, Xvs = proto._rescale(X_train), proto._rescale(Xv)
         Ms, Mvs = ~np.isnan(Xs), ~np.isnan(Xvs)
         X0, X0v = np.where(Ms, Xs, 0.0), np.where(Mvs, Xvs, 0.0)
