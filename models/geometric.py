@@ -19,10 +19,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import (finite_float, int_at_least, none_or_positive_float, one_of,
-                           positive_float, positive_float_or, validate_params)
+from common.checks import (int_at_least, none_or_positive_float, one_of, positive_float,
+                           validate_params)
 
-from ._kernels import KERNELS, PatternNorms, _kernel_from_filled, resolve_gamma
+from ._kernels import (SVC_PARAMETER_CONSTRAINTS, PatternNorms, _kernel_from_filled,
+                       resolve_gamma)
 from ._validation import (AbsentFeatureClassifierMixin, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 
@@ -46,11 +47,7 @@ LIBLINEAR_MAX_ITER = 20000
 class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
     """Shared prediction code: a kernel expansion over stored support vectors."""
 
-    _parameter_constraints: dict = {
-        "C": positive_float(), "kernel": one_of(*KERNELS), "degree": int_at_least(1),
-        "gamma": positive_float_or("scale", "auto"), "coef0": finite_float(),
-        "tol": positive_float(), "cache_size": positive_float(),
-    }
+    _parameter_constraints: dict = {**SVC_PARAMETER_CONSTRAINTS, "cache_size": positive_float()}
 
     def _svc(self):
         return SVC(kernel="precomputed", C=float(self.C), tol=float(self.tol),
