@@ -53,14 +53,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from common.checks import finite_float, int_at_least, one_of, positive_float, positive_float_or
+
 from ._validation import as_float_array, check_choice, check_positive_float
 
 __all__ = ["masked_kernel", "kernel_from_gram", "PatternNorms", "feature_blocks", "resolve_gamma",
-           "KERNELS"]
+           "KERNELS", "SVC_PARAMETER_CONSTRAINTS"]
 
 
 #: Kernels of the SVM-based estimators.
 KERNELS = ("linear", "poly", "rbf")
+
+#: ``_parameter_constraints`` of the parameters every SVM on these kernels
+#: takes: libsvm's ``C`` and ``tol``, the kernel and its ``degree``, ``gamma``
+#: (:func:`resolve_gamma`) and ``coef0``. An estimator adds its own with
+#: ``{**SVC_PARAMETER_CONSTRAINTS, ...}``.
+SVC_PARAMETER_CONSTRAINTS: dict = {
+    "C": positive_float(), "kernel": one_of(*KERNELS), "degree": int_at_least(1),
+    "gamma": positive_float_or("scale", "auto"), "coef0": finite_float(),
+    "tol": positive_float(),
+}
 
 # Target number of float64 elements in a temporary chunk (~128 MB).
 _CHUNK_ELEMENTS = 1 << 24

@@ -44,9 +44,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import (finite_float, int_at_least, one_of, positive_float,
-                           positive_float_or, validate_params)
-from models._kernels import KERNELS, kernel_from_gram
+from common.checks import int_at_least, one_of, positive_float, validate_params
+from models._kernels import SVC_PARAMETER_CONSTRAINTS, kernel_from_gram
 from models._validation import (
     AbsentFeatureClassifierMixin,
     validate_binary_y,
@@ -113,9 +112,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "C": positive_float(), "kernel": one_of(*KERNELS), "degree": int_at_least(1),
-        "gamma": positive_float_or("scale", "auto"), "coef0": finite_float(),
-        "tol": positive_float(), "imputer": one_of(*IMPUTERS),
+        **SVC_PARAMETER_CONSTRAINTS, "imputer": one_of(*IMPUTERS),
         "n_neighbors": int_at_least(1), "n_components": int_at_least(1),
     }
 

@@ -39,7 +39,7 @@ from common.checks import (int_at_least, one_of, positive_float, positive_float_
                            validate_params)
 from models._validation import (AbsentFeatureClassifierMixin, validate_feature_groups,
                                 validate_X_fit, validate_X_predict)
-from models.reduce import block_fill, blockwise_transform
+from models.reduce import block_fill, block_present, blockwise_transform, iter_blocks
 
 __all__ = ["BlockKernelMap", "BlockKernelGeometricSVC", "block_additive_kernel", "median_gamma"]
 
@@ -139,10 +139,7 @@ class BlockKernelMap(TransformerMixin, BaseEstimator):
         X = validate_X_fit(self, X)
         groups = validate_feature_groups(self, self.groups, X.shape[1])
         self.blocks_, self.maps_, self.fill_, gammas, out = [], [], [], [], []
-        for gid, g in enumerate(np.unique(groups)):
-            cols = np.flatnonzero(groups == g)
-            B = X[:, cols]
-            valid = ~np.isnan(B).all(axis=1)
+        for gid, cols, B, valid in iter_blocks(X, groups):
             P = B[valid]
             fill = block_fill(P)
             P = np.where(np.isnan(P), fill, P)
@@ -207,7 +204,7 @@ def block_additive_kernel(X, Z, groups, gammas, fill=None) -> np.ndarray:
         cols = np.flatnonzero(groups == g)
         f = np.zeros(len(cols)) if fill is None else np.asarray(fill[b], dtype=np.float64)
         A, C = X[:, cols], Z[:, cols]
-        va, vc = ~np.isnan(A).all(axis=1), ~np.isnan(C).all(axis=1)
+        va, vc = block_present(A), block_present(C)
         A, C = np.where(np.isnan(A), f, A), np.where(np.isnan(C), f, C)
         d = (A * A).sum(1)[:, None] + (C * C).sum(1)[None, :] - 2.0 * A @ C.T
         K += np.exp(-float(gammas[b]) * np.maximum(d, 0.0)) * (va[:, None] & vc[None, :])

@@ -19,10 +19,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import (finite_float, int_at_least, none_or_positive_float, one_of,
-                           positive_float, positive_float_or, validate_params)
+from common.checks import (int_at_least, none_or_positive_float, one_of, positive_float,
+                           validate_params)
 
-from ._kernels import KERNELS, PatternNorms, _kernel_from_filled, resolve_gamma
+from ._kernels import (SVC_PARAMETER_CONSTRAINTS, PatternNorms, _kernel_from_filled,
+                       resolve_gamma)
 from ._validation import (AbsentFeatureClassifierMixin, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 
@@ -46,11 +47,7 @@ LIBLINEAR_MAX_ITER = 20000
 class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
     """Shared prediction code: a kernel expansion over stored support vectors."""
 
-    _parameter_constraints: dict = {
-        "C": positive_float(), "kernel": one_of(*KERNELS), "degree": int_at_least(1),
-        "gamma": positive_float_or("scale", "auto"), "coef0": finite_float(),
-        "tol": positive_float(), "cache_size": positive_float(),
-    }
+    _parameter_constraints: dict = {**SVC_PARAMETER_CONSTRAINTS, "cache_size": positive_float()}
 
     def _svc(self):
         return SVC(kernel="precomputed", C=float(self.C), tol=float(self.tol),
@@ -619,6 +616,16 @@ def _scales(norms: PatternNorms, M: np.ndarray, wn2: float,
     return s, True
 
 
+def _avg_norm_scale(X: np.ndarray) -> np.ndarray:
+    """``1 / sqrt(p_k)`` per feature, ``p_k`` the fraction of the rows of ``X``
+    in which feature ``k`` is valid; 0 for a feature never valid (dropped):
+    :attr:`AverageNormSVC.feature_scale_`."""
+    p = (~np.isnan(X)).mean(axis=0)
+    scale = np.zeros(X.shape[1])
+    scale[p > 0] = 1.0 / np.sqrt(p[p > 0])
+    return scale
+
+
 class AverageNormSVC(_MaskedSVCBase):
     """The ``avg|w|`` variant of Chechik et al. (JMLR 2008).
 
@@ -699,10 +706,7 @@ class AverageNormSVC(_MaskedSVCBase):
         X = validate_X_fit(self, X)
         self.classes_, ys = validate_binary_y(self, y, X)
         validate_feature_groups(self, self.groups, X.shape[1])
-        M = ~np.isnan(X)
-        p = M.mean(axis=0)
-        scale = np.zeros(X.shape[1])
-        scale[p > 0] = 1.0 / np.sqrt(p[p > 0])
+        scale = _avg_norm_scale(X)
         self.feature_scale_ = scale
         Xs = self._rescale(X)
         self.gamma_ = resolve_gamma(self, self.gamma, Xs)
@@ -748,11 +752,7 @@ class AverageNormSVC(_MaskedSVCBase):
         X_train = validate_X_fit(proto, X_train)
         _, ys = validate_binary_y(proto, y_train, X_train)
         Xv = validate_X_predict(proto, X_val)
-        M = ~np.isnan(X_train)
-        p = M.mean(axis=0)
-        scale = np.zeros(X_train.shape[1])
-        scale[p > 0] = 1.0 / np.sqrt(p[p > 0])
-        proto.feature_scale_ = scale
+        proto.feature_scale_ = _avg_norm_scale(X_train)
         Xs, Xvs = proto._rescale(X_train), proto._rescale(Xv)
         Ms, Mvs = ~np.isnan(Xs), ~np.isnan(Xvs)
         X0, X0v = np.where(Ms, Xs, 0.0), np.where(Mvs, Xvs, 0.0)

@@ -27,7 +27,31 @@ from common.checks import int_at_least, validate_params
 from models._validation import validate_feature_groups, validate_X_fit, validate_X_predict
 
 __all__ = ["BlockPCA", "reduced_pipeline", "present_features", "block_fill",
-           "blockwise_transform"]
+           "blockwise_transform", "block_present", "iter_blocks"]
+
+
+def block_present(B: np.ndarray) -> np.ndarray:
+    """Rows in which a feature block ``B`` is present: not all of its
+    features absent (NaN)."""
+    return ~np.isnan(B).all(axis=1)
+
+
+def iter_blocks(X: np.ndarray, groups: np.ndarray):
+    """The feature blocks of ``groups`` in increasing group id, as
+    ``(gid, cols, B, present)``: the block's position ``gid``, its column
+    indices, ``B = X[:, cols]`` and :func:`block_present` of ``B``.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, np.nan, 2.0], [np.nan, np.nan, 3.0]])
+    >>> [(gid, cols.tolist(), present.tolist())
+    ...  for gid, cols, _, present in iter_blocks(X, np.array([5, 5, 1]))]
+    [(0, [2], [True, True]), (1, [0, 1], [True, False])]
+    """
+    for gid, g in enumerate(np.unique(groups)):
+        cols = np.flatnonzero(groups == g)
+        B = X[:, cols]
+        yield gid, cols, B, block_present(B)
 
 
 def block_fill(P: np.ndarray) -> np.ndarray:
@@ -55,7 +79,7 @@ def blockwise_transform(X: np.ndarray, blocks, transformers, fills, widths) -> n
         if tf is None:
             continue
         B = X[:, cols]
-        valid = ~np.isnan(B).all(axis=1)
+        valid = block_present(B)
         Z = np.full((X.shape[0], width), np.nan)
         if valid.any():
             Z[valid] = tf.transform(np.where(np.isnan(B[valid]), fill, B[valid]))
@@ -114,10 +138,7 @@ class BlockPCA(TransformerMixin, BaseEstimator):
         groups = validate_feature_groups(self, self.groups, X.shape[1])
         self.blocks_, self.pcas_, self.fill_ = [], [], []
         out_groups = []
-        for gid, g in enumerate(np.unique(groups)):
-            cols = np.flatnonzero(groups == g)
-            B = X[:, cols]
-            present = ~np.isnan(B).all(axis=1)
+        for gid, cols, B, present in iter_blocks(X, groups):
             n_present = int(present.sum())
             kg = min(k, len(cols), n_present)
             self.blocks_.append(cols)
