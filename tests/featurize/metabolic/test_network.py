@@ -8,7 +8,8 @@ import cobra
 import pytest
 
 from common.exceptions import InputFileError, UnknownGeneError
-from featurize.metabolic.network import build_directed_network, load_model, metabolite_keys
+from featurize.metabolic.model_io import load_model
+from featurize.metabolic.network import build_directed_network, metabolite_keys
 from fixtures.toy_network import toy_model
 
 # hand-computed from the reaction list in tests/fixtures/toy_network.py

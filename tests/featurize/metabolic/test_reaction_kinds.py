@@ -6,7 +6,8 @@ from __future__ import annotations
 import cobra
 import pytest
 
-from featurize.metabolic.network import build_directed_network, load_model, metabolite_keys
+from featurize.metabolic.model_io import load_model
+from featurize.metabolic.network import build_directed_network, metabolite_keys
 from featurize.metabolic.reaction_kinds import reaction_kind, reaction_kinds
 
 
