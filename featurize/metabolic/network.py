@@ -16,14 +16,16 @@ Example
 from __future__ import annotations
 
 import logging
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 import cobra
 import pandas as pd
 
-__all__ = ["DirectedNetwork", "build_directed_network", "metabolite_keys"]
+from featurize.metabolic.metabolites import metabolite_keys
+from featurize.metabolic.reaction_kinds import reaction_kind
+
+__all__ = ["DirectedNetwork", "build_directed_network"]
 
 log = logging.getLogger(__name__)
 
@@ -76,39 +78,6 @@ class DirectedNetwork:
     def n_merged(self) -> int:
         """Number of model reactions absorbed into another by isozyme merging."""
         return sum(len(v) - 1 for v in self.merged.values())
-
-
-def metabolite_keys(model: cobra.Model) -> dict[str, str]:
-    """Compartment-free key for every metabolite id of ``model``.
-
-    If every metabolite id ends with its compartment (``glc__D_c``,
-    ``glc__D[c]``, ``glc__D(c)``), the key is the id without it (BiGG-style
-    models such as iMM904). Otherwise (e.g. iFF708, whose ids ``M_m220`` /
-    ``M_m221`` are ATP in two compartments) the key is the metabolite name,
-    without a trailing ``[compartment]`` tag; a metabolite without a name
-    keeps its id.
-    """
-    def strip_id(m):
-        c = m.compartment or ""
-        for suf in (f"_{c}", f"[{c}]", f"({c})"):
-            if c and m.id.endswith(suf) and len(m.id) > len(suf):
-                return m.id[: -len(suf)]
-        return None
-
-    by_id = {m.id: strip_id(m) for m in model.metabolites}
-    if by_id and all(v is not None for v in by_id.values()):
-        return by_id
-    comp_tags = set()
-    for cid, cname in model.compartments.items():
-        comp_tags.update({cid.lower(), str(cname).lower()})
-    keys = {}
-    for m in model.metabolites:
-        name = (m.name or "").strip()
-        tag = re.match(r"^(.*?)\s*\[([^\]]+)\]$", name)
-        if tag and tag.group(2).lower() in comp_tags | {str(m.compartment).lower()}:
-            name = tag.group(1).strip()
-        keys[m.id] = name or m.id
-    return keys
 
 
 def _is_biomass(rxn: cobra.Reaction) -> bool:
@@ -168,9 +137,9 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
        backward) gives only ``<rid>__rev``; otherwise only ``<rid>``
        (blocked ``lb = ub = 0`` reactions keep their written direction).
     4. **Currency**: metabolite keys are compartment-free
-       (:func:`metabolite_keys`); a key's degree is the number of directed
-       reactions having it as substrate or product; the ``n_currency`` keys of
-       highest degree (ties by key) plus ``extra_currency`` (keys, e.g.
+       (:func:`featurize.metabolic.metabolites.metabolite_keys`); a key's
+       degree is the number of directed reactions having it as substrate or
+       product; the ``n_currency`` keys of highest degree (ties by key) plus ``extra_currency`` (keys, e.g.
        ``"h2o"`` for iMM904 or ``"H2O"`` for iFF708) are removed from
        substrates and products. Equations keep every metabolite.
 
@@ -227,8 +196,6 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
         key = frozenset((m.id, round(float(c), 9)) for m, c in r.metabolites.items()) if merge_isozymes else r.id
         groups.setdefault(key, []).append(r)
     merged = {g[0].id: tuple(x.id for x in g) for g in groups.values() if len(g) > 1}
-
-    from featurize.metabolic.reaction_kinds import reaction_kind  # it imports this module
 
     keys = metabolite_keys(model)
     rows, subs, prods = [], {}, {}
