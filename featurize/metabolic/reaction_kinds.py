@@ -10,8 +10,9 @@ genes to several reactions first written as diffusion).
 1. ``transport`` when
 
    a. the same compound is consumed in one compartment and produced in
-      another (compartment-free keys of :func:`featurize.metabolic.network.metabolite_keys`:
-      BiGG ids without their compartment suffix, or metabolite names), or
+      another (compartment-free keys of
+      :func:`featurize.metabolic.metabolites.metabolite_keys`: BiGG ids
+      without their compartment suffix, or metabolite names), or
    b. the model says so: an SBO term of :data:`TRANSPORT_SBO` (iFF708
       marks its 553 transport reactions ``SBO:0000185``, translocation
       reaction), or a subsystem starting with ``transport`` (iMM904:
@@ -45,7 +46,7 @@ from collections.abc import Mapping
 
 import cobra
 
-from featurize.metabolic.network import metabolite_keys
+from featurize.metabolic.metabolites import metabolite_keys
 
 __all__ = ["REACTION_KINDS", "TRANSPORT_SBO", "SPONTANEOUS_SBO", "reaction_kind",
            "reaction_kinds"]
@@ -101,7 +102,7 @@ def reaction_kind(rxn: cobra.Reaction, keys: Mapping[str, str] | None = None) ->
     rxn : cobra.Reaction
     keys : mapping, optional
         Metabolite id -> compartment-free key, as from
-        :func:`featurize.metabolic.network.metabolite_keys` of the reaction's model
+        :func:`featurize.metabolic.metabolites.metabolite_keys` of the reaction's model
         (computed from ``rxn.model`` when not given; pass it when classifying
         many reactions).
     """

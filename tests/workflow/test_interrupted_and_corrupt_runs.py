@@ -158,7 +158,7 @@ def test_killed_during_cross_validation_then_restarted(tmp_path, toy_inputs, ref
 def _truncated_sbml(inputs: dict, directory: Path) -> Path:
     import cobra
 
-    from featurize.metabolic.network import load_model
+    from featurize.metabolic.model_io import load_model
 
     model = cobra.io.load_json_model(str(inputs["model"]))
     intact = directory / "model.xml"

@@ -13,8 +13,9 @@ from featurize.metabolic.compounds import compound_vectors
 from featurize.metabolic.expression import load_expression
 from featurize.metabolic.genes import check_coverage, log_notes
 from featurize.metabolic.localization import load_yeastgfp
+from featurize.metabolic.model_io import load_model
 from featurize.metabolic.motifs import find_motifs
-from featurize.metabolic.network import build_directed_network, load_model
+from featurize.metabolic.network import build_directed_network
 from featurize.metabolic.pairs import PairFeaturizer, build_instances, candidate_pools
 
 from _bootstrap import setup

@@ -15,6 +15,8 @@ each of its blocks). It then implements one of two interfaces:
     its row sums from shared neighbour sums), ``block`` (any candidate, with
     one or two genes removed from the neighbours) and ``summaries`` (the
     per-neighbour statistics of the summary representation).
+    :class:`WholeRowSourceBlock` holds the absent-block rule of the sources
+    whose genes have data for every item or for none (``domain``, ``loc``).
 :class:`NetworkBlock`
     facts read from the network itself (``net``, ``role_<kind>``,
     ``subsystem``, ``compound_<kind>``): ``prepare`` and ``block``.
@@ -32,7 +34,7 @@ import pandas as pd
 from common.exceptions import GeomarginInputError
 from featurize.metabolic.genes import canonical_gene_id
 
-__all__ = ["Block", "SourceBlock", "NetworkBlock", "ReactionCache", "source_table"]
+__all__ = ["Block", "SourceBlock", "WholeRowSourceBlock", "NetworkBlock", "ReactionCache", "source_table"]
 
 
 class ReactionCache:
@@ -157,6 +159,65 @@ class SourceBlock(Block):
     def summaries(self, S: np.ndarray) -> list[np.ndarray]:
         """The summary items after the first (the block mean), from the
         comparisons ``S`` with the removed neighbours set to NaN."""
+        raise NotImplementedError
+
+
+class WholeRowSourceBlock(SourceBlock):
+    """A data source whose genes have data for every item or for none
+    (``domain``, ``loc``): ``arrays["has"]`` is 1 for a gene's row, 0 for the
+    null row.
+
+    The block is absent (NaN) where no neighbour with data is left and, in
+    :meth:`block`, where the candidate has no data; this class applies that
+    rule once. A subclass computes the block where it is present, from the
+    number ``cn`` of neighbours with data (:meth:`_fast_block`,
+    :meth:`_fast_sum`) or from the neighbour means with the removed
+    neighbours left out (:meth:`_block`).
+    """
+
+    #: A key of :meth:`gather`'s dict whose array has one row per candidate.
+    _rows_key: ClassVar[str]
+
+    def fast_block(self, B_rows, gd, out):
+        cn = self.arrays["has"][B_rows].sum()
+        if cn < 0.5:
+            out[...] = np.nan
+            return
+        self._fast_block(B_rows, cn, gd, out)
+
+    def fast_sum(self, B_rows, gd):
+        cn = self.arrays["has"][B_rows].sum()
+        if cn < 0.5:
+            return np.full(gd[self._rows_key].shape[0], np.nan)
+        return self._fast_sum(B_rows, cn, gd)
+
+    def block(self, B_rows, g_rows, sub_rows):
+        a = self.arrays
+        has = a["has"]
+        n = len(g_rows)
+        Cn = np.full(n, has[B_rows].sum()) - sum(has[s] for s in sub_rows)
+        ok = (Cn > 0.5) & (has[g_rows] > 0)
+        safe = np.where(Cn > 0.5, Cn, 1.0)[:, None]
+
+        def means(key: str) -> np.ndarray:
+            x = a[key]
+            return (np.broadcast_to(x[B_rows].sum(axis=0), (n, x.shape[1])) - sum(x[s] for s in sub_rows)) / safe
+
+        out = self._block(g_rows, means)
+        out[~ok] = np.nan
+        return out
+
+    def _fast_block(self, B_rows: np.ndarray, cn: float, gd: dict, out: np.ndarray) -> None:
+        """:meth:`fast_block` where ``cn > 0`` neighbours have data."""
+        raise NotImplementedError
+
+    def _fast_sum(self, B_rows: np.ndarray, cn: float, gd: dict) -> np.ndarray:
+        """:meth:`fast_sum` where ``cn > 0`` neighbours have data."""
+        raise NotImplementedError
+
+    def _block(self, g_rows: np.ndarray, means: Callable[[str], np.ndarray]) -> np.ndarray:
+        """:meth:`block` before the absent rows are set to NaN; ``means(key)``
+        is, per row, the mean of ``arrays[key]`` over the neighbours left."""
         raise NotImplementedError
 
 

@@ -19,12 +19,12 @@ import pandas as pd
 import scipy.sparse as sp
 
 from common.exceptions import GeomarginInputError
-from featurize.metabolic.pairs.base import SourceBlock
+from featurize.metabolic.pairs.base import WholeRowSourceBlock
 
 __all__ = ["DomainBlock"]
 
 
-class DomainBlock(SourceBlock):
+class DomainBlock(WholeRowSourceBlock):
     """Domain counts or 0/1 presence (genes x domains).
 
     Parameters
@@ -38,6 +38,7 @@ class DomainBlock(SourceBlock):
     name = "domain"
     config_key = "metabolic.datasets.<dataset>.annotation (and metabolic.min_domain_genes)"
     items = ("kl_mean", "share_fraction", "shared_max_log1p")
+    _rows_key = "grp"
 
     def __init__(self, min_domain_genes: int, domain_eps: float):
         self.min_domain_genes = min_domain_genes
@@ -104,12 +105,8 @@ class DomainBlock(SourceBlock):
         return {"grp": a["grp"][rows], "ii": np.repeat(np.arange(len(rows)), counts),
                 "kk": a["cols"][idx], "dP": a["dP"][idx], "dL": a["dL"][idx], "dPL": a["dPL"][idx]}
 
-    def fast_block(self, B_rows, gd, out):
+    def _fast_block(self, B_rows, cn, gd, out):
         a = self.arrays
-        cn = a["has"][B_rows].sum()
-        if cn < 0.5:
-            out[...] = np.nan
-            return
         mP, mL, mPL = self._means(B_rows, cn)
         # p_g lp_g - p_g mean(lp_h) - lp_g mean(p_h) + mean(p_h lp_h):
         # background rows, then the sparse corrections of each gene's domains
@@ -119,12 +116,9 @@ class DomainBlock(SourceBlock):
         kk = gd["kk"]
         out[gd["ii"], kk] += gd["dPL"] - gd["dP"] * mL[kk] - gd["dL"] * mP[kk]
 
-    def fast_sum(self, B_rows, gd):
+    def _fast_sum(self, B_rows, cn, gd):
         a = self.arrays
         n = gd["grp"].shape[0]
-        cn = a["has"][B_rows].sum()
-        if cn < 0.5:
-            return np.full(n, np.nan)
         mP, mL, mPL = self._means(B_rows, cn)
         gc, gl = a["gc"], a["gl"]
         R = np.r_[gc * gl * len(mP) - gc * mL.sum() - gl * mP.sum() + mPL.sum(), np.nan]
@@ -132,22 +126,11 @@ class DomainBlock(SourceBlock):
         corr = gd["dPL"] - gd["dP"] * mL[kk] - gd["dL"] * mP[kk]
         return R[gd["grp"]] + np.bincount(gd["ii"], weights=corr, minlength=n)
 
-    def block(self, B_rows, g_rows, sub_rows):
+    def _block(self, g_rows, means):
         a = self.arrays
-        has = a["has"]
-        n = len(g_rows)
-        Cn = np.full(n, has[B_rows].sum()) - sum(has[s] for s in sub_rows)
-        ok = (Cn > 0.5) & (has[g_rows] > 0)
-        safe = np.where(Cn > 0.5, Cn, 1.0)[:, None]
-        d = a["P"].shape[1]
-        sums = {}
-        for key in ("P", "L", "PL"):
-            v = np.broadcast_to(a[key][B_rows].sum(axis=0), (n, d)) - sum(a[key][s] for s in sub_rows)
-            sums[key] = v / safe
+        sums = {key: means(key) for key in ("P", "L", "PL")}
         pg, lg = a["P"][g_rows], a["L"][g_rows]
-        out = pg * lg - pg * sums["L"] - lg * sums["P"] + sums["PL"]
-        out[~ok] = np.nan
-        return out
+        return pg * lg - pg * sums["L"] - lg * sums["P"] + sums["PL"]
 
     def similarity(self, g_rows, nb_rows):
         return (self._binary[g_rows] @ self._binary[nb_rows].T).toarray()

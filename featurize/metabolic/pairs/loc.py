@@ -12,17 +12,18 @@ import numpy as np
 import pandas as pd
 
 from common.exceptions import GeomarginInputError
-from featurize.metabolic.pairs.base import SourceBlock
+from featurize.metabolic.pairs.base import WholeRowSourceBlock
 
 __all__ = ["LocBlock"]
 
 
-class LocBlock(SourceBlock):
+class LocBlock(WholeRowSourceBlock):
     """Localization (genes x compartments, 0/1)."""
 
     name = "loc"
     config_key = "metabolic.datasets.<dataset>.localization"
     items = ("hamming_mean", "share_fraction")
+    _rows_key = "A"
 
     def prepare(self, df: pd.DataFrame, network_genes) -> None:
         x = df.to_numpy(dtype=np.float64)
@@ -38,37 +39,22 @@ class LocBlock(SourceBlock):
     def gather(self, rows):
         return {"A": self.arrays["An"][rows]}
 
-    def fast_block(self, B_rows, gd, out):
-        a = self.arrays
-        cn = a["has"][B_rows].sum()
-        if cn < 0.5:
-            out[...] = np.nan
-            return
-        m = a["A"][B_rows].sum(axis=0) / cn
+    def _mean(self, B_rows, cn):
+        return self.arrays["A"][B_rows].sum(axis=0) / cn
+
+    def _fast_block(self, B_rows, cn, gd, out):
+        m = self._mean(B_rows, cn)
         np.multiply(gd["A"], 1.0 - 2.0 * m, out=out)
         out += m
 
-    def fast_sum(self, B_rows, gd):
-        a = self.arrays
-        cn = a["has"][B_rows].sum()
-        if cn < 0.5:
-            return np.full(gd["A"].shape[0], np.nan)
-        m = a["A"][B_rows].sum(axis=0) / cn
+    def _fast_sum(self, B_rows, cn, gd):
+        m = self._mean(B_rows, cn)
         return gd["A"] @ (1.0 - 2.0 * m) + m.sum()   # NaN rows stay NaN
 
-    def block(self, B_rows, g_rows, sub_rows):
-        a = self.arrays
-        has = a["has"]
-        n = len(g_rows)
-        Cn = np.full(n, has[B_rows].sum()) - sum(has[s] for s in sub_rows)
-        ok = (Cn > 0.5) & (has[g_rows] > 0)
-        safe = np.where(Cn > 0.5, Cn, 1.0)[:, None]
-        SA = np.broadcast_to(a["A"][B_rows].sum(axis=0), (n, a["A"].shape[1])) - sum(a["A"][s] for s in sub_rows)
-        m = SA / safe
-        ag = a["A"][g_rows]
-        out = ag + m - 2.0 * ag * m
-        out[~ok] = np.nan
-        return out
+    def _block(self, g_rows, means):
+        m = means("A")
+        ag = self.arrays["A"][g_rows]
+        return ag + m - 2.0 * ag * m
 
     def similarity(self, g_rows, nb_rows):
         A = self.arrays["A"]

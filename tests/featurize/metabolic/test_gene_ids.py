@@ -22,7 +22,7 @@ from common.exceptions import (DuplicateGeneError, GeneIdError, InputFileError,
 from featurize.metabolic.expression import load_expression
 from featurize.metabolic.genes import canonical_gene_id, check_coverage
 from featurize.metabolic.localization import load_yeastgfp
-from featurize.metabolic.network import load_model
+from featurize.metabolic.model_io import load_model
 from featurize.metabolic.pairs import build_instances
 from toy_data import write_toy_inputs
 

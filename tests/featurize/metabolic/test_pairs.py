@@ -626,12 +626,13 @@ def test_candidate_pools():
 
 # --------------------------------------------------------------- real data
 def test_real_network_integration(mirror):
+    io_mod = pytest.importorskip("featurize.metabolic.model_io")
     net_mod = pytest.importorskip("featurize.metabolic.network")
     mot_mod = pytest.importorskip("featurize.metabolic.motifs")
     from featurize.metabolic.annotation import parse_gaf
     from featurize.metabolic.expression import load_expression
     y = Path(mirror) / "yeast"
-    model = net_mod.load_model(y / "network" / "iMM904.json")
+    model = io_mod.load_model(y / "network" / "iMM904.json")
     net = net_mod.build_directed_network(model)
     motifs = mot_mod.find_motifs(net)
     ann = parse_gaf(y / "annotation" / "sgd_2022-05-17.gaf")

@@ -6,18 +6,9 @@ from __future__ import annotations
 import cobra
 import pytest
 
-from featurize.metabolic.network import build_directed_network, load_model, metabolite_keys
+from featurize.metabolic.metabolites import metabolite_keys
+from featurize.metabolic.network import build_directed_network
 from featurize.metabolic.reaction_kinds import reaction_kind, reaction_kinds
-
-
-@pytest.fixture(scope="module")
-def imm904(mirror):
-    return load_model(mirror / "yeast" / "network" / "iMM904.json")
-
-
-@pytest.fixture(scope="module")
-def iff708(mirror):
-    return load_model(mirror / "yeast" / "network" / "iFF708.xml")
 
 
 @pytest.mark.parametrize("rid, expected", [
