@@ -54,8 +54,8 @@ def adjacency_scores(featurizer, X: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> class _F:
-    ...     feature_scale_ = None
     ...     blocks_ = [("fork", "net", slice(0, 2)), ("funnel", "net", slice(2, 4))]
+    ...     def unscaled(self, X, columns): return X[:, columns]
     >>> X = np.array([[np.log(3.0), 0.5, np.log(2.0), 1.0], [np.nan, np.nan, np.nan, np.nan]])
     >>> adjacency_scores(_F(), X).round(6).tolist()    # 2 + 1 related reactions
     [3.0, nan]
@@ -64,9 +64,7 @@ def adjacency_scores(featurizer, X: np.ndarray) -> np.ndarray:
     if not cols:
         raise ValueError("the adjacency baseline needs the featurizer's net blocks "
                          "(PairFeaturizer(adjacency=True), config adjacency_features: true)")
-    L = np.asarray(X, dtype=np.float64)[:, cols]
-    if featurizer.feature_scale_ is not None:
-        L = L / np.asarray(featurizer.feature_scale_)[cols]
+    L = featurizer.unscaled(X, cols)
     out = np.full(L.shape[0], np.nan)
     ok = ~np.isnan(L).all(axis=1)
     out[ok] = np.nansum(np.expm1(L[ok]), axis=1)

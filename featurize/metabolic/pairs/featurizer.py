@@ -304,15 +304,29 @@ class PairFeaturizer(PairExplanations):
             sl = self._block_at[t, kind]
             if sl.stop == sl.start:
                 continue
-            B = X[:, sl]
-            if self.feature_scale_ is not None:
-                B = B / self.feature_scale_[sl]
+            B = self.unscaled(X, sl)
             if self.representation == "summary":  # the first summary is the mean
                 out[:, j] = B[:, 0]
                 continue
             present = ~np.isnan(B).all(axis=1)
             out[present, j] = np.nansum(B[present], axis=1)
         return out
+
+    def unscaled(self, X: np.ndarray, columns) -> np.ndarray:
+        """Columns ``columns`` (a slice or indices) of ``X`` in the features'
+        own units: divided by the fitted :meth:`fit_feature_scale`, if any.
+
+        Examples
+        --------
+        >>> F = PairFeaturizer.__new__(PairFeaturizer)
+        >>> F.feature_scale_ = np.array([2.0, 4.0, 1.0])
+        >>> F.unscaled(np.array([[2.0, 4.0, 5.0]]), [0, 1]).tolist()
+        [[1.0, 1.0]]
+        """
+        B = np.asarray(X, dtype=np.float64)[:, columns]
+        if self.feature_scale_ is not None:
+            B = B / self.feature_scale_[columns]
+        return B
 
     # -------------------------------------------------------------- neighbours
     def _check_reaction(self, r: str) -> None:
