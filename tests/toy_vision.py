@@ -14,6 +14,12 @@ background: the planted car is the only car-like thing in it.
 :func:`write_toy_tables` writes a small WDBC-format table (scikit-learn's
 ``breast_cancer.csv`` layout) and a small digits table (64 pixels and the
 digit per row, gzipped), whose classes are separable.
+
+The unit tests of :mod:`featurize.vision` share three in-memory builders:
+:func:`disc_template` (a filled disc as an NCC template), :func:`canvas`
+(a black crop with filled discs at given places) and :func:`synthetic_cars`
+(cars with two wheels and a window near fixed places, and non-cars with
+the same shapes anywhere).
 """
 
 from __future__ import annotations
@@ -79,6 +85,44 @@ def non_car_crop(rng: np.random.Generator) -> np.ndarray:
         else:
             cv2.circle(img, (x, y), int(rng.integers(2, 9)), float(rng.uniform(0.0, 1.0)), -1)
     return np.clip(img + rng.normal(0.0, 0.04, img.shape).astype(np.float32), 0.0, 1.0)
+
+
+def disc_template(p: int = 21, radius: int = 5) -> np.ndarray:
+    """A p x p template: a filled disc of ``radius`` at its centre."""
+    t = np.zeros((p, p), np.float32)
+    cv2.circle(t, (p // 2, p // 2), radius, 1.0, -1)
+    return t
+
+
+def canvas(*discs, shape=(40, 100), radius=5, value=1.0) -> np.ndarray:
+    """Black image with filled discs centred at (row, col)."""
+    img = np.zeros(shape, np.float32)
+    for r, c in discs:
+        cv2.circle(img, (int(c), int(r)), radius, value, -1)
+    return img
+
+
+def synthetic_cars(n=40, seed=0):
+    """Cars: two 'wheels' and a 'window' near fixed places (jittered), facing
+    left or right at random; non-cars: the same shapes at random places."""
+    rng = np.random.default_rng(seed)
+    imgs, ys = [], []
+    for i in range(2 * n):
+        car = i < n
+        img = 0.15 * rng.random((40, 100)).astype(np.float32)
+        for _ in range(2 if car else 3):  # clutter: random discs
+            cv2.circle(img, (int(rng.integers(5, 95)), int(rng.integers(5, 35))), 6,
+                       float(rng.random()), -1)
+        if car:
+            jr, jc = rng.integers(-2, 3, 2)
+            cv2.circle(img, (int(20 + jc), int(28 + jr)), 6, 1.0, -1)
+            cv2.circle(img, (int(78 + jc), int(28 + jr)), 6, 1.0, -1)
+            cv2.rectangle(img, (int(30 + jc), int(8 + jr)), (int(45 + jc), int(16 + jr)), 0.7, -1)
+            if rng.random() < 0.5:
+                img = img[:, ::-1].copy()
+        imgs.append(img)
+        ys.append(int(car))
+    return np.stack(imgs), np.array(ys)
 
 
 def write_toy_cars(root: Path, n_pos: int = 30, n_neg: int = 30, n_scenes: int = 3,

@@ -40,7 +40,7 @@ def _landmark_statistics(images: np.ndarray, y: np.ndarray, p: int):
     mean car patch ``t[r, c]`` and each crop's NCC with it) are accumulated
     over the p*p offsets of the patch, each offset one array operation on
     all crops and places. Same quantities as the per-row definition
-    (``_landmark_statistics_reference`` in tests/featurize/vision/test_vision.py), up to
+    (``_landmark_statistics_reference`` in tests/featurize/vision/test_landmarks.py), up to
     floating-point rounding.
 
     Returns ``fisher`` (nr, nc) and ``templates`` (nr, nc, p, p).
