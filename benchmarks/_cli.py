@@ -28,3 +28,12 @@ def uiuc_parser(doc: str, default_set: str | None = None) -> argparse.ArgumentPa
     if default_set is not None:
         ap.add_argument("--set", choices=("single", "scale"), default=default_set)
     return ap
+
+
+def workdir_parser(doc: str) -> argparse.ArgumentParser:
+    """:func:`parser` with ``--workdir`` (required): the folder of a finished
+    run of the workflow, whose ``results/`` the benchmark reads."""
+    ap = parser(doc)
+    ap.add_argument("--workdir", type=Path, required=True,
+                    help="folder of a finished workflow run (its results/ is read)")
+    return ap

@@ -18,7 +18,6 @@ succeeds and where it fails. Prints markdown tables.
 
 from __future__ import annotations
 
-import argparse
 import pickle
 from pathlib import Path
 
@@ -28,12 +27,12 @@ from sklearn.metrics import roc_auc_score
 
 from featurize.metabolic.bundle import FeatureBundle
 from models.selection import _decision
+from _cli import workdir_parser
 
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--workdir", type=Path, required=True)
+    ap = workdir_parser(__doc__)
     ap.add_argument("--methods", nargs="+", default=["hgb", "geometric"])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)

@@ -33,7 +33,6 @@ concentration only) with the model refitted on all pairs, as
 
 from __future__ import annotations
 
-import argparse
 import pickle
 from pathlib import Path
 
@@ -50,6 +49,7 @@ from rank.evidence import orphan_reactions
 from rank.metrics import ranking_metrics, top1_concentration
 from rank.scoring import (candidate_order, correct_scores, gene_id_ranks, pair_score_fn, ranking_decision,
                           score_matrix, true_gene_ranks)
+from _cli import workdir_parser
 
 RULES = ("raw", "centred", "z", "clr")
 
@@ -102,8 +102,7 @@ def concentration(tops, true_sets=None):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--workdir", type=Path, required=True)
+    ap = workdir_parser(__doc__)
     ap.add_argument("--method", default="hgb")
     ap.add_argument("--margin-rule", default="scaled")
     ap.add_argument("--no-orphans", action="store_true")

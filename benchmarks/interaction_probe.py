@@ -28,8 +28,6 @@ across blocks, which a sum over blocks cannot represent.
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -37,13 +35,13 @@ import pandas as pd
 from models.baselines import make_hgb
 from models.registry import MethodSpec
 from models.selection import nested_cross_validate
+from _cli import workdir_parser
 
 GRID = {"learning_rate": [0.1], "max_leaf_nodes": [15, 31]}
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--workdir", type=Path, required=True)
+    ap = workdir_parser(__doc__)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     res = args.workdir / "results" / "metabolic"

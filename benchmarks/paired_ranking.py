@@ -19,11 +19,11 @@ as many true pairs, or the command stops.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _cli import workdir_parser
 
 
 def per_reaction(ranks: pd.DataFrame, method: str) -> pd.DataFrame:
@@ -43,8 +43,7 @@ def fold_design(ranks: pd.DataFrame, method: str) -> pd.DataFrame:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--workdir", type=Path, required=True)
+    ap = workdir_parser(__doc__)
     ap.add_argument("a")
     ap.add_argument("b")
     ap.add_argument("--workdir-b", type=Path, default=None,

@@ -12,20 +12,18 @@ markdown table.
 
 from __future__ import annotations
 
-import argparse
 import pickle
 import time
-from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
 from featurize.metabolic.bundle import FeatureBundle
 from rank.scoring import ranking_decision
+from _cli import workdir_parser
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--workdir", type=Path, required=True)
+    ap = workdir_parser(__doc__)
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args(argv)
     res = args.workdir / "results" / "metabolic"
