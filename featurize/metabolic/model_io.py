@@ -1,7 +1,9 @@
 """Reading metabolic models: any cobrapy format, with canonical gene ids.
 
-:func:`load_model` reads SBML (``.xml``/``.sbml``), JSON, MATLAB (``.mat``)
-and YAML (``.yml``/``.yaml``) models with cobrapy. SBML files that store
+:func:`load_model` reads SBML (``.xml``/``.sbml``), JSON, MATLAB (``.mat``,
+with the gene rules of RAVEN's exports: :mod:`featurize.metabolic.matlab_model`)
+and YAML (``.yml``/``.yaml``; RAVEN's exports of 2018:
+:mod:`featurize.metabolic.raven_yaml`) models with cobrapy. SBML files that store
 genes as *modifier species* (e.g. iFF708, Förster et al. 2003, Chalmers
 export), for which cobrapy reads no genes and treats every reaction as
 reversible, are detected automatically (no FBC gene products, no
@@ -59,8 +61,18 @@ import cobra
 
 from common.exceptions import GeneIdError, InputFileError, UnknownGeneError
 from featurize.metabolic.genes import GeneIdNote, canonical_gene_id, canonical_ids, remove_invisible
+from featurize.metabolic.matlab_model import load_matlab
+from featurize.metabolic.raven_yaml import quote_raven_scalars
 
-__all__ = ["load_model"]
+__all__ = ["MIN_GENES_IN_RULES", "load_model"]
+
+log = logging.getLogger(__name__)
+
+#: A model whose gene rules name fewer than this fraction of its listed genes
+#: stops at load time: its rules were most likely not read (cobrapy reads a
+#: RAVEN .mat's genes but none of its rules), and every reaction would look
+#: like an orphan.
+MIN_GENES_IN_RULES = 0.5
 
 SBML_SUFFIXES = (".xml", ".sbml")
 JSON_SUFFIXES = (".json",)
@@ -97,9 +109,11 @@ def load_model(path: str | Path, notes: list | None = None) -> cobra.Model:
     Raises
     ------
     InputFileError
-        Missing, unreadable or truncated file, an unsupported suffix, or
+        Missing, unreadable or truncated file, an unsupported suffix,
         (JSON/YAML) a reaction using a metabolite missing from the model's
-        ``metabolites`` list.
+        ``metabolites`` list, or gene rules that were not read (no reaction
+        with a gene, or rules naming fewer than :data:`MIN_GENES_IN_RULES`
+        of the listed genes).
     UnknownGeneError
         (JSON/YAML) a gene rule names a gene missing from the model's gene list.
     GeneIdError
@@ -131,7 +145,27 @@ def load_model(path: str | Path, notes: list | None = None) -> cobra.Model:
             "read such a reaction as having no known gene (expected gene ids joined by 'and'/'or' "
             "with parentheses)")
     _canonical_model_genes(model, path, notes)
+    _check_gene_rules(model, path)
     return model
+
+
+def _check_gene_rules(model: cobra.Model, path: Path) -> None:
+    """Stop on a model whose gene rules were not read (see MIN_GENES_IN_RULES)."""
+    with_gene = sum(1 for r in model.reactions if r.genes)
+    used = {g.id for r in model.reactions for g in r.genes}
+    listed = len(model.genes)
+    if with_gene == 0:
+        raise InputFileError(
+            path, f"no reaction has a gene rule ({len(model.reactions)} reactions, {listed} genes listed)",
+            "the file's gene rules were not read or it has none; a ranking needs reactions with known "
+            "genes: use a file with gene rules (SBML with FBC gene products, cobrapy JSON/YAML, or a "
+            "COBRA/RAVEN .mat with 'grRules' or 'rules')")
+    if listed and len(used) < MIN_GENES_IN_RULES * listed:
+        raise InputFileError(
+            path, f"the gene rules name only {len(used)} of the {listed} genes the model lists "
+                  f"({with_gene} reactions with a gene)",
+            f"expected at least {MIN_GENES_IN_RULES:.0%}; the rules were most likely read incompletely: "
+            "check the file, or load the same model from another format")
 
 
 def _load_any(path: Path, suffix: str, compressed: bool, notes: list, caught: list) -> cobra.Model:
@@ -142,11 +176,7 @@ def _load_any(path: Path, suffix: str, compressed: bool, notes: list, caught: li
         elif suffix in JSON_SUFFIXES or suffix in YAML_SUFFIXES:
             model = _load_dict_model(path, "json" if suffix in JSON_SUFFIXES else "yaml", compressed, notes)
         elif suffix in MAT_SUFFIXES and not compressed:
-            try:
-                model = cobra.io.load_matlab_model(str(path))
-            except Exception as exc:  # scipy/cobra raise many types for bad .mat files
-                raise InputFileError(path, f"cannot read MATLAB model: {type(exc).__name__}: {exc}",
-                                     "expected a COBRA Toolbox .mat model") from exc
+            model = load_matlab(path)
         else:
             raise InputFileError(path, f"unsupported model file type {''.join(path.suffixes[-2:])!r}",
                                  "expected SBML (.xml/.sbml, optionally .gz), JSON (.json/.json.gz), "
@@ -208,6 +238,27 @@ def _canonical_rule(rule: str, mapping: dict[str, str]) -> str:
     return re.sub(r"[^()\s]+", repl, rule)
 
 
+def _parse_yaml(text: str):
+    """cobrapy's own (ruamel) YAML reader; a file it rejects is read again
+    with the plain scalars that RAVEN's exports of 2018 left unquoted quoted
+    (:mod:`featurize.metabolic.raven_yaml`), and the first error is raised if
+    that fails too."""
+    from cobra.io.yaml import yaml as cobra_yaml
+
+    try:
+        return cobra_yaml.load(io.StringIO(text))
+    except Exception as first:
+        fixed, n = quote_raven_scalars(text)
+        if not n:
+            raise
+        try:
+            raw = cobra_yaml.load(io.StringIO(fixed))
+        except Exception:
+            raise first from None
+        log.info("YAML model read after quoting %d plain scalar(s) as RAVEN's exports of 2018 need", n)
+        return raw
+
+
 def _load_dict_model(path: Path, fmt: str, compressed: bool, notes: list) -> cobra.Model:
     from cobra.io.dict import model_from_dict
 
@@ -216,15 +267,23 @@ def _load_dict_model(path: Path, fmt: str, compressed: bool, notes: list) -> cob
         if fmt == "json":
             raw = json.loads(text)
         else:
-            from cobra.io.yaml import yaml as cobra_yaml  # cobrapy's own (ruamel) YAML reader
-
-            raw = cobra_yaml.load(io.StringIO(text))
+            raw = _parse_yaml(text)
     except Exception as exc:
-        raise InputFileError(path, f"cannot parse {fmt.upper()}: {exc}",
-                             f"expected a cobrapy {fmt.upper()} model (cobra.io.save_{fmt}_model)") from exc
+        first = str(exc).strip().splitlines()
+        hint = f"expected a cobrapy {fmt.upper()} model (cobra.io.save_{fmt}_model)"
+        if fmt == "yaml":
+            hint += "; for a model release, load the same release's SBML (.xml) or MATLAB (.mat) file instead"
+        raise InputFileError(path, f"cannot parse {fmt.upper()}: {' '.join(first[-2:])}", hint) from exc
     if not isinstance(raw, dict) or "reactions" not in raw or "metabolites" not in raw:
         raise InputFileError(path, f"not a cobrapy {fmt.upper()} model: needs 'metabolites' and 'reactions'",
                              f"write it with cobra.io.save_{fmt}_model")
+    for field in ("metabolites", "reactions", "genes"):
+        items = raw.get(field) or []
+        bad = next((x for x in items if not isinstance(x, dict)), None) if isinstance(items, list) else items
+        if bad is not None:
+            raise InputFileError(path, f"not a cobrapy {fmt.upper()} model: '{field}' holds {str(bad)[:60]!r} "
+                                       "where a mapping (id, name, ...) is expected",
+                                 f"write it with cobra.io.save_{fmt}_model")
     # canonical gene ids, before cobrapy parses any rule (an invisible
     # character in a rule makes cobrapy drop the whole rule)
     genes = raw.get("genes") or []

@@ -15,3 +15,8 @@ def imm904(mirror):
 @pytest.fixture(scope="module")
 def iff708(mirror):
     return load_model(mirror / "yeast/network/iFF708.xml")
+
+
+@pytest.fixture(scope="session")
+def yeast_gem_902(mirror):
+    return load_model(mirror / "yeast/network/yeast-GEM-9.0.2.yml")

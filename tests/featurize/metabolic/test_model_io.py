@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 
 import cobra
+import numpy as np
 import pytest
 
-from common.exceptions import InputFileError, UnknownGeneError
+from common.exceptions import ConfigValueError, InputFileError, UnknownGeneError
 from featurize.metabolic.metabolites import metabolite_keys
 from featurize.metabolic.model_io import load_model
 from featurize.metabolic.network import build_directed_network
@@ -90,3 +91,81 @@ def test_iff708_loader(iff708):
     # ATP in two compartments shares one key
     keys = metabolite_keys(m)
     assert keys["M_m220"] == keys["M_m221"] == "ATP"
+
+
+# ------------------------------------------------------------ gene rules read
+def test_mat_without_gene_rules_stops(tmp_path):
+    """cobrapy reads a .mat whose rules it does not know as a model without
+    any gene rule: every reaction would look like an orphan."""
+    import scipy.io
+
+    path = tmp_path / "norules.mat"
+    cobra.io.save_matlab_model(toy_model(), str(path))
+    data = scipy.io.loadmat(str(path))
+    struct = data["toy"]
+    names = [n for n in struct.dtype.names if n not in ("grRules", "rules")]
+    stripped = np.empty(struct.shape, dtype=[(n, object) for n in names])
+    for n in names:
+        stripped[n] = struct[n]
+    scipy.io.savemat(str(path), {"toy": stripped})
+    with pytest.raises(InputFileError, match=r"norules.mat: no reaction has a gene rule \(10 reactions, "
+                                             r"6 genes listed\) \(the file.s gene rules were not read"):
+        load_model(path)
+
+
+def test_rules_naming_few_listed_genes_stop(tmp_path):
+    m = toy_model()
+    m.genes += [cobra.Gene(f"YXX{i:03d}W") for i in range(10)]
+    path = tmp_path / "fewgenes.json"
+    cobra.io.save_json_model(m, str(path))
+    with pytest.raises(InputFileError, match=r"fewgenes.json: the gene rules name only 6 of the 16 genes"):
+        load_model(path)
+
+
+def test_yaml_that_is_not_a_model_names_the_other_files(tmp_path):
+    p = tmp_path / "broken.yml"
+    p.write_text("!!omap\n- metabolites:\n\t- id: a\n- reactions: []\n")
+    with pytest.raises(InputFileError, match=r"broken.yml: cannot parse YAML.*load the same release's SBML "
+                                             r"\(.xml\) or MATLAB \(.mat\) file instead"):
+        load_model(p)
+    # quoting the unquoted scalars must not turn a broken file into a wrong model
+    p.write_text("!!omap\n- metabolites:\n  - {id: a\n- reactions: []\n")
+    with pytest.raises(InputFileError, match=r"broken.yml: not a cobrapy YAML model: 'metabolites' holds "
+                                             r"'\{id: a' where a mapping"):
+        load_model(p)
+
+
+def test_raven_files_of_one_release_load_with_their_gene_rules(mirror):
+    """yeast-GEM 8.3.0: RAVEN's .mat keeps its rules in `rules` (x(i) & x(j)),
+    its YAML leaves names such as `[cytochrome c]-L-lysine` unquoted."""
+    mat = load_model(mirror / "yeast/network/yeastGEM-8.3.0.mat")
+    yml = load_model(mirror / "yeast/network/yeastGEM-8.3.0.yml")
+    for m in (mat, yml):
+        assert (len(m.reactions), len(m.genes)) == (3928, 1133)
+        assert sum(bool(r.genes) for r in m.reactions) == 2507
+    assert {r.id: r.gene_reaction_rule for r in mat.reactions} == {r.id: r.gene_reaction_rule for r in yml.reactions}
+    r = mat.reactions.get_by_id("r_0001")
+    assert r.gene_reaction_rule == "(YDL174C and YEL039C) or (YDL174C and YJR048W) or (YEL039C and YEL071W) " \
+                                   "or (YEL071W and YJR048W)"
+    assert r.subsystem == ["sce00620  Pyruvate metabolism", "sce00920  Sulfur metabolism"]
+    assert mat.reactions.get_by_id("r_0057").annotation["ec-code"] == ["1.1.1.n12", "4.2.1.119"]
+    assert mat.compartments["c"] == "cytoplasm"
+    assert yml.metabolites.get_by_id("s_3816").name == "[cytochrome c]-L-lysine"
+
+
+def test_yeast_gem_902_currency(yeast_gem_902):
+    """Currency metabolites of yeast-GEM 9.0.2 by degree: no lipid species
+    (the acyltransferase written once per chain combination counts once, and
+    SLIME reactions count not at all)."""
+    net = build_directed_network(yeast_gem_902)
+    assert net.currency == ("H+", "H2O", "ATP", "coenzyme A", "phosphate", "diphosphate", "ADP", "NAD",
+                            "NADH", "AMP", "NADP(+)", "NADPH", "carbon dioxide", "L-glutamate")
+    kinds = net.reactions.loc[[r for r in net.reactions.index if not net.reactions.loc[r, "genes"]],
+                              "reaction_kind"]
+    assert (kinds == "pseudo").sum() > 180
+
+
+def test_extra_currency_that_matches_nothing_stops():
+    with pytest.raises(ConfigValueError, match=r"metabolic.extra_currency: 'atp_c' is not a metabolite key "
+                                               r".*closest: \['atp'"):
+        build_directed_network(toy_model(), n_currency=0, extra_currency=("atp_c",))
