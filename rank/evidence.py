@@ -68,7 +68,7 @@ def supporting_neighbours(featurizer, decision_function: Callable[[np.ndarray], 
 
 
 def _check_kinds(kinds) -> list[str]:
-    kinds = list(REACTION_KINDS if kinds is None else kinds)
+    kinds = [k for k in REACTION_KINDS if k != "pseudo"] if kinds is None else list(kinds)
     bad = [k for k in kinds if k not in REACTION_KINDS]
     if bad:
         raise ValueError(f"The 'kinds' parameter must list reaction kinds from {REACTION_KINDS}. "
@@ -87,7 +87,8 @@ def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None) -> pd.
     featurizer : PairFeaturizer
         Gives the motif neighbours.
     kinds : sequence of str, optional
-        Reaction kinds to rank (default: all of ``REACTION_KINDS``).
+        Reaction kinds to rank (default: every kind of ``REACTION_KINDS``
+        but ``pseudo``, model bookkeeping that no enzyme catalyses).
 
     Returns
     -------

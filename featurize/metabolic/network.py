@@ -15,17 +15,21 @@ Example
 
 from __future__ import annotations
 
+import difflib
 import logging
+import re
 from collections import Counter
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import cobra
 import pandas as pd
 
+from common.exceptions import ConfigValueError
 from featurize.metabolic.metabolites import metabolite_keys
 from featurize.metabolic.reaction_kinds import reaction_kind
 
-__all__ = ["DirectedNetwork", "build_directed_network"]
+__all__ = ["DirectedNetwork", "build_directed_network", "lipid_class"]
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +119,38 @@ def _side(coeffs: dict, model: cobra.Model, multi_comp: bool) -> str:
     return " + ".join(parts)
 
 
+_CHAIN_SPEC = r"(?:\d+-)?C?\d{1,2}(?::\d{1,2})?"
+_CHAINS_RE = re.compile(rf"\s*\({_CHAIN_SPEC}(?:,\s*{_CHAIN_SPEC})*\)")
+
+
+def lipid_class(key: str) -> str:
+    """``key`` without its acyl-chain specification (``diglyceride (1-16:0,
+    2-18:1)`` -> ``diglyceride``; ``ceramide-1 (C24)`` -> ``ceramide-1``).
+
+    >>> lipid_class("1-acylglycerophosphocholine (16:0)"), lipid_class("ATP")
+    ('1-acylglycerophosphocholine', 'ATP')
+    """
+    return _CHAINS_RE.sub("", key).strip()
+
+
+def _currency_degree(subs: dict, prods: dict) -> Counter:
+    """Degree of every key over the directed reactions of ``subs``; the
+    reactions one lipid-class reaction is written as, once per acyl-chain
+    combination, count once together (each ``1/n`` of them, exactly)."""
+    signature, n_of = {}, Counter()
+    for did, s in subs.items():
+        keys = s | prods[did]
+        if any(lipid_class(k) != k for k in keys):
+            signature[did] = (frozenset(map(lipid_class, s)), frozenset(map(lipid_class, prods[did])))
+            n_of[signature[did]] += 1
+    degree = Counter()
+    for did, s in subs.items():
+        weight = Fraction(1, n_of[signature[did]]) if did in signature else 1
+        for k in s | prods[did]:
+            degree[k] += weight
+    return degree
+
+
 def build_directed_network(model: cobra.Model, n_currency: int = 14,
                            extra_currency: tuple[str, ...] | list[str] = (),
                            merge_isozymes: bool = True) -> DirectedNetwork:
@@ -139,7 +175,11 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
     4. **Currency**: metabolite keys are compartment-free
        (:func:`featurize.metabolic.metabolites.metabolite_keys`); a key's
        degree is the number of directed reactions having it as substrate or
-       product; the ``n_currency`` keys of highest degree (ties by key) plus ``extra_currency`` (keys, e.g.
+       product, leaving out ``pseudo`` reactions (SLIME and other model
+       bookkeeping) and counting the reactions that one lipid-class reaction
+       is written as, once per acyl-chain combination (yeast-GEM writes one
+       acyltransferase as 70 reactions), once together (:func:`lipid_class`);
+       the ``n_currency`` keys of highest degree (ties by key) plus ``extra_currency`` (keys, e.g.
        ``"h2o"`` for iMM904 or ``"H2O"`` for iFF708) are removed from
        substrates and products. Equations keep every metabolite.
 
@@ -149,7 +189,9 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
     n_currency : int, default 14
         Number of most connected metabolites to remove (14 in Chechik et al.).
     extra_currency : sequence of str
-        Additional metabolite keys to remove.
+        Additional metabolite keys to remove; a key that no metabolite of
+        the network has raises :class:`common.exceptions.ConfigValueError`
+        naming the closest keys.
     merge_isozymes : bool, default True
 
     Returns
@@ -235,11 +277,19 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
             subs[did] = frozenset(keys[m.id] for m, _ in s_side)
             prods[did] = frozenset(keys[m.id] for m, _ in p_side)
 
-    degree = Counter()
-    for did in subs:
-        degree.update(subs[did] | prods[did])
+    kind_of = {row["id"]: row["reaction_kind"] for row in rows}
+    degree = _currency_degree({d: s for d, s in subs.items() if kind_of[d] != "pseudo"}, prods)
     ranked = sorted(degree.items(), key=lambda kv: (-kv[1], kv[0]))
     currency = [k for k, _ in ranked[:n_currency]]
+    all_keys = sorted(set(keys.values()))
+    unknown = [k for k in extra_currency if k not in set(all_keys)]
+    if unknown:
+        k = unknown[0]
+        close = difflib.get_close_matches(k, all_keys, n=3, cutoff=0.6)
+        raise ConfigValueError(
+            f"metabolic.extra_currency: {k!r} is not a metabolite key of this network (keys are "
+            "compartment-free: the id without its compartment suffix, or the name without its "
+            f"compartment tag); closest: {close or 'none'}")
     currency += [k for k in extra_currency if k not in currency]
     cset = frozenset(currency)
     substrates = {d: s - cset for d, s in subs.items()}
@@ -259,5 +309,6 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
     log.info("directed network: %d directed reactions from %d model reactions (%d merged isozymes; dropped %s)",
              len(df), len(model.reactions), n_merged, {k: len(v) for k, v in dropped.items()})
     return DirectedNetwork(reactions=df, substrates=substrates, products=products, currency=tuple(currency),
-                           degree=dict(degree), merged=merged,
+                           degree={k: (int(v) if v == int(v) else float(v)) for k, v in degree.items()},
+                           merged=merged,
                            dropped={k: tuple(v) for k, v in dropped.items()}, formulas=formulas)

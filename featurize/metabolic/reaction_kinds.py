@@ -1,11 +1,29 @@
-"""What kind of reaction a model reaction is: enzymatic, transport or spontaneous.
+"""What kind of reaction a model reaction is: pseudo, transport, spontaneous or enzymatic.
 
-A biologist looks for a transporter differently from a metabolic enzyme, and a
-spontaneous reaction may need no gene at all; the ranking labels every orphan
-reaction with its kind (it does not drop any: curated yeast models later gave
-genes to several reactions first written as diffusion).
+A biologist looks for a transporter differently from a metabolic enzyme, a
+spontaneous reaction may need no gene at all, and a pseudoreaction is
+bookkeeping of the model that no enzyme catalyses; the ranking labels every
+orphan reaction with its kind (by default it ranks every kind but
+``pseudo``: curated yeast models later gave genes to several reactions
+first written as diffusion).
 
 :func:`reaction_kind` holds every rule, in this order:
+
+0. ``pseudo`` when
+
+   a. its SBO term is in :data:`PSEUDO_SBO` (yeast-GEM marks its 186 SLIME
+      reactions and its biomass, protein, lipid, ... pseudoreactions
+      ``SBO:0000395``, encapsulating process; its growth ``SBO:0000629`` and
+      non-growth maintenance ``SBO:0000630``), or
+   b. its name says so: ``SLIME``, ``pseudoreaction``, ``biomass``,
+      ``growth`` or ``maintenance`` (iMM904's ``ATPM``, "ATP maintenance
+      requirement"), or
+   c. its structure does: :data:`PSEUDO_MIN_METABOLITES` or more
+      metabolites (a biomass or component drain; no reaction with a gene has
+      more than 12 in yeast-GEM 9.0.2 or iMM904).
+
+   Lumped reactions (iMM904's ``FAS80_L``, "Fatty acid synthase ... lumped
+   reaction") are enzyme chains that have genes, and keep their kind.
 
 1. ``transport`` when
 
@@ -48,11 +66,17 @@ import cobra
 
 from featurize.metabolic.metabolites import metabolite_keys
 
-__all__ = ["REACTION_KINDS", "TRANSPORT_SBO", "SPONTANEOUS_SBO", "reaction_kind",
-           "reaction_kinds"]
+__all__ = ["PSEUDO_MIN_METABOLITES", "PSEUDO_SBO", "REACTION_KINDS", "TRANSPORT_SBO", "SPONTANEOUS_SBO",
+           "reaction_kind", "reaction_kinds"]
 
 #: The kinds, in the order the README and the browser list them.
-REACTION_KINDS = ("enzymatic", "transport", "spontaneous")
+REACTION_KINDS = ("enzymatic", "transport", "spontaneous", "pseudo")
+#: SBO terms of model bookkeeping: encapsulating process (395), biomass
+#: production (629), ATP maintenance (630).
+PSEUDO_SBO = frozenset({"SBO:0000395", "SBO:0000629", "SBO:0000630"})
+#: A reaction with this many metabolites or more is a biomass or component
+#: drain (``pseudo``).
+PSEUDO_MIN_METABOLITES = 20
 #: SBO terms that mark a transport reaction: translocation reaction (185) and
 #: transport reaction (655, "across a membrane, mediated by a transporter").
 TRANSPORT_SBO = frozenset({"SBO:0000185", "SBO:0000655"})
@@ -62,6 +86,7 @@ TRANSPORT_SBO = frozenset({"SBO:0000185", "SBO:0000655"})
 #: the set is empty and names/notes decide; extend it for models that have one.
 SPONTANEOUS_SBO: frozenset[str] = frozenset()
 
+_PSEUDO_RE = re.compile(r"\bSLIME\b|pseudo[\s_-]?reaction|biomass|\bgrowth\b|maintenance", re.IGNORECASE)
 _SPONTANEOUS_RE = re.compile(r"spontaneous|non[\s_-]?enzymatic", re.IGNORECASE)
 _DIFFUSION_RE = re.compile(r"diffusion", re.IGNORECASE)
 _TRANSPORT_SUBSYSTEM_RE = re.compile(r"\s*(?:s_)?transport", re.IGNORECASE)
@@ -111,6 +136,8 @@ def reaction_kind(rxn: cobra.Reaction, keys: Mapping[str, str] | None = None) ->
     text = _text(rxn)
     sbo = _sbo(rxn)
     diffusion = bool(_DIFFUSION_RE.search(text))
+    if sbo & PSEUDO_SBO or _PSEUDO_RE.search(rxn.name or "") or len(rxn.metabolites) >= PSEUDO_MIN_METABOLITES:
+        return "pseudo", diffusion
     consumed: dict[str, set] = {}
     produced: dict[str, set] = {}
     for met, coeff in rxn.metabolites.items():

@@ -74,7 +74,8 @@ def test_directed_network_columns_both_models(imm904, iff708):
     assert df.loc["AOBUTDs", "subsystem"] == "S_Threonine_and_Lysine_Metabolism"
     assert (df["subsystem"] != "").all()      # iMM904 gives every reaction a subsystem
     assert (df["ec_numbers"] == "").all()     # and no EC number
-    assert set(df["reaction_kind"]) == {"enzymatic", "transport", "spontaneous"}
+    assert set(df["reaction_kind"]) == {"enzymatic", "transport", "spontaneous", "pseudo"}
+    assert list(df.index[df["reaction_kind"] == "pseudo"]) == ["ATPM"]   # ATP maintenance
     # iFF708: EC numbers from MIRIAM ec-code annotations, no subsystems
     df = build_directed_network(iff708).reactions
     # glucokinase merged with the hexokinases of identical stoichiometry
@@ -97,3 +98,30 @@ def test_text_in_notes_counts():
     assert reaction_kind(r) == ("spontaneous", False)
     r.annotation["sbo"] = "SBO:0000185"
     assert reaction_kind(r) == ("transport", False)
+
+
+def test_pseudo_kind_on_real_reactions(imm904, yeast_gem_902):
+    keys = metabolite_keys(imm904)
+    # "ATP maintenance requirement": bookkeeping, no enzyme
+    assert reaction_kind(imm904.reactions.get_by_id("ATPM"), keys)[0] == "pseudo"
+    # a lumped enzyme chain with genes (FAS1/FAS2) keeps its kind
+    assert reaction_kind(imm904.reactions.get_by_id("FAS80_L"), keys)[0] == "enzymatic"
+    kinds = reaction_kinds(yeast_gem_902)
+    expected = {
+        "r_4041": "pseudo",       # biomass pseudoreaction (SBO:0000629)
+        "r_4046": "pseudo",       # non-growth associated maintenance reaction (SBO:0000630)
+        "r_4047": "pseudo",       # protein pseudoreaction (SBO:0000395)
+        "r_1449": "pseudo",       # inositol-P-ceramide B' (C24) [Golgi] SLIME rxn
+        "r_1097": "transport",    # (R,R)-butanediol transport, s_0035 <=> s_0036
+        "r_1008": "spontaneous",  # spontaneous cis-aconitate(3-) to trans-aconitate
+        "r_0029": "enzymatic",    # 2-oxo-4-methyl-3-carboxypentanoate decarboxylation
+    }
+    assert {r: kinds[r][0] for r in expected} == expected
+    orphans = [r for r in yeast_gem_902.reactions if not r.genes and r not in yeast_gem_902.boundary]
+    pseudo = [r for r in orphans if kinds[r.id][0] == "pseudo"]
+    # the release's 186 SLIME reactions, its 10 pseudoreactions and its maintenance reaction
+    assert sum("SLIME rxn" in r.name for r in pseudo) == 186
+    assert sum("pseudoreaction" in r.name for r in pseudo) == 10
+    assert len(pseudo) == 186 + 10 + 1
+    # no reaction with a gene is pseudo
+    assert not [r.id for r in yeast_gem_902.reactions if r.genes and kinds[r.id][0] == "pseudo"]
