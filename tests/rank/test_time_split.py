@@ -1,0 +1,79 @@
+"""Tests for rank.time_split: matching older orphans to a later release's genes
+(by hand on a toy pair of releases), the random expectation (brute force) and
+the metrics over benchmark reactions (by hand)."""
+
+from __future__ import annotations
+
+import itertools
+
+import cobra
+import numpy as np
+import pandas as pd
+import pytest
+
+from featurize.metabolic.network import build_directed_network
+from rank.time_split import best_later_ranks, later_genes, random_expectation, time_split_metrics
+
+
+def _release(rules: dict[str, str], reversible: set[str]) -> cobra.Model:
+    m = cobra.Model("release")
+    mets = {x: cobra.Metabolite(f"{x}_c", name=x, compartment="c") for x in "ABCDEF"}
+    m.add_metabolites(list(mets.values()))
+    spec = {"R1": ("A", "B"), "R2": ("B", "C"), "R3": ("C", "D"), "R4": ("D", "E"), "R5": ("E", "F")}
+    for rid, rule in rules.items():
+        s, p = spec[rid]
+        r = cobra.Reaction(rid, lower_bound=-1000 if rid in reversible else 0, upper_bound=1000)
+        m.add_reactions([r])
+        r.add_metabolites({mets[s]: -1, mets[p]: 1})
+        r.gene_reaction_rule = rule
+    return m
+
+
+def test_older_orphans_matched_to_later_genes_by_reaction_id():
+    older = _release({"R1": "G1", "R2": "", "R3": "", "R4": ""}, reversible={"R3"})
+    # the later release: R2 gained G5; R3 gained a complex (G1 and G6); R4
+    # is still an orphan; R5 is new
+    newer = _release({"R1": "G1", "R2": "G5", "R3": "G1 and G6", "R4": "", "R5": "G9"}, reversible=set())
+    net = build_directed_network(older, n_currency=0)
+    orphans = net.reactions[[not g for g in net.reactions["genes"]]]
+    assert list(orphans.index) == ["R2", "R3", "R3__rev", "R4"]
+    rules = {r.id: {g.id for g in r.genes} for r in newer.reactions}
+    assert later_genes(orphans, rules) == {"R2": frozenset({"G5"}), "R3": frozenset({"G1", "G6"}),
+                                           "R3__rev": frozenset({"G1", "G6"})}
+    # a reaction that the later release dropped gains nothing; a merged
+    # isozyme group gains the genes of any of its reactions
+    merged = pd.DataFrame({"model_reactions": ["R7;R2", "R8"]}, index=["R7", "R8"])
+    assert later_genes(merged, rules) == {"R7": frozenset({"G5"})}
+
+
+def test_best_later_rank_follows_the_ranking_order():
+    scores = np.array([0.5, np.nan, 0.9, 0.5])
+    cands = ["D", "A", "B", "C"]
+    # order: B (0.9), C and D tie at 0.5 (C first by id), then A (NaN)
+    assert best_later_ranks(scores, cands, frozenset({"D"})) == (3, 1)
+    assert best_later_ranks(scores, cands, frozenset({"A", "D", "Z"})) == (3, 2)
+    assert best_later_ranks(scores, cands, frozenset({"A"})) == (4, 1)
+    assert best_later_ranks(scores, cands, frozenset({"Z"})) == (0, 0)
+
+
+@pytest.mark.parametrize("n, m", [(6, 1), (6, 2), (5, 3), (4, 4)])
+def test_random_expectation_equals_brute_force(n, m):
+    best = [min(p.index(i) for i in range(m)) + 1 for p in itertools.permutations(range(n))]
+    e = random_expectation(n, m, ks=(1, 2, 5))
+    for k in (1, 2, 5):
+        assert e[f"hit@{k}"] == pytest.approx(np.mean([b <= k for b in best]))
+    assert e["mrr"] == pytest.approx(np.mean([1 / b for b in best]))
+
+
+def test_metrics_count_every_benchmark_reaction():
+    rows = pd.DataFrame({"best_rank": [1, 4, 25, 0, 0], "n_candidates": [10, 10, 100, 100, 0],
+                         "n_later_candidates": [1, 1, 2, 0, 0]})
+    m = time_split_metrics(rows, n_boot=200, seed=1)
+    # by hand: 5 reactions, two of them missed (not ranked / no later gene a candidate)
+    assert m["reactions"] == 5
+    assert m["hit@1"] == pytest.approx(1 / 5) and m["hit@5"] == pytest.approx(2 / 5)
+    assert m["hit@20"] == pytest.approx(2 / 5) and m["hit@50"] == pytest.approx(3 / 5)
+    assert m["mrr"] == pytest.approx((1 + 1 / 4 + 1 / 25) / 5)
+    assert m["median_rank"] == 4
+    assert m["hit@50_lo"] <= m["hit@50"] <= m["hit@50_hi"]
+    assert m["random_hit@1"] == pytest.approx((0.1 + 0.1 + random_expectation(100, 2)["hit@1"]) / 5)
