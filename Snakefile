@@ -22,6 +22,14 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/fetch.smk"
 include: "workflow/rules/metabolic.smk"
+
+
+# results/metabolic/time_split_validation.tsv (config metabolic.time_split)
+if "time_split" in config["metabolic"]:
+
+    include: "workflow/rules/time_split.smk"
+
+
 include: "workflow/rules/vision_crops.smk"
 include: "workflow/rules/vision_scenes.smk"
 include: "workflow/rules/mcar.smk"

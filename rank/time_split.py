@@ -32,16 +32,17 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
 from common.checks import check_param, int_at_least, open_unit_interval
-from rank.scoring import candidate_order, gene_id_ranks
+from rank.scoring import candidate_order, correct_scores, gene_id_ranks, pair_score_fn, score_matrix
 
-__all__ = ["HIT_KS", "later_genes", "best_later_ranks", "random_expectation", "time_split_metrics"]
+__all__ = ["HIT_KS", "later_genes", "best_later_ranks", "random_expectation", "time_split_metrics",
+           "time_split_rows", "time_split_table"]
 
 #: The k of the hit@k columns.
 HIT_KS = (1, 5, 20, 50)
@@ -74,23 +75,27 @@ def later_genes(orphans: pd.DataFrame, later_rules: Mapping[str, set]) -> dict[s
     return out
 
 
-def best_later_ranks(scores: np.ndarray, candidates: Sequence[str], genes: frozenset) -> tuple[int, int]:
+def best_later_ranks(scores: np.ndarray, candidates: Sequence[str], genes: frozenset,
+                     gene_rank: np.ndarray | None = None) -> tuple[int, int, str]:
     """1-based rank of the best-ranked later gene among ``candidates``
     (ordered as every ranking of :mod:`rank.scoring`: score descending, NaN
-    last, ties by gene id), and how many later genes are candidates.
-    The rank is 0 when none is.
+    last, ties by gene id), how many later genes are candidates, and the
+    best-ranked one. The rank is 0 (and the gene "") when none is.
+    ``gene_rank`` (:func:`rank.scoring.gene_id_ranks` of ``candidates``)
+    may be passed to save its computation.
 
     Examples
     --------
     >>> best_later_ranks(np.array([0.1, 0.9, 0.5]), ["A", "B", "C"], frozenset({"A", "C"}))
-    (2, 2)
+    (2, 2, 'C')
     >>> best_later_ranks(np.array([0.1, 0.9]), ["A", "B"], frozenset({"Z"}))
-    (0, 0)
+    (0, 0, '')
     """
     cands = list(candidates)
-    order = candidate_order(np.asarray(scores, dtype=np.float64), gene_id_ranks(cands))
+    gene_rank = gene_id_ranks(cands) if gene_rank is None else gene_rank
+    order = candidate_order(np.asarray(scores, dtype=np.float64), gene_rank)
     hits = [i + 1 for i, j in enumerate(order) if cands[j] in genes]
-    return (hits[0] if hits else 0), len(hits)
+    return (hits[0] if hits else 0), len(hits), (cands[order[hits[0] - 1]] if hits else "")
 
 
 def _log_comb(n, k):
@@ -187,3 +192,104 @@ def time_split_metrics(rows: pd.DataFrame, n_boot: int = 1000, seed: int = 0, le
     for name in values:
         out[f"random_{name}"] = float(np.mean([e[name] for e in expected])) if expected else float("nan")
     return out
+
+
+def time_split_table(rows: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """One row per ranking and reaction kind (``all`` first) of
+    :func:`time_split_metrics`.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        One row per (ranking, benchmark reaction): ``ranking``,
+        ``reaction``, ``reaction_kind``, ``ranked`` (bool: the older run
+        ranked the reaction), ``best_rank``, ``n_candidates``,
+        ``n_later_genes``, ``n_later_candidates``.
+
+    Returns
+    -------
+    DataFrame
+        ``ranking, reaction_kind, reactions, not_ranked, later_genes,
+        later_genes_not_candidates``, then the metrics with their intervals
+        and the random expectation, in the rankings' first-seen order.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"ranking": ["m"] * 2, "reaction": ["a", "b"],
+    ...     "reaction_kind": ["transport", "enzymatic"], "ranked": [True, False],
+    ...     "best_rank": [3, 0], "n_candidates": [50, 0], "n_later_genes": [1, 2],
+    ...     "n_later_candidates": [1, 0]})
+    >>> t = time_split_table(rows, n_boot=50)
+    >>> t[["reaction_kind", "reactions", "not_ranked", "later_genes", "hit@5"]].to_dict("records")[0]
+    {'reaction_kind': 'all', 'reactions': 2, 'not_ranked': 1, 'later_genes': 3, 'hit@5': 0.5}
+    """
+    out = []
+    for ranking in dict.fromkeys(rows["ranking"]):
+        r = rows[rows["ranking"] == ranking]
+        groups = [("all", r)] + [(k, g) for k, g in r.groupby("reaction_kind", sort=True)]
+        for kind, g in groups:
+            m = time_split_metrics(g, n_boot=n_boot, seed=seed)
+            out.append({"ranking": ranking, "reaction_kind": kind, "reactions": m.pop("reactions"),
+                        "not_ranked": int((~g["ranked"].astype(bool)).sum()),
+                        "later_genes": int(g["n_later_genes"].sum()),
+                        "later_genes_not_candidates": int((g["n_later_genes"] - g["n_later_candidates"]).sum()),
+                        **m})
+    return pd.DataFrame(out)
+
+
+def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str],
+                    benchmark: Mapping[str, frozenset],
+                    decisions: Mapping[str, Callable[[np.ndarray], np.ndarray]],
+                    rankings: Sequence[tuple[str, str, str]], batch_size: int = 2048) -> pd.DataFrame:
+    """Best later-gene rank of every benchmark reaction under every ranking.
+
+    Each model scores *every* eligible orphan (the reference set of a gene
+    correction is the orphans ranked together, as in the final ranking),
+    then each of its rankings is read off for the benchmark reactions.
+
+    Parameters
+    ----------
+    featurizer : PairFeaturizer
+        The older release's.
+    orphans : DataFrame
+        :func:`rank.evidence.orphan_reactions` of the older release (index:
+        directed id; columns ``reaction_kind``, ``eligible``).
+    candidates : sequence of str
+    benchmark : mapping
+        :func:`later_genes`: directed id -> later genes.
+    decisions : mapping
+        Model name -> decision function (:func:`rank.refit.ranking_decision_for`).
+    rankings : sequence of (name, model, gene correction)
+        The rankings to evaluate, e.g. ``("hgb+centred", "hgb", "centred")``.
+
+    Returns
+    -------
+    DataFrame
+        One row per (ranking, benchmark reaction), the input of
+        :func:`time_split_table`, plus ``later_genes`` (``;``-joined) and
+        ``best_gene`` (the best-ranked later gene, "" if none).
+    """
+    cands = list(dict.fromkeys(candidates))
+    in_cands = set(cands)
+    eligible = [r for r in orphans.index[orphans["eligible"].astype(bool)]]
+    bench = [r for r in orphans.index if r in benchmark]
+    rows = []
+    scores: dict[str, np.ndarray] = {}
+    for model in dict.fromkeys(m for _, m, _ in rankings):
+        scores[model] = score_matrix(pair_score_fn(featurizer, decisions[model]), eligible, cands, batch_size)
+    where = {r: i for i, r in enumerate(eligible)}
+    gene_rank = gene_id_ranks(cands)
+    for name, model, correction in rankings:
+        C = correct_scores(scores[model], correction)
+        for r in bench:
+            genes = benchmark[r]
+            n_later_cands = len(genes & in_cands)
+            best, best_gene = 0, ""
+            if r in where:
+                best, _, best_gene = best_later_ranks(C[where[r]], cands, genes, gene_rank)
+            rows.append({"ranking": name, "reaction": r, "reaction_kind": orphans.loc[r, "reaction_kind"],
+                         "ranked": r in where, "best_rank": best, "best_gene": best_gene,
+                         "n_candidates": len(cands), "n_later_genes": len(genes),
+                         "n_later_candidates": n_later_cands, "later_genes": ";".join(sorted(genes))})
+    return pd.DataFrame(rows, columns=["ranking", "reaction", "reaction_kind", "ranked", "best_rank", "best_gene",
+                                       "n_candidates", "n_later_genes", "n_later_candidates", "later_genes"])

@@ -50,10 +50,10 @@ def test_best_later_rank_follows_the_ranking_order():
     scores = np.array([0.5, np.nan, 0.9, 0.5])
     cands = ["D", "A", "B", "C"]
     # order: B (0.9), C and D tie at 0.5 (C first by id), then A (NaN)
-    assert best_later_ranks(scores, cands, frozenset({"D"})) == (3, 1)
-    assert best_later_ranks(scores, cands, frozenset({"A", "D", "Z"})) == (3, 2)
-    assert best_later_ranks(scores, cands, frozenset({"A"})) == (4, 1)
-    assert best_later_ranks(scores, cands, frozenset({"Z"})) == (0, 0)
+    assert best_later_ranks(scores, cands, frozenset({"D"})) == (3, 1, "D")
+    assert best_later_ranks(scores, cands, frozenset({"A", "D", "Z"})) == (3, 2, "D")
+    assert best_later_ranks(scores, cands, frozenset({"A"})) == (4, 1, "A")
+    assert best_later_ranks(scores, cands, frozenset({"Z"})) == (0, 0, "")
 
 
 @pytest.mark.parametrize("n, m", [(6, 1), (6, 2), (5, 3), (4, 4)])

@@ -11,12 +11,11 @@ from threadpoolctl import threadpool_limits
 
 from common.io import write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
-from models.registry import get_method
-from models.selection import consensus_params, fit_estimator
-from rank.baselines import BASELINES, baseline_scores
+from rank.baselines import BASELINES
 from rank.evidence import explain_ranking, mark_ranked, orphan_reactions
 from rank.metrics import choose_ranking_method, ranking_quality
-from rank.scoring import pair_score_fn, rank_candidates, ranking_decision, split_ranking_name
+from rank.refit import ranking_decision_for
+from rank.scoring import pair_score_fn, rank_candidates, split_ranking_name
 
 from _bootstrap import setup
 
@@ -46,20 +45,12 @@ if v is not None:
 else:
     log.warning("%s was not in the ranking validation: its ranking quality is unknown", method)
 
-if model_name in BASELINES:
-    def decision(X):
-        return baseline_scores(model_name, featurizer, X)
-else:
+cv = None
+if model_name not in BASELINES:
     with open(dict(zip(p.cv_methods, smk.input.cv))[model_name], "rb") as fh:
         cv = pickle.load(fh)
-    params = consensus_params(cv.best_params)
-    log.info("refitting %s on all %d instances with %s (the choice of most outer folds)",
-             model_name, len(data["y"]), params)
-    start = time.perf_counter()
-    model = get_method(model_name).make(groups=data["groups"], random_state=p.seed).set_params(**params)
-    fit_estimator(model, data["X"], data["y"], query=data["instance_group"])
-    log.info("fit in %.1f s", time.perf_counter() - start)
-    decision = ranking_decision(model, p.margin_rule)
+decision, _ = ranking_decision_for(model_name, cv, data, featurizer, seed=p.seed, margin_rule=p.margin_rule,
+                                   log=log)
 
 orphans = orphan_reactions(net, featurizer, kinds=p.kinds)
 with_evidence = orphans.index[orphans["eligible"]].tolist()

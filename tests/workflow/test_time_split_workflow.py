@@ -1,0 +1,70 @@
+"""The time-split target end to end on a toy pair of releases: the older
+release is the toy model with the genes of two reactions removed; the newer
+is the toy model itself, which gives them their genes back."""
+
+from __future__ import annotations
+
+import cobra
+import pandas as pd
+import pytest
+
+from rank.time_split import random_expectation
+from toy_data import write_toy_inputs
+from workflow_helpers import run_snakemake, toy_config
+
+pytestmark = pytest.mark.slow
+
+GAINED = ("R_p4_2", "R_p5_2")
+
+
+@pytest.fixture(scope="module")
+def time_split_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("time_split")
+    inputs = write_toy_inputs(tmp / "inputs")
+    newer = cobra.io.load_json_model(str(inputs["model"]))
+    later = {rid: newer.reactions.get_by_id(rid).gene_reaction_rule for rid in GAINED}
+    older = newer.copy()
+    for rid in GAINED:
+        older.reactions.get_by_id(rid).gene_reaction_rule = ""
+    older_path = tmp / "inputs" / "older.json"
+    cobra.io.save_json_model(older, str(older_path))
+    config = toy_config(inputs, tmp)
+    toy = config["metabolic"]["datasets"]["toy"]
+    config["metabolic"]["datasets"]["toy_older"] = {**toy, "network": f"file:{older_path}"}
+    config["metabolic"]["time_split"] = {"older": "toy_older", "newer": "toy"}
+    proc = run_snakemake(tmp, config, "results/metabolic/time_split_validation.tsv")
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    return tmp, inputs, later
+
+
+def test_benchmark_is_the_reactions_the_newer_release_gave_genes(time_split_run):
+    tmp, inputs, later = time_split_run
+    rows = pd.read_csv(tmp / "results/metabolic/time_split_reactions.tsv", sep="\t", keep_default_na=False)
+    # the toy's own orphans are orphans in both releases: not benchmark reactions
+    assert set(rows["reaction"]) == set(GAINED)
+    for r in rows.itertuples():
+        assert r.later_genes == later[r.reaction] and r.n_later_genes == 1 and r.ranked
+        assert 1 <= r.best_rank <= r.n_candidates and r.best_gene == later[r.reaction]
+    # rankings: the configured method first, then each validated method and
+    # baseline, raw and after the configured gene correction
+    assert list(dict.fromkeys(rows["ranking"])) == [
+        "geometric", "geometric+centred", "zero", "zero+centred", "coexpr", "coexpr+centred",
+        "adjacency", "adjacency+centred"]
+
+
+def test_table_summarises_the_reaction_rows(time_split_run):
+    tmp, _, _ = time_split_run
+    rows = pd.read_csv(tmp / "results/metabolic/time_split_reactions.tsv", sep="\t", keep_default_na=False)
+    table = pd.read_csv(tmp / "results/metabolic/time_split_validation.tsv", sep="\t")
+    assert table.loc[table["default"], "ranking"].unique().tolist() == ["geometric"]
+    for t in table[table["reaction_kind"] == "all"].itertuples():
+        r = rows[rows["ranking"] == t.ranking]
+        assert t.reactions == 2 and t.not_ranked == 0 and t.later_genes == 2
+        row = table[(table["ranking"] == t.ranking) & (table["reaction_kind"] == "all")].iloc[0]
+        assert row["hit@1"] == pytest.approx((r["best_rank"] == 1).mean())
+        assert row["mrr"] == pytest.approx((1 / r["best_rank"]).mean(), abs=1e-4)
+        n = int(r["n_candidates"].iloc[0])
+        assert row["random_hit@1"] == pytest.approx(random_expectation(n, 1)["hit@1"], abs=1e-4)
+    # the older run lives apart and leaves the main results alone
+    assert (tmp / "results/time_split/toy_older/metabolic/staged/ranking_validation.tsv").is_file()
+    assert not (tmp / "results/enzyme_ranking.tsv").exists()

@@ -1,0 +1,75 @@
+# Time-split validation: the whole metabolic pipeline runs once more on an
+# older model release (a Snakemake module of metabolic_release.smk, its
+# results under results/time_split/<older>/, its inputs fetched by this
+# workflow's fetch rules), and the older orphans are scored against the genes
+# that a newer release gave them. A test, never a tuning set: nothing in the
+# pipeline reads its table.
+
+TIME_SPLIT = MET["time_split"]
+for _key in ("older", "newer"):
+    if TIME_SPLIT[_key] not in MET["datasets"]:
+        raise ValueError(
+            f"config: metabolic.time_split.{_key} is {TIME_SPLIT[_key]!r}, which is not one of "
+            f"the input sets under metabolic.datasets ({', '.join(sorted(MET['datasets']))})."
+        )
+OLDER_DIR = f"results/time_split/{TIME_SPLIT['older']}"
+
+
+def older_release_config():
+    """The workflow config with the older release as the metabolic input set."""
+    import copy
+
+    cfg = copy.deepcopy(config)
+    cfg["metabolic"]["dataset"] = TIME_SPLIT["older"]
+    return cfg
+
+
+module older_release:
+    snakefile:
+        "metabolic_release.smk"
+    config:
+        older_release_config()
+    replace_prefix:
+        {
+            "results/": f"{OLDER_DIR}/",
+            "logs/": f"logs/time_split/{TIME_SPLIT['older']}/",
+        }
+
+
+use rule * from older_release as older_*
+
+
+rule metabolic_time_split:
+    input:
+        featurizer=rules.older_metabolic_features.output.featurizer,
+        features=rules.older_metabolic_features.output.features,
+        validation=rules.older_metabolic_ranking_validation.output.table,
+        cv=expand(f"{OLDER_DIR}/metabolic/cv/{{method}}.pkl", method=ranking_models()),
+        newer_network=input_ref(MET["datasets"][TIME_SPLIT["newer"]]["network"]),
+    output:
+        table=report(
+            f"{MET_DIR}/time_split_validation.tsv",
+            caption="../report/time_split_validation.rst",
+            category="Enzyme ranking",
+        ),
+        reactions=f"{MET_DIR}/time_split_reactions.tsv",
+    log:
+        "logs/metabolic/time_split.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=120,
+    params:
+        method=MET["ranking"]["method"],
+        validation_methods=MET["ranking"]["validation_methods"],
+        gene_corrections=MET["ranking"]["gene_corrections"],
+        cv_methods=ranking_models(),
+        margin_rule=MET["ranking"]["margin_rule"],
+        batch_size=MET["ranking"]["batch_size"],
+        n_bootstrap=MET["ranking"]["n_bootstrap"],
+        kinds=MET["ranking"]["kinds"],
+        seed=config["seed"],
+    script:
+        "../scripts/metabolic_time_split.py"

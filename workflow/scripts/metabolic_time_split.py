@@ -1,0 +1,73 @@
+"""Time-split validation: the older release's orphans, ranked by the older
+run's models exactly as today's orphans are ranked, scored against the genes
+that the newer release gave them (rank/time_split.py)."""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+from threadpoolctl import threadpool_limits
+
+from common.io import write_tsv_atomic
+from featurize.metabolic.bundle import FeatureBundle
+from featurize.metabolic.model_io import load_model
+from rank.baselines import BASELINES
+from rank.evidence import orphan_reactions
+from rank.metrics import choose_ranking_method
+from rank.refit import ranking_decision_for
+from rank.scoring import ranking_name, split_ranking_name
+from rank.time_split import later_genes, time_split_rows, time_split_table
+
+from _bootstrap import setup
+
+log = setup(snakemake)
+smk = snakemake
+p = smk.params
+
+bundle = FeatureBundle.load(smk.input.featurizer)
+featurizer, net, candidates = bundle.featurizer, bundle.network, bundle.candidates
+data = np.load(smk.input.features, allow_pickle=False)
+validation = pd.read_csv(smk.input.validation, sep="\t")
+
+# the older run's own choice, as the final ranking makes it
+default = choose_ranking_method(validation, "mrr") if p.method == "auto" else p.method
+log.info("older release: ranking method %s (%s)", default,
+         "best cross-validated MRR of the older release" if p.method == "auto" else "config")
+rankings = [default]
+for m in [*p.validation_methods, *BASELINES]:
+    for c in ["none", *p.gene_corrections]:
+        name = ranking_name(m, c)
+        if name not in rankings:
+            rankings.append(name)
+plan = [(name, *split_ranking_name(name)) for name in rankings]
+
+newer = load_model(smk.input.newer_network)
+later_rules = {r.id: {g.id for g in r.genes} for r in newer.reactions}
+orphans = orphan_reactions(net, featurizer, kinds=p.kinds).set_index("reaction_id")
+# every model reaction of a merged isozyme group is looked up in the newer release
+orphans["model_reactions"] = net.reactions.loc[orphans.index, "model_reactions"]
+benchmark = later_genes(orphans, later_rules)
+log.info("older orphans: %d (%d to rank); the newer release gave genes to %d of them (%s)", len(orphans),
+         int(orphans["eligible"].sum()), len(benchmark),
+         orphans.loc[list(benchmark), "reaction_kind"].value_counts().to_dict())
+
+cv_of = dict(zip(p.cv_methods, smk.input.cv))
+decisions = {}
+for model in dict.fromkeys(m for _, m, _ in plan):
+    cv = None
+    if model not in BASELINES:
+        with open(cv_of[model], "rb") as fh:
+            cv = pickle.load(fh)
+    decisions[model], _ = ranking_decision_for(model, cv, data, featurizer, seed=p.seed,
+                                               margin_rule=p.margin_rule, log=log)
+with threadpool_limits(1):
+    rows = time_split_rows(featurizer, orphans, candidates, benchmark, decisions, plan,
+                           batch_size=p.batch_size)
+table = time_split_table(rows, n_boot=p.n_bootstrap, seed=p.seed)
+table.insert(1, "default", table["ranking"] == default)
+for r in table[table["reaction_kind"] == "all"].to_dict("records"):
+    log.info("%s: hit@1 %.3f, hit@20 %.3f, MRR %.3f over %d reactions (%d not ranked); random order: "
+             "hit@1 %.3f, hit@20 %.3f", r["ranking"], r["hit@1"], r["hit@20"], r["mrr"], r["reactions"],
+             r["not_ranked"], r["random_hit@1"], r["random_hit@20"])
+write_tsv_atomic(rows, smk.output.reactions)
+write_tsv_atomic(table.round(4), smk.output.table)
