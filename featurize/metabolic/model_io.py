@@ -146,7 +146,22 @@ def load_model(path: str | Path, notes: list | None = None) -> cobra.Model:
             "with parentheses)")
     _canonical_model_genes(model, path, notes)
     _check_gene_rules(model, path)
+    _check_reserved_ids(model, path)
     return model
+
+
+def _check_reserved_ids(model: cobra.Model, path: Path) -> None:
+    """``<id>__rev`` names the reverse direction of reversible reaction
+    ``<id>`` in the directed network; a model reaction may not take it."""
+    ids = {r.id for r in model.reactions}
+    for r in model.reactions:
+        if r.id.endswith("__rev") and r.id[: -len("__rev")] in ids:
+            base = model.reactions.get_by_id(r.id[: -len("__rev")])
+            if base.lower_bound < 0:
+                raise InputFileError(
+                    path, f"reaction {r.id!r} has the id that the directed network gives the reverse "
+                          f"direction of reversible reaction {base.id!r}",
+                    "rename it: ids ending in '__rev' are reserved for reverse directions")
 
 
 def _check_gene_rules(model: cobra.Model, path: Path) -> None:
@@ -188,9 +203,9 @@ def _load_any(path: Path, suffix: str, compressed: bool, notes: list, caught: li
 def _read_text(path: Path, compressed: bool) -> str:
     try:
         if compressed:
-            with gzip.open(path, "rt", encoding="utf-8") as fh:
+            with gzip.open(path, "rt", encoding="utf-8-sig") as fh:
                 return fh.read()
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")   # a byte-order mark is not data
     except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise InputFileError(path, f"cannot be read: {type(exc).__name__}: {exc}",
                              "check the file's permissions, compression and encoding (UTF-8)") from exc
@@ -236,6 +251,19 @@ def _canonical_rule(rule: str, mapping: dict[str, str]) -> str:
         return mapping.get(tok) or canonical_gene_id(tok)[0]
 
     return re.sub(r"[^()\s]+", repl, rule)
+
+
+def _ec_numbers_into_annotation(rxn: dict) -> None:
+    """RAVEN's YAML (yeast-GEM 9) keeps EC numbers in a reaction key
+    ``eccodes``, which cobrapy drops: move them to ``annotation['ec-code']``."""
+    ecs = rxn.pop("eccodes", None)
+    if ecs is None:
+        return
+    ecs = [ecs] if isinstance(ecs, str) else list(ecs)
+    ecs = [e.strip() for x in ecs for e in re.split(r"[;,]", str(x)) if e.strip()]
+    annotation = rxn.setdefault("annotation", {})
+    if ecs and "ec-code" not in annotation:
+        annotation["ec-code"] = ecs
 
 
 def _parse_yaml(text: str):
@@ -309,6 +337,7 @@ def _load_dict_model(path: Path, fmt: str, compressed: bool, notes: list) -> cob
                 path, f"reaction {rxn.get('id')!r} uses metabolite(s) {undefined[:5]} that are not in the "
                       f"model's 'metabolites' list ({len(met_ids)} metabolites)",
                 "add them to 'metabolites' or correct the reaction")
+        _ec_numbers_into_annotation(rxn)
         rule = str(rxn.get("gene_reaction_rule") or "")
         new_rule = _canonical_rule(rule, mapping)
         tokens = {t for t in _RULE_TOKEN_RE.split(new_rule) if t and t.lower() not in ("and", "or")}

@@ -26,7 +26,7 @@ import cobra
 import pandas as pd
 
 from common.exceptions import ConfigValueError
-from featurize.metabolic.metabolites import metabolite_keys
+from featurize.metabolic.metabolites import metabolite_keys, strip_compartment_name
 from featurize.metabolic.reaction_kinds import reaction_kind
 
 __all__ = ["DirectedNetwork", "build_directed_network", "lipid_class"]
@@ -97,21 +97,26 @@ def _ec_numbers(rxn: cobra.Reaction) -> list[str]:
 
 
 def _subsystems(rxn: cobra.Reaction) -> list[str]:
-    """The model's subsystem of a reaction; else its KEGG pathway
+    """The model's subsystems of a reaction (one string, or a list as
+    yeast-GEM's YAML and RAVEN's .mat give them); else its KEGG pathway
     annotations (``kegg.pathway:sce00010``, as cobrapy reads them from
     SBML/JSON reaction annotations); else none."""
-    if str(rxn.subsystem or "").strip():
-        return [str(rxn.subsystem).strip()]
+    sub = rxn.subsystem
+    items = [str(x).strip() for x in sub] if isinstance(sub, (list, tuple)) else [str(sub or "").strip()]
+    items = list(dict.fromkeys(x for x in items if x))
+    if items:
+        return items
     kegg = rxn.annotation.get("kegg.pathway", [])
     if isinstance(kegg, str):
         kegg = [kegg]
     return [f"kegg.pathway:{str(k).strip()}" for k in kegg if str(k).strip()]
 
 
-def _side(coeffs: dict, model: cobra.Model, multi_comp: bool) -> str:
+def _side(coeffs: dict, model: cobra.Model, multi_comp: bool, tags: set[str]) -> str:
     parts = []
     for met, c in coeffs:
-        label = met.name or met.id
+        # a name that carries its compartment (RAVEN: "ATP [cytoplasm]") gets it once
+        label = strip_compartment_name(met.name, tags) or met.id
         if multi_comp and met.compartment:
             label += f" [{model.compartments.get(met.compartment, met.compartment) or met.compartment}]"
         c = abs(c)
@@ -240,6 +245,8 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
     merged = {g[0].id: tuple(x.id for x in g) for g in groups.values() if len(g) > 1}
 
     keys = metabolite_keys(model)
+    tags = {str(c).lower() for c in model.compartments} | {
+        str(n).lower() for n in model.compartments.values() if n}
     rows, subs, prods = [], {}, {}
     for group in groups.values():
         first = group[0]
@@ -268,7 +275,7 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
             did = first.id if d == "forward" else f"{first.id}__rev"
             rows.append({
                 "id": did, "reaction_id": first.id, "name": first.name or "",
-                "equation": f"{_side(s_side, model, multi)} -> {_side(p_side, model, multi)}",
+                "equation": f"{_side(s_side, model, multi, tags)} -> {_side(p_side, model, multi, tags)}",
                 "ec_numbers": ";".join(ecs), "genes": genes, "direction": d,
                 "model_reactions": ";".join(x.id for x in group),
                 "subsystem": ";".join(subsystems), "reaction_kind": kind,
@@ -277,6 +284,14 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
             subs[did] = frozenset(keys[m.id] for m, _ in s_side)
             prods[did] = frozenset(keys[m.id] for m, _ in p_side)
 
+    seen: dict[str, str] = {}
+    for row in rows:
+        if row["id"] in seen:
+            raise ValueError(
+                f"model {model.id!r}: reaction {row['id']!r} has the id that the directed network gives the "
+                f"reverse direction of reaction {seen[row['id']]!r}; rename it (ids ending in '__rev' are "
+                "reserved for reverse directions)")
+        seen[row["id"]] = row["reaction_id"]
     kind_of = {row["id"]: row["reaction_kind"] for row in rows}
     degree = _currency_degree({d: s for d, s in subs.items() if kind_of[d] != "pseudo"}, prods)
     ranked = sorted(degree.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -112,3 +112,9 @@ def test_one_release_same_network_from_mat_and_yaml(mirror):
     assert find_motifs(nm) == find_motifs(ny)
     # copies of a compound are one key: transports are transports
     assert (nm.reactions["reaction_kind"] == "transport").sum() > 1000
+    # RAVEN's names carry their compartment: equations print it once. (The
+    # YAML rounds the SLIME reactions' coefficients to 5 digits; the .mat does not.)
+    real = nm.reactions.index[nm.reactions["reaction_kind"] != "pseudo"]
+    assert nm.reactions.loc[real, "equation"].equals(ny.reactions.loc[real, "equation"])
+    assert nm.reactions.loc["r_1097", "equation"] == \
+        "(R,R)-2,3-butanediol [cytoplasm] -> (R,R)-2,3-butanediol [extracellular]"

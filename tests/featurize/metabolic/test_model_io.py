@@ -153,8 +153,8 @@ def test_raven_files_of_one_release_load_with_their_gene_rules(mirror):
     assert yml.metabolites.get_by_id("s_3816").name == "[cytochrome c]-L-lysine"
 
 
-def test_yeast_gem_902_currency(yeast_gem_902):
-    """Currency metabolites of yeast-GEM 9.0.2 by degree: no lipid species
+def test_yeast_gem_902_network(yeast_gem_902):
+    """yeast-GEM 9.0.2's directed network. Currency metabolites by degree: no lipid species
     (the acyltransferase written once per chain combination counts once, and
     SLIME reactions count not at all)."""
     net = build_directed_network(yeast_gem_902)
@@ -163,9 +163,29 @@ def test_yeast_gem_902_currency(yeast_gem_902):
     kinds = net.reactions.loc[[r for r in net.reactions.index if not net.reactions.loc[r, "genes"]],
                               "reaction_kind"]
     assert (kinds == "pseudo").sum() > 180
+    # subsystems as the release lists them, EC numbers from its `eccodes` key
+    r = net.reactions.loc["r_0001"]
+    assert (r["subsystem"], r["ec_numbers"]) == ("Pyruvate metabolism", "1.1.2.4;1.1.99.-")
+    assert not net.reactions["subsystem"].str.startswith("[").any()
+    assert (net.reactions["ec_numbers"] != "").sum() > 3000
 
 
 def test_extra_currency_that_matches_nothing_stops():
     with pytest.raises(ConfigValueError, match=r"metabolic.extra_currency: 'atp_c' is not a metabolite key "
                                                r".*closest: \['atp'"):
         build_directed_network(toy_model(), n_currency=0, extra_currency=("atp_c",))
+
+
+def test_reaction_id_of_a_reverse_direction_stops(tmp_path):
+    m = toy_model()
+    rev = next(r for r in m.reactions if r.lower_bound < 0 and r.metabolites and r.genes)
+    clash = cobra.Reaction(f"{rev.id}__rev", lower_bound=0, upper_bound=1000)
+    m.add_reactions([clash])
+    clash.add_metabolites({k: -v for k, v in rev.metabolites.items()})
+    clash.gene_reaction_rule = rev.gene_reaction_rule
+    path = tmp_path / "clash.json"
+    cobra.io.save_json_model(m, str(path))
+    with pytest.raises(InputFileError, match=rf"clash.json: reaction '{rev.id}__rev' has the id that the "
+                                             rf"directed network gives the reverse direction of reversible "
+                                             rf"reaction '{rev.id}'"):
+        load_model(path)
