@@ -55,7 +55,7 @@ from models._validation import (
 )
 from models.impute import IMPUTERS, make_imputer
 
-__all__ = ["ImputedSVC", "LogRegIndicator", "make_hgb"]
+__all__ = ["AbsentColumnsHGB", "ImputedSVC", "LogRegIndicator", "make_hgb"]
 
 class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     """An imputer followed by an SVM: the paper's baselines.
@@ -266,9 +266,45 @@ def _knn_shared(first: ImputedSVC, X_train, X_val, by_key, ests, cache):
     return cache["train"].pop(k), cache["val"].pop(k)
 
 
+class AbsentColumnsHGB(HistGradientBoostingClassifier):
+    """HistGradientBoostingClassifier that leaves out the columns absent in
+    every training row.
+
+    Such a column carries no information, and every other method ignores it
+    (the geometric margin measures nothing in it; mean imputation drops it;
+    zero imputation and flags make it constant), but scikit-learn's binning
+    fails on it ("window shape cannot be larger than input array shape").
+    ``present_`` marks the columns used (``n_features_in_`` counts those);
+    prediction reads only those.
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        X = np.asarray(X, dtype=np.float64)
+        self.present_ = ~np.isnan(X).all(axis=0) if X.ndim == 2 else np.ones(0, bool)
+        if X.ndim == 2 and not self.present_.any():
+            self.present_[:] = True   # nothing to keep: let the estimator say so
+        return super().fit(X[:, self.present_] if X.ndim == 2 else X, y, sample_weight=sample_weight)
+
+    def _present(self, X):
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.present_.size:
+            raise ValueError(f"X has {X.shape[-1] if X.ndim else 0} features, but {type(self).__name__} "
+                             f"is expecting {self.present_.size} features as input.")
+        return X[:, self.present_]
+
+    def _raw_predict(self, X, n_threads=None):
+        if getattr(self, "_in_fit", False):   # binned training data, columns already chosen
+            return super()._raw_predict(X, n_threads=n_threads)
+        return super()._raw_predict(self._present(X), n_threads=n_threads)
+
+    def _staged_raw_predict(self, X):
+        return super()._staged_raw_predict(self._present(X))
+
+
 def make_hgb(*, learning_rate: float = 0.1, max_leaf_nodes: int = 31, max_iter: int = 100,
              random_state=None) -> HistGradientBoostingClassifier:
-    """HistGradientBoostingClassifier on the raw NaN matrix (no imputation).
+    """Gradient boosting on the raw NaN matrix (no imputation):
+    :class:`AbsentColumnsHGB`.
 
     Early stopping is off so that the fit is deterministic and uses every
     training instance; the number of trees is ``max_iter``.
@@ -280,9 +316,8 @@ def make_hgb(*, learning_rate: float = 0.1, max_leaf_nodes: int = 31, max_iter: 
     >>> make_hgb(random_state=0).fit(X, [0, 0, 1, 1] * 30).predict([[np.nan], [2.0]])
     array([0, 1])
     """
-    return HistGradientBoostingClassifier(learning_rate=learning_rate,
-                                          max_leaf_nodes=max_leaf_nodes, max_iter=max_iter,
-                                          early_stopping=False, random_state=random_state)
+    return AbsentColumnsHGB(learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes, max_iter=max_iter,
+                            early_stopping=False, random_state=random_state)
 
 
 class LogRegIndicator(AbsentFeatureClassifierMixin, BaseEstimator):

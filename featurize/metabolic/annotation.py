@@ -120,7 +120,7 @@ def parse_gaf(path: str | Path, *, reference: str = HUH2003_REFERENCE,
     n_rows = 0
     seen_raw: set[str] = set()
     try:
-        fh = open(path, encoding="utf-8", errors="replace")
+        fh = open(path, encoding="utf-8-sig", errors="replace")   # a byte-order mark is not data
     except OSError as exc:
         raise InputFileError(path, f"cannot be read: {type(exc).__name__}: {exc.strerror or exc}",
                              "check the file's permissions") from exc

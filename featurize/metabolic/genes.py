@@ -165,7 +165,7 @@ def log_notes(notes: Sequence[GeneIdNote], logger: logging.Logger | None = None,
 
 def check_coverage(name: str, table, network_genes: Sequence[str], min_fraction: float,
                    *, where: str = "", key: str = "metabolic.min_source_coverage",
-                   source_ids: Sequence[str] = ()) -> tuple[int, int]:
+                   source_ids: Sequence[str] = (), empty: str = "") -> tuple[int, int]:
     """Stop with :class:`SourceCoverageError` if fewer than ``min_fraction``
     of ``network_genes`` have at least one value in ``table`` (genes x
     features, canonical ids). Returns ``(matched, total)``.
@@ -173,6 +173,8 @@ def check_coverage(name: str, table, network_genes: Sequence[str], min_fraction:
     The message gives matched/total, examples of network genes without data
     and of the source's own ids (those with data, else ``source_ids``, e.g.
     the rows a loader left out), so a mismatch of id conventions is visible.
+    A source without any data at all is no id mismatch: the message then
+    says so, with ``empty`` (which rows the source would need).
     """
     from common.exceptions import SourceCoverageError
 
@@ -180,6 +182,11 @@ def check_coverage(name: str, table, network_genes: Sequence[str], min_fraction:
     present = set(table.index[table.notna().to_numpy().any(axis=1)]) if table.shape[1] else set()
     matched = sum(g in present for g in genes)
     total = len(genes)
+    if total and not present and not source_ids:
+        raise SourceCoverageError(
+            f"source {name!r}{f' ({where})' if where else ''} holds no data for any gene"
+            + (f": {empty}" if empty else "") + f"; config key {key} requires data for at least "
+            f"{min_fraction:.1%} of the network's genes")
     if total and matched < min_fraction * total:
         unmatched = [g for g in genes if g not in present][:5]
         own = sorted(present)[:5] if present else (list(source_ids)[:5] or sorted(map(str, table.index))[:5])

@@ -63,6 +63,16 @@ BAD_CONFIGS = {
     "unknown_mcar_dataset": (_set("mcar.datasets", {"iris": ["mcar50"]}), ["iris", "mcar"]),
     "bad_mcar_scenario": (_set("mcar.datasets", {"wdbc": ["mcar150"]}), ["mcar150", "mcar"]),
     "unknown_mcar_method": (_set("mcar.methods", ["zero", "svm_magic"]), ["svm_magic", "mcar"]),
+    # values the schema accepts but the code would fail on later (common/config_checks.py)
+    "top_n_float": (_set("metabolic.ranking.top_n", 3.0),
+                    ["config: metabolic.ranking.top_n is 3.0; expected an integer (write 3)"]),
+    "n_splits_float": (_set("metabolic.n_splits", 3.0),
+                       ["config: metabolic.n_splits is 3.0; expected an integer (write 3)"]),
+    "seed_float": (_set("seed", 1.0), ["config: seed is 1.0; expected an integer (write 1)"]),
+    "seed_too_large": (_set("seed", 2 ** 32), ["['seed']", "4294967296 is greater than the maximum"]),
+    "unknown_grid_parameter": (_set("metabolic.param_grids.zero", [{"kernel": ["linear"], "Cc": [1.0]}]),
+                               ["config: metabolic.param_grids.zero names parameter 'Cc', which zero does not "
+                                "have; closest: ['C']"]),
 }
 
 

@@ -16,6 +16,15 @@ DOWNLOAD_DIR = config["download_dir"]
 with open(REPO / "data" / "registry.yaml") as fh:
     REGISTRY = yaml.safe_load(fh)["files"]
 
+# what the schema cannot check, before any job starts: integer keys given as
+# floats, grid parameters a method does not have
+from common.config_checks import check_integers, check_param_grids
+
+with open(REPO / "workflow" / "schemas" / "config.schema.yaml") as fh:
+    check_integers(config, yaml.safe_load(fh))
+for _section in ("metabolic", "vision", "mcar"):
+    check_param_grids(config[_section].get("param_grids"), f"{_section}.param_grids")
+
 MET = config["metabolic"]
 if MET["dataset"] not in MET["datasets"]:
     raise ValueError(

@@ -50,14 +50,18 @@ sources = {"expr": expression, "domain": annotation.domains, "loc": localization
 network_genes = sorted({g for gs in net.reactions["genes"] for g in gs})
 # every configured source (and every expression file) must match enough of the
 # network's genes; a source that matches (almost) nothing is a wrong input
-checks = [(f"expr:{key}", expression[[c for c in expression.columns if c.startswith(f"{key}_")]], path)
+checks = [(f"expr:{key}", expression[[c for c in expression.columns if c.startswith(f"{key}_")]], path,
+           "the table has no value")
           for key, path in expression.attrs["files"].items()]
-checks += [("domain", annotation.domains, smk.input.annotation),
-           ("loc", localization, smk.input.annotation if p.localization == "gaf" else smk.input.localization)]
-for name, table, where in checks:
+checks += [("domain", annotation.domains, smk.input.annotation,
+            "the file has no row with evidence IEA and an InterPro id in its with/from column (column 8)"),
+           ("loc", localization, smk.input.annotation if p.localization == "gaf" else smk.input.localization,
+            "the file has no cellular-component (aspect C) row citing Huh et al. 2003 (PMID:14562095)"
+            if p.localization == "gaf" else "the table has no localization")]
+for name, table, where, empty in checks:
     left_out = [n.raw for n in notes if n.source == str(where) and n.raw and n.problem]
     matched, total = check_coverage(name, table, network_genes, p.min_source_coverage, where=str(where),
-                                    source_ids=left_out)
+                                    source_ids=left_out, empty=empty)
     log.info("source %s: %d/%d network genes with data", name, matched, total)
 for name, table in sources.items():
     log.info("source %s: %d genes x %d features", name, *table.shape)

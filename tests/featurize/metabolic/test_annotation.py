@@ -52,6 +52,15 @@ def test_parse_gaf_toy(tmp_path):
     assert sorted(parse_gaf(p, reference="").localization.columns) == ["GO:0005634", "GO:0005737"]
 
 
+def test_byte_order_mark_is_not_data(tmp_path):
+    p = tmp_path / "bom.gaf"
+    p.write_bytes(b"\xef\xbb\xbf!gaf-version: 2.2\n" + ("\n".join(ROWS) + "\n").encode())
+    plain = tmp_path / "plain.gaf"
+    plain.write_text("!gaf-version: 2.2\n" + "\n".join(ROWS) + "\n")
+    a, b = parse_gaf(p), parse_gaf(plain)
+    assert a.domains.equals(b.domains) and a.names.equals(b.names)
+
+
 def test_parse_gaf_bad_rows(tmp_path):
     p = tmp_path / "bad.gaf"
     p.write_text("!gaf-version: 2.2\n" + ROWS[0] + "\nSGD\tS9\tFOO\n")

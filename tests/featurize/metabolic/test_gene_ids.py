@@ -296,6 +296,16 @@ def test_source_matching_too_few_network_genes_stops():
     assert check_coverage("expr", table, genes, 0.05) == (1, 20)
 
 
+def test_source_without_any_data_is_not_called_an_id_mismatch():
+    genes = [f"YAL{i:03d}C" for i in range(1, 21)]
+    empty = pd.DataFrame(index=pd.Index([], name="gene"))
+    with pytest.raises(SourceCoverageError, match=(
+            r"^source 'domain' \(a.gaf\) holds no data for any gene: the file has no InterPro row; "
+            r"config key metabolic.min_source_coverage requires data for at least 10.0% of the network's "
+            r"genes$")):
+        check_coverage("domain", empty, genes, 0.1, where="a.gaf", empty="the file has no InterPro row")
+
+
 # ---------------------------------------------------------------- instances
 def test_impostor_pool_case_does_not_change_instances():
     net = SimpleNamespace(reactions=pd.DataFrame(
