@@ -109,10 +109,34 @@ def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
             tmp.unlink()
 
 
+_CONTROL_RE = re.compile(r"[\t\r\n]")
+
+
+def one_line_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every tab, carriage return and newline inside a text cell
+    (or a column name) replaced by a space, so that a TSV holds one record per
+    line (a reaction name with a newline would otherwise break ``cut`` and
+    ``awk``; pandas would quote it, which those tools do not read).
+
+    >>> one_line_cells(pd.DataFrame({"name": ["a\tb", "c\nd", 1]}))["name"].tolist()
+    ['a b', 'c d', 1]
+    """
+    out = df.copy()
+    text = out.select_dtypes(include=["object", "string"]).columns
+    for col in text:
+        out[col] = out[col].map(lambda v: _CONTROL_RE.sub(" ", v) if isinstance(v, str) else v)
+    out.columns = [_CONTROL_RE.sub(" ", c) if isinstance(c, str) else c for c in out.columns]
+    if out.index.dtype == object and not isinstance(out.index, pd.MultiIndex):
+        out.index = pd.Index([_CONTROL_RE.sub(" ", v) if isinstance(v, str) else v for v in out.index],
+                             name=out.index.name)
+    return out
+
+
 def write_tsv_atomic(df: pd.DataFrame, path: str | os.PathLike, index: bool = False) -> None:
-    """Write ``df`` as a tab-separated file with one header line."""
+    """Write ``df`` as a tab-separated file with one header line and one
+    record per line (:func:`one_line_cells`)."""
     with atomic_path(path) as tmp:
-        df.to_csv(tmp, sep="\t", index=index, lineterminator="\n")
+        one_line_cells(df).to_csv(tmp, sep="\t", index=index, lineterminator="\n")
 
 
 def save_npz_atomic(path: str | os.PathLike, **arrays: np.ndarray) -> None:

@@ -128,3 +128,14 @@ def test_stale_fetch_part_file_is_removed_by_the_next_fetch(tmp_path, monkeypatc
     time.sleep(0.01)
     F.fetch("toy", tmp_path / "dest", mirror=tmp_path / "mirror", registry=reg)
     assert sorted(p.name for p in stale.parent.iterdir()) == ["x.tsv"]
+
+
+def test_tsv_holds_one_record_per_line(tmp_path):
+    """A tab or newline inside a reaction name must not break a row."""
+    df = pd.DataFrame({"reaction": ["R1", "R2"], "name": ["two\nlines", "a\ttab\r"], "score": [1.5, 2.0]})
+    path = tmp_path / "t.tsv"
+    write_tsv_atomic(df, path)
+    lines = path.read_text().split("\n")
+    assert lines == ["reaction\tname\tscore", "R1\ttwo lines\t1.5", "R2\ta tab \t2.0", ""]
+    back = pd.read_csv(path, sep="\t")
+    assert back["name"].tolist() == ["two lines", "a tab "]

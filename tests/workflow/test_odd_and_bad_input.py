@@ -199,7 +199,7 @@ BAD_INPUTS = {
         "config key metabolic.min_source_coverage requires at least 10.0%",
         "ids in the source, e.g. ['probe0', 'probe1'"]),
     "expression_only_na": (_only_na, "expression", [
-        "SourceCoverageError: source 'expr:expression' (", "has data for 0/52 (0.0%)"]),
+        "SourceCoverageError: source 'expr:expression' (", "holds no data for any gene: the table has no value"]),
     "conflicting_duplicate_rows": (_conflicting_duplicate, "expression", [
         "DuplicateGeneError: ", "1 gene(s) on several rows with different values",
         "(lines 2, 66)", "metabolic.duplicate_genes"]),

@@ -72,6 +72,34 @@ if _correction != "none" and _correction not in MET["ranking"]["gene_corrections
     )
 
 
+def content_sha256(ref):
+    """What identifies the content of input `ref`: the registry's sha256 for a
+    registered file (the fetch step verifies it), the sha256 of a 'file:'
+    path's bytes. As a rule param it reruns the work that read a file
+    replaced by one with other content but an older time stamp (cp -p,
+    rsync -a), which Snakemake's time stamps alone would miss."""
+    import hashlib
+
+    if not ref.startswith("file:"):
+        return REGISTRY[ref].get("sha256", "directory")
+    path = Path(ref[len("file:") :])
+    if not path.is_file():
+        return "not a file"
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def metabolic_input_checksums(dataset):
+    """content_sha256 of every input of input set `dataset`."""
+    refs = [dataset["network"], *dataset["expression"], dataset["annotation"]]
+    if dataset["localization"] != "gaf":
+        refs.append(dataset["localization"])
+    return {ref: content_sha256(ref) for ref in refs}
+
+
 def metabolic_inputs():
     inputs = {
         "network": input_ref(DATASET["network"]),

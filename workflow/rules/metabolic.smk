@@ -27,6 +27,8 @@ rule metabolic_features:
         runtime=30,
     params:
         dataset=MET["dataset"],
+        # the inputs' content: a replaced file reruns everything (common.smk)
+        inputs_sha256=metabolic_input_checksums(DATASET),
         localization=DATASET["localization"],
         n_currency=MET["n_currency"],
         extra_currency=MET["extra_currency"],

@@ -62,6 +62,7 @@ rule metabolic_time_split:
         mem_mb=6000,
         runtime=120,
     params:
+        newer_sha256=content_sha256(MET["datasets"][TIME_SPLIT["newer"]]["network"]),
         method=MET["ranking"]["method"],
         validation_methods=MET["ranking"]["validation_methods"],
         gene_corrections=MET["ranking"]["gene_corrections"],

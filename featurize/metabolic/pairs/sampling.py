@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from common.exceptions import GeomarginInputError
+from common.exceptions import ConfigValueError, GeomarginInputError
 from featurize.metabolic.genes import canonical_gene_id
 
 __all__ = ["build_instances", "candidate_pools", "CANDIDATE_SETS", "IMPOSTOR_POOLS"]
@@ -73,6 +73,29 @@ def candidate_pools(candidates: str, impostor_pool: str, impostor_mix: float,
     return chosen, pool, mix
 
 
+def _check_pool_supplies(genes_of: pd.Series, pool: list[str], negatives_per_positive: int) -> None:
+    """Stop when some reaction would need more impostors than the pool holds
+    apart from its own genes: the draw would repeat pairs (and a large value
+    multiplies every fit's size)."""
+    if not negatives_per_positive:
+        return
+    pool_set = set(pool)
+    worst = None
+    for r, gs in genes_of.items():
+        own = {canonical_gene_id(g)[0] for g in gs}
+        if not own:
+            continue
+        allowed = len(pool_set - own) // len(own)
+        if worst is None or allowed < worst[0]:
+            worst = (allowed, r, len(own), len(pool_set - own))
+    if worst is not None and negatives_per_positive > worst[0]:
+        allowed, r, n_own, available = worst
+        raise ConfigValueError(
+            f"config: metabolic.negatives_per_positive is {negatives_per_positive}, but reaction {r!r} "
+            f"({n_own} genes) can draw only {available} distinct impostors from the pool; expected at most "
+            f"{allowed} (more would repeat training pairs)")
+
+
 def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
                     seed: int, *, mix_genes: Sequence[str] | None = None,
                     mix_fraction: float = 0.0) -> pd.DataFrame:
@@ -81,7 +104,8 @@ def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
 
     Impostors of a reaction are drawn with ``numpy.random.default_rng(seed)``
     from ``genes`` minus the reaction's own genes, without replacement within
-    the reaction (with replacement only if the pool is smaller than needed).
+    the reaction; a value the pool cannot supply without repeats for every
+    reaction raises :class:`common.exceptions.ConfigValueError`.
     Reactions are visited in ``net.reactions`` order, so the draw is
     reproducible. With ``mix_genes`` and ``mix_fraction`` > 0 each impostor
     is drawn from ``mix_genes`` instead with probability ``mix_fraction``
@@ -117,6 +141,7 @@ def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
     mix_norm = np.array(mix, dtype=object)
     if negatives_per_positive and not pool:
         raise ValueError("build_instances: the gene pool for negatives is empty")
+    _check_pool_supplies(reactions["genes"], pool, negatives_per_positive)
     rng = np.random.default_rng(seed)
     group_col = reactions["reaction_id"] if "reaction_id" in reactions.columns \
         else pd.Series(reactions.index, index=reactions.index)

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from featurize.metabolic.annotation import parse_gaf
-from common.exceptions import (DuplicateGeneError, GeneIdError, InputFileError,
+from common.exceptions import (ConfigValueError, DuplicateGeneError, GeneIdError, InputFileError,
                                SourceCoverageError)
 from featurize.metabolic.expression import load_expression
 from featurize.metabolic.genes import canonical_gene_id, check_coverage
@@ -314,6 +314,20 @@ def test_impostor_pool_case_does_not_change_instances():
     a = build_instances(net, pool, 2, seed=3)
     b = build_instances(net, [ZWSP + g.lower() + " " for g in pool], 2, seed=3)
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_more_impostors_than_the_pool_supplies_stops():
+    """Reaction B has 2 genes and 27 other genes in the pool: 13 impostors per
+    positive is the most that needs no repeat."""
+    net = SimpleNamespace(reactions=pd.DataFrame(
+        {"reaction_id": ["A", "B"], "genes": [("YAL001C",), ("YAL002C", "YAL003C")]}, index=["A", "B"]))
+    pool = [f"YAL{i:03d}C" for i in range(1, 30)]
+    inst = build_instances(net, pool, 13, seed=0)
+    assert not inst.duplicated(["reaction", "gene"]).any()
+    with pytest.raises(ConfigValueError, match=(
+            r"^config: metabolic.negatives_per_positive is 14, but reaction 'B' \(2 genes\) can draw only "
+            r"27 distinct impostors from the pool; expected at most 13 \(more would repeat training pairs\)$")):
+        build_instances(net, pool, 14, seed=0)
 
 
 # --------------------------------------------------------------- toy inputs

@@ -602,7 +602,8 @@ def test_build_instances():
     allmix = build_instances(net, pool, 2, seed=3, mix_genes=["X1", "X2", "X3"], mix_fraction=1.0)
     assert set(allmix.loc[allmix.label == 0, "gene"]) <= {"X1", "X2", "X3"}
     # a mix of 0.5 over many draws: about half from each pool (binomial, 400 draws)
-    big = build_instances(net, pool, 100, seed=5, mix_genes=["X1", "X2", "X3"], mix_fraction=0.5)
+    wide = [f"P{i}" for i in range(400)]
+    big = build_instances(net, wide, 100, seed=5, mix_genes=[f"X{i}" for i in range(400)], mix_fraction=0.5)
     share = big.loc[big.label == 0, "gene"].str.startswith("X").mean()
     assert abs(share - 0.5) < 0.1
     with pytest.raises(ValueError, match="'mix_fraction' parameter of build_instances"):
