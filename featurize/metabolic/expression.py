@@ -28,7 +28,7 @@ import pandas as pd
 from common.exceptions import DuplicateGeneError, GeneIdError, InputFileError
 from featurize.metabolic.genes import GeneIdNote, canonical_ids
 
-__all__ = ["ORF_PATTERN", "DUPLICATE_POLICIES", "is_orf", "load_expression",
+__all__ = ["ORF_PATTERN", "DUPLICATE_POLICIES", "is_orf", "usable_profiles", "load_expression",
            "resolve_duplicates"]
 
 #: Systematic names of S. cerevisiae genes: nuclear ORFs (``YAL001C``,
@@ -224,3 +224,34 @@ def load_expression(paths: str | Path | Sequence[str | Path] | Mapping[str, str 
     # each file's coverage separately
     out.attrs["files"] = {key: str(path) for key, path in zip(keys, [p for _, p in items])}
     return out
+
+
+def usable_profiles(table: pd.DataFrame, min_conditions: int, *, source: str = "expression") -> pd.DataFrame:
+    """``table`` (genes x conditions) with the profiles that carry no signal
+    blanked: fewer than ``min_conditions`` measured values, or no variation.
+
+    A correlation with the neighbours' profiles is undefined for them, so a
+    source whose every profile is blanked contributes no feature. A table
+    with fewer than ``min_conditions`` columns raises
+    :class:`common.exceptions.ConfigValueError` naming ``source``.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"a": [1.0, 2.0, 1.0], "b": [2.0, 2.0, np.nan], "c": [3.0, 2.0, 5.0]},
+    ...                  index=["G1", "G2", "G3"])
+    >>> usable_profiles(t, 3).notna().all(axis=1).tolist()
+    [True, False, False]
+    """
+    from common.exceptions import ConfigValueError
+
+    if table.shape[1] < min_conditions:
+        raise ConfigValueError(
+            f"source {source!r} has {table.shape[1]} condition(s); config key metabolic.min_conditions "
+            f"requires at least {min_conditions} (a correlation over fewer conditions carries no signal)")
+    values = table.to_numpy(dtype=np.float64)
+    measured = np.isfinite(values).sum(axis=1)
+    with np.errstate(invalid="ignore"):
+        spread = np.nanmax(np.where(np.isfinite(values), values, np.nan), axis=1, initial=-np.inf) - \
+            np.nanmin(np.where(np.isfinite(values), values, np.nan), axis=1, initial=np.inf)
+    ok = (measured >= min_conditions) & (spread > 0)
+    return table.where(pd.Series(ok, index=table.index), other=np.nan, axis=0)

@@ -385,10 +385,42 @@ def _load_sbml(path: Path, compressed: bool, notes: list) -> cobra.Model:
                              "the file may be truncated or not SBML; fetch it again")
     if _uses_modifier_genes(smodel):
         return _model_from_modifier_sbml(path, smodel)
+    _check_gene_products_declared(path, smodel)
     try:
         return cobra.io.read_sbml_model(text)
     except Exception as exc:
         raise InputFileError(path, f"cobrapy cannot read this SBML model: {type(exc).__name__}: {exc}") from exc
+
+
+def _gene_product_refs(node) -> list[str]:
+    import libsbml
+
+    if node is None:
+        return []
+    if isinstance(node, libsbml.GeneProductRef):
+        return [node.getGeneProduct()]
+    if isinstance(node, (libsbml.FbcAnd, libsbml.FbcOr)):
+        return [g for i in range(node.getNumAssociations()) for g in _gene_product_refs(node.getAssociation(i))]
+    return []
+
+
+def _check_gene_products_declared(path: Path, smodel) -> None:
+    """An FBC gene rule that names an undeclared gene product: cobrapy would
+    invent the gene silently."""
+    fbc = smodel.getPlugin("fbc")
+    if fbc is None:
+        return
+    declared = {fbc.getGeneProduct(i).getId() for i in range(fbc.getNumGeneProducts())}
+    for r in smodel.getListOfReactions():
+        rf = r.getPlugin("fbc")
+        if rf is None or not rf.isSetGeneProductAssociation():
+            continue
+        unknown = sorted(set(_gene_product_refs(rf.getGeneProductAssociation().getAssociation())) - declared)
+        if unknown:
+            raise UnknownGeneError(
+                f"{path}: reaction {r.getId()!r} has a gene rule naming gene product(s) {unknown[:5]} that "
+                f"are not declared in the model's listOfGeneProducts ({len(declared)} declared); declare "
+                "them or correct the rule")
 
 
 def _uses_modifier_genes(smodel) -> bool:

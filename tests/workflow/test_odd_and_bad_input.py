@@ -140,6 +140,21 @@ def _only_na(inputs, d):
     return p
 
 
+def _constant_rows(inputs, d):
+    lines = _expression_lines(inputs)
+    n = len(lines[0].split("\t")) - 1
+    p = d / "expression_constant.tsv"
+    p.write_text(lines[0] + "".join(ln.split("\t", 1)[0] + "\t1.5" * n + "\n" for ln in lines[1:]))
+    return p
+
+
+def _two_conditions(inputs, d):
+    lines = _expression_lines(inputs)
+    p = d / "expression_two.tsv"
+    p.write_text("".join("\t".join(ln.rstrip("\n").split("\t")[:3]) + "\n" for ln in lines))
+    return p
+
+
 def _conflicting_duplicate(inputs, d):
     lines = _expression_lines(inputs)
     gene, rest = lines[1].split("\t", 1)
@@ -199,7 +214,14 @@ BAD_INPUTS = {
         "config key metabolic.min_source_coverage requires at least 10.0%",
         "ids in the source, e.g. ['probe0', 'probe1'"]),
     "expression_only_na": (_only_na, "expression", [
-        "SourceCoverageError: source 'expr:expression' (", "holds no data for any gene: the table has no value"]),
+        "SourceCoverageError: source 'expr:expression' (", "holds no data for any gene: no profile has 3 or more measured conditions"]),
+    # a source without usable signal: every profile constant, or too few conditions
+    "expression_constant_rows": (_constant_rows, "expression", [
+        "SourceCoverageError: source 'expr:expression' (", "holds no data for any gene: no profile has 3 or "
+        "more measured conditions with some variation (config key metabolic.min_conditions)"]),
+    "expression_two_conditions": (_two_conditions, "expression", [
+        "ConfigValueError: source 'expr:expression (", "has 2 condition(s); config key "
+        "metabolic.min_conditions requires at least 3"]),
     "conflicting_duplicate_rows": (_conflicting_duplicate, "expression", [
         "DuplicateGeneError: ", "1 gene(s) on several rows with different values",
         "(lines 2, 66)", "metabolic.duplicate_genes"]),

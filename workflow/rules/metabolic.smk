@@ -42,6 +42,7 @@ rule metabolic_features:
         compound_features=MET["compound_features"],
         representation=MET["representation"],
         min_source_coverage=MET["min_source_coverage"],
+        min_conditions=MET.get("min_conditions", 3),
         duplicate_genes=MET["duplicate_genes"],
         candidates=MET["ranking"]["candidates"],
         seed=config["seed"],

@@ -11,6 +11,7 @@ from featurize.metabolic.annotation import parse_gaf
 from featurize.metabolic.bundle import FeatureBundle, items_by_gene
 from featurize.metabolic.compounds import compound_vectors
 from featurize.metabolic.expression import load_expression
+from featurize.metabolic.expression import usable_profiles
 from featurize.metabolic.genes import check_coverage, log_notes
 from featurize.metabolic.localization import load_yeastgfp
 from featurize.metabolic.model_io import load_model
@@ -50,8 +51,11 @@ sources = {"expr": expression, "domain": annotation.domains, "loc": localization
 network_genes = sorted({g for gs in net.reactions["genes"] for g in gs})
 # every configured source (and every expression file) must match enough of the
 # network's genes; a source that matches (almost) nothing is a wrong input
-checks = [(f"expr:{key}", expression[[c for c in expression.columns if c.startswith(f"{key}_")]], path,
-           "the table has no value")
+# an expression profile is data only with min_conditions measured values and some variation
+checks = [(f"expr:{key}", usable_profiles(expression[[c for c in expression.columns if c.startswith(f"{key}_")]],
+                                          p.min_conditions, source=f"expr:{key} ({path})"), path,
+           f"no profile has {p.min_conditions} or more measured conditions with some variation "
+           "(config key metabolic.min_conditions)")
           for key, path in expression.attrs["files"].items()]
 checks += [("domain", annotation.domains, smk.input.annotation,
             "the file has no row with evidence IEA and an InterPro id in its with/from column (column 8)"),

@@ -189,3 +189,17 @@ def test_reaction_id_of_a_reverse_direction_stops(tmp_path):
                                              rf"directed network gives the reverse direction of reversible "
                                              rf"reaction '{rev.id}'"):
         load_model(path)
+
+
+def test_sbml_rule_naming_an_undeclared_gene_product_stops(tmp_path):
+    import re
+
+    path = tmp_path / "toy.xml"
+    cobra.io.write_sbml_model(toy_model(), str(path))
+    text = path.read_text()
+    first = re.search(r'fbc:geneProductRef fbc:geneProduct="([^"]+)"', text).group(0)
+    bad = tmp_path / "ghost.xml"
+    bad.write_text(text.replace(first, 'fbc:geneProductRef fbc:geneProduct="G_YGHOST1W"', 1))
+    with pytest.raises(UnknownGeneError, match=r"ghost.xml: reaction 'R_.*' has a gene rule naming gene "
+                                               r"product\(s\) \['G_YGHOST1W'\] that are not declared"):
+        load_model(bad)
