@@ -132,20 +132,21 @@ def _no_gene_ids(inputs, d):
     return p
 
 
-def _only_na(inputs, d):
+def _every_cell(inputs, d, value: str, name: str):
+    """The toy expression table with every value cell set to ``value``."""
     lines = _expression_lines(inputs)
     n = len(lines[0].split("\t")) - 1
-    p = d / "expression_na.tsv"
-    p.write_text(lines[0] + "".join(ln.split("\t", 1)[0] + "\tNA" * n + "\n" for ln in lines[1:]))
+    p = d / name
+    p.write_text(lines[0] + "".join(ln.split("\t", 1)[0] + f"\t{value}" * n + "\n" for ln in lines[1:]))
     return p
+
+
+def _only_na(inputs, d):
+    return _every_cell(inputs, d, "NA", "expression_na.tsv")
 
 
 def _constant_rows(inputs, d):
-    lines = _expression_lines(inputs)
-    n = len(lines[0].split("\t")) - 1
-    p = d / "expression_constant.tsv"
-    p.write_text(lines[0] + "".join(ln.split("\t", 1)[0] + "\t1.5" * n + "\n" for ln in lines[1:]))
-    return p
+    return _every_cell(inputs, d, "1.5", "expression_constant.tsv")
 
 
 def _two_conditions(inputs, d):
