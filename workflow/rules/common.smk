@@ -154,3 +154,13 @@ def vision_featurizer_params(wildcards):
 
     names = CarPartFeaturizer().get_params(deep=False)
     return {k: v for k, v in VIS.items() if k in names}
+
+
+def older_release_config(older):
+    """The workflow config with input set `older` as the metabolic input set
+    (the time split's older release, time_split.smk)."""
+    import copy
+
+    cfg = copy.deepcopy(config)
+    cfg["metabolic"]["dataset"] = older
+    return cfg

@@ -15,20 +15,11 @@ for _key in ("older", "newer"):
 OLDER_DIR = f"results/time_split/{TIME_SPLIT['older']}"
 
 
-def older_release_config():
-    """The workflow config with the older release as the metabolic input set."""
-    import copy
-
-    cfg = copy.deepcopy(config)
-    cfg["metabolic"]["dataset"] = TIME_SPLIT["older"]
-    return cfg
-
-
 module older_release:
     snakefile:
         "metabolic_release.smk"
     config:
-        older_release_config()
+        older_release_config(TIME_SPLIT["older"])
     replace_prefix:
         {
             "results/": f"{OLDER_DIR}/",
