@@ -182,8 +182,8 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
        degree is the number of directed reactions having it as substrate or
        product, leaving out ``pseudo`` reactions (SLIME and other model
        bookkeeping) and counting the reactions that one lipid-class reaction
-       is written as, once per acyl-chain combination (yeast-GEM writes one
-       acyltransferase as 70 reactions), once together (:func:`lipid_class`);
+       is written as, once per acyl-chain combination (as yeast-GEM writes
+       its lipid acyltransferases), once together (:func:`lipid_class`);
        the ``n_currency`` keys of highest degree (ties by key) plus ``extra_currency`` (keys, e.g.
        ``"h2o"`` for iMM904 or ``"H2O"`` for iFF708) are removed from
        substrates and products. Equations keep every metabolite.

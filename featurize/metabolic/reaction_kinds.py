@@ -11,7 +11,7 @@ first written as diffusion).
 
 0. ``pseudo`` when
 
-   a. its SBO term is in :data:`PSEUDO_SBO` (yeast-GEM marks its 186 SLIME
+   a. its SBO term is in :data:`PSEUDO_SBO` (yeast-GEM marks its SLIME
       reactions and its biomass, protein, lipid, ... pseudoreactions
       ``SBO:0000395``, encapsulating process; its growth ``SBO:0000629`` and
       non-growth maintenance ``SBO:0000630``), or
@@ -19,8 +19,8 @@ first written as diffusion).
       ``growth`` or ``maintenance`` (iMM904's ``ATPM``, "ATP maintenance
       requirement"), or
    c. its structure does: :data:`PSEUDO_MIN_METABOLITES` or more
-      metabolites (a biomass or component drain; no reaction with a gene has
-      more than 12 in yeast-GEM 9.0.2 or iMM904).
+      metabolites (a biomass or component drain; far more than any reaction
+      with a gene has in yeast-GEM 9.0.2 or iMM904, see docs/metabolic.md).
 
    Lumped reactions (iMM904's ``FAS80_L``, "Fatty acid synthase ... lumped
    reaction") are enzyme chains that have genes, and keep their kind.
