@@ -113,7 +113,7 @@ _CONTROL_RE = re.compile(r"[\t\r\n]")
 
 
 def one_line_cells(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with every tab, carriage return and newline inside a text cell
+    r"""``df`` with every tab, carriage return and newline inside a text cell
     (or a column name) replaced by a space, so that a TSV holds one record per
     line (a reaction name with a newline would otherwise break ``cut`` and
     ``awk``; pandas would quote it, which those tools do not read).
