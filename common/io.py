@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import re
@@ -137,6 +138,15 @@ def write_tsv_atomic(df: pd.DataFrame, path: str | os.PathLike, index: bool = Fa
     record per line (:func:`one_line_cells`)."""
     with atomic_path(path) as tmp:
         one_line_cells(df).to_csv(tmp, sep="\t", index=index, lineterminator="\n")
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    """Hex sha256 of the file's bytes, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def save_npz_atomic(path: str | os.PathLike, **arrays: np.ndarray) -> None:

@@ -52,7 +52,7 @@ from typing import Any, BinaryIO, Callable
 import yaml
 
 from common.exceptions import FetchError
-from common.io import honour_umask, remove_stale_temps, temp_prefix
+from common.io import honour_umask, remove_stale_temps, sha256_file, temp_prefix
 
 DATA_DIR = Path(__file__).resolve().parent
 DEFAULT_REGISTRY = DATA_DIR / "registry.yaml"
@@ -92,14 +92,6 @@ def load_registry(registry: str | Path = DEFAULT_REGISTRY) -> dict[str, dict[str
         entry["_registry_dir"] = registry.parent
         out[str(name)] = entry
     return out
-
-
-def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(_CHUNK), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _read_manifest(entry: dict[str, Any]) -> dict[str, str]:
@@ -213,7 +205,7 @@ def _file_from_source(source: dict[str, Any], target: Path, sha256: str, name: s
 # ------------------------------------------------------------------ directory
 def _dir_is_verified(root: Path, members: dict[str, str]) -> bool:
     return root.is_dir() and all(
-        (root / rel).is_file() and _sha256_file(root / rel) == sha for rel, sha in members.items()
+        (root / rel).is_file() and sha256_file(root / rel) == sha for rel, sha in members.items()
     )
 
 
@@ -242,7 +234,7 @@ def _dir_from(populate: Callable[[Path], None], target: Path, members: dict[str,
             if not p.is_file():
                 bad.append(f"{rel}: missing")
             else:
-                actual = _sha256_file(p)
+                actual = sha256_file(p)
                 if actual != sha:
                     bad.append(f"{rel}: sha256 mismatch, expected {sha}, got {actual}")
         if bad:
@@ -345,7 +337,7 @@ def fetch(name: str, dest_dir: str | Path, mirror: str | Path | None = None,
     else:
         sha = str(entry["sha256"]).lower()
         if target.is_file():
-            actual = _sha256_file(target)
+            actual = sha256_file(target)
             if actual == sha:
                 return target
             errors.append(f"existing {target}: sha256 mismatch, expected {sha}, got {actual}")

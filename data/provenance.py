@@ -3,7 +3,6 @@ entry and recomputed sha256, the package versions, the configuration."""
 
 from __future__ import annotations
 
-import hashlib
 import platform
 from importlib import metadata
 from pathlib import Path
@@ -11,20 +10,13 @@ from typing import Mapping
 
 import pandas as pd
 
+from common.io import sha256_file
 from data.fetch import DEFAULT_REGISTRY, load_registry
 
 __all__ = ["input_table", "package_table"]
 
 PACKAGES = ("numpy", "scipy", "scikit-learn", "cvxpy", "cobra", "networkx", "pandas",
             "matplotlib", "opencv-python-headless", "scikit-image", "snakemake")
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def input_table(inputs: Mapping[str, str], registry: str | Path = DEFAULT_REGISTRY) -> pd.DataFrame:
@@ -39,7 +31,7 @@ def input_table(inputs: Mapping[str, str], registry: str | Path = DEFAULT_REGIST
     rows = []
     for role, path in inputs.items():
         path = Path(path)
-        digest = _sha256(path)
+        digest = sha256_file(path)
         match = next(((n, e) for p, (n, e) in by_path.items()
                       if path.as_posix().endswith(p)), (None, None))
         name, entry = match

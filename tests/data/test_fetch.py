@@ -16,6 +16,7 @@ import yaml
 
 import data.fetch as F
 from common.exceptions import FetchError
+from common.io import sha256_file
 
 
 def _sha(b: bytes) -> str:
@@ -65,13 +66,13 @@ def test_fetch_from_real_mirror_then_from_dest(mirror, tmp_path):
     reg = F.load_registry()
     p = F.fetch("spellman1998_samples", tmp_path, mirror=mirror)
     assert p == tmp_path / reg["spellman1998_samples"]["path"]
-    assert F._sha256_file(p) == reg["spellman1998_samples"]["sha256"]
+    assert sha256_file(p) == reg["spellman1998_samples"]["sha256"]
     assert p.stat().st_size == reg["spellman1998_samples"]["size"]
     # second call: no mirror needed, the verified file in dest is kept
     assert F.fetch("spellman1998_samples", tmp_path, mirror=tmp_path / "nowhere") == p
     # corrupt the file in dest: it is re-hashed and replaced from the mirror
     p.write_bytes(b"garbage")
-    assert F._sha256_file(F.fetch("spellman1998_samples", tmp_path, mirror=mirror)) == \
+    assert sha256_file(F.fetch("spellman1998_samples", tmp_path, mirror=mirror)) == \
         reg["spellman1998_samples"]["sha256"]
     assert not [x for x in p.parent.iterdir() if x.name.endswith(".part")]
 

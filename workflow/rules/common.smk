@@ -78,18 +78,12 @@ def content_sha256(ref):
     path's bytes. As a rule param it reruns the work that read a file
     replaced by one with other content but an older time stamp (cp -p,
     rsync -a), which Snakemake's time stamps alone would miss."""
-    import hashlib
+    from common.io import sha256_file
 
     if not ref.startswith("file:"):
         return REGISTRY[ref].get("sha256", "directory")
     path = Path(ref[len("file:") :])
-    if not path.is_file():
-        return "not a file"
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return sha256_file(path) if path.is_file() else "not a file"
 
 
 def metabolic_input_checksums(dataset):
