@@ -11,12 +11,13 @@ function, so both rank exactly alike.
 Example
 -------
 >>> from rank.refit import ranking_decision_for  # doctest: +SKIP
->>> decision, params = ranking_decision_for("hgb", cv, data, featurizer, seed=0)  # doctest: +SKIP
+>>> decision, params = ranking_decision_for("hgb", "cv/hgb.pkl", data, featurizer, seed=0)  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 import logging
+import pickle
 import time
 from collections.abc import Callable, Mapping
 
@@ -30,7 +31,7 @@ from rank.scoring import ranking_decision
 __all__ = ["ranking_decision_for"]
 
 
-def ranking_decision_for(model_name: str, cv, data: Mapping[str, np.ndarray], featurizer, *,
+def ranking_decision_for(model_name: str, cv_path, data: Mapping[str, np.ndarray], featurizer, *,
                          seed: int, margin_rule: str = "scaled",
                          log: logging.Logger | None = None) -> tuple[Callable[[np.ndarray], np.ndarray], dict]:
     """``(decision_function, params)`` of ``model_name`` for ranking.
@@ -40,9 +41,9 @@ def ranking_decision_for(model_name: str, cv, data: Mapping[str, np.ndarray], fe
     model_name : str
         A baseline of :data:`rank.baselines.BASELINES` or a method of
         :mod:`models.registry` (no gene correction suffix).
-    cv : object or None
-        The method's cross-validation result (its ``best_params`` per fold);
-        unused for a baseline.
+    cv_path : path-like or None
+        The method's pickled cross-validation result (its ``best_params``
+        per fold); unused for a baseline.
     data : mapping
         The training instances: ``X``, ``y``, ``groups``, ``instance_group``.
     featurizer : PairFeaturizer
@@ -61,6 +62,8 @@ def ranking_decision_for(model_name: str, cv, data: Mapping[str, np.ndarray], fe
     """
     if model_name in BASELINES:
         return (lambda X: baseline_scores(model_name, featurizer, X)), {}
+    with open(cv_path, "rb") as fh:
+        cv = pickle.load(fh)
     params = consensus_params(cv.best_params)
     if log is not None:
         log.info("refitting %s on all %d instances with %s (the choice of most outer folds)",

@@ -2,7 +2,6 @@
 for every directed reaction without a known gene (after the chosen gene
 correction, whose reference set is the ranked orphan reactions)."""
 
-import pickle
 import time
 
 import numpy as np
@@ -11,7 +10,6 @@ from threadpoolctl import threadpool_limits
 
 from common.io import write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
-from rank.baselines import BASELINES
 from rank.evidence import explain_ranking, mark_ranked, orphan_reactions
 from rank.metrics import choose_ranking_method, ranking_quality
 from rank.refit import ranking_decision_for
@@ -45,12 +43,8 @@ if v is not None:
 else:
     log.warning("%s was not in the ranking validation: its ranking quality is unknown", method)
 
-cv = None
-if model_name not in BASELINES:
-    with open(dict(zip(p.cv_methods, smk.input.cv))[model_name], "rb") as fh:
-        cv = pickle.load(fh)
-decision, _ = ranking_decision_for(model_name, cv, data, featurizer, seed=p.seed, margin_rule=p.margin_rule,
-                                   log=log)
+decision, _ = ranking_decision_for(model_name, dict(zip(p.cv_methods, smk.input.cv)).get(model_name), data,
+                                   featurizer, seed=p.seed, margin_rule=p.margin_rule, log=log)
 
 orphans = orphan_reactions(net, featurizer, kinds=p.kinds)
 with_evidence = orphans.index[orphans["eligible"]].tolist()

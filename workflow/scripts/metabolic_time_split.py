@@ -2,7 +2,6 @@
 run's models exactly as today's orphans are ranked, scored against the genes
 that the newer release gave them (rank/time_split.py)."""
 
-import pickle
 
 import numpy as np
 import pandas as pd
@@ -54,11 +53,7 @@ log.info("older orphans: %d (%d to rank); the newer release gave genes to %d of 
 cv_of = dict(zip(p.cv_methods, smk.input.cv))
 decisions = {}
 for model in dict.fromkeys(m for _, m, _ in plan):
-    cv = None
-    if model not in BASELINES:
-        with open(cv_of[model], "rb") as fh:
-            cv = pickle.load(fh)
-    decisions[model], _ = ranking_decision_for(model, cv, data, featurizer, seed=p.seed,
+    decisions[model], _ = ranking_decision_for(model, cv_of.get(model), data, featurizer, seed=p.seed,
                                                margin_rule=p.margin_rule, log=log)
 with threadpool_limits(1):
     rows = time_split_rows(featurizer, orphans, candidates, benchmark, decisions, plan,
