@@ -3,6 +3,9 @@
 * A run killed (SIGKILL of its whole process group) during cross-validation
   and restarted (`--unlock`, then `--rerun-incomplete`) completes, keeps the
   work finished before the kill, and its outputs equal an uninterrupted run's.
+* A run killed while it publishes its results (the last job) leaves the
+  previous complete set of results, or the new complete set, never a mix and
+  never a missing file; restarted, it publishes the new set.
 * Two runs with the same seed give identical outputs; another seed draws other
   impostor pairs.
 * A corrupt or mismatched input stops the run, exits non-zero, names the file
@@ -17,6 +20,7 @@ they are the only columns that may differ, and the tests check they exist.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -152,6 +156,61 @@ def test_killed_during_cross_validation_then_restarted(tmp_path, toy_inputs, ref
     assert (tmp_path / FEATURES).stat().st_mtime_ns == features_mtime
     assert "rule metabolic_features:" not in console(rerun)
     assert_same_outputs(reference_run, tmp_path)
+
+
+# Every path the publish job writes (workflow/rules/metabolic.smk, metabolic_provenance).
+PUBLISHED = ("results/enzyme_ranking.tsv", "results/enzyme_ranking_quality.tsv",
+             "results/orphan_reactions.tsv", "results/enzyme_ranking.html",
+             "results/metabolic/accuracy.tsv", "results/metabolic/accuracy.png",
+             "results/metabolic/ranking_validation.tsv", PROVENANCE)
+
+
+def _published_view(workdir: Path) -> dict:
+    return {rel: ((workdir / rel).read_bytes(), (workdir / rel).stat().st_mtime_ns)
+            if (workdir / rel).is_file() else None for rel in PUBLISHED}
+
+
+def test_killed_during_publish_keeps_a_complete_set(tmp_path, toy_inputs, reference_run):
+    workdir = tmp_path / "run"
+    shutil.copytree(reference_run, workdir, symlinks=True)
+    config = small_config(toy_inputs, workdir)
+    config["metabolic"]["ranking"]["top_n"] = 2  # a new ranking: reruns the last jobs
+    before = _published_view(workdir)
+    assert all(before.values())
+    log = workdir / "logs/metabolic/provenance.log"
+    log.unlink()  # it reappears when the publish script has started
+    cmd = snakemake_cmd(workdir, config, MAIN_TARGET)
+    with open(tmp_path / "killed_run.out", "w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 600
+            while not log.exists():
+                assert proc.poll() is None, (tmp_path / "killed_run.out").read_text()[-3000:]
+                assert time.monotonic() < deadline, "the publish job never started"
+                time.sleep(0.01)
+        finally:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=60)
+    killed = _published_view(workdir)
+    assert "rule metabolic_provenance:" in (tmp_path / "killed_run.out").read_text()
+
+    unlock = run_snakemake(workdir, config, MAIN_TARGET, extra=["--unlock"])
+    assert unlock.returncode == 0, console(unlock)[-3000:]
+    rerun = run_snakemake(workdir, config, MAIN_TARGET, extra=["--rerun-incomplete"])
+    assert rerun.returncode == 0, console(rerun)[-4000:]
+    after = _published_view(workdir)
+    assert after["results/enzyme_ranking.tsv"][0] != before["results/enzyme_ranking.tsv"][0]
+    prov = pd.read_csv(workdir / PROVENANCE, sep="\t").set_index("name")
+    assert json.loads(prov.loc["metabolic", "value"])["ranking"]["top_n"] == 2
+
+    missing = [rel for rel, v in killed.items() if v is None]
+    assert not missing, f"the killed publish lost {missing}"
+    if killed != before:  # not the old set (bytes and mtimes): then the whole new set
+        assert {rel: v[0] for rel, v in killed.items()} == {rel: v[0] for rel, v in after.items()}, \
+            "the killed publish left a mix of two runs' results"
+    # one generation of the set is kept, nothing half-written
+    store = workdir / "results/.published"
+    assert len([p for p in store.iterdir() if p.name.startswith("set-")]) == 1
 
 
 # ------------------------------------------------------------- bad inputs

@@ -190,7 +190,9 @@ rule enzyme_browser:
         "../scripts/enzyme_browser.py"
 
 
-# Last step: publish the results and then write their provenance.
+# Last step: publish the results and their provenance as one set, swapped in
+# at once (common/publish.py). update(): Snakemake must not delete the
+# previous set before the job, so a killed publish leaves it in place.
 rule metabolic_provenance:
     input:
         **metabolic_inputs(),
@@ -203,38 +205,38 @@ rule metabolic_provenance:
         staged_validation=rules.metabolic_ranking_validation.output.table,
     output:
         ranking=report(
-            "results/enzyme_ranking.tsv",
+            update("results/enzyme_ranking.tsv"),
             caption="../report/enzyme_ranking.rst",
             category="Enzyme ranking",
         ),
         quality=report(
-            "results/enzyme_ranking_quality.tsv",
+            update("results/enzyme_ranking_quality.tsv"),
             caption="../report/enzyme_ranking_quality.rst",
             category="Enzyme ranking",
         ),
         orphans=report(
-            "results/orphan_reactions.tsv",
+            update("results/orphan_reactions.tsv"),
             caption="../report/orphan_reactions.rst",
             category="Enzyme ranking",
         ),
         browser=report(
-            "results/enzyme_ranking.html",
+            update("results/enzyme_ranking.html"),
             caption="../report/enzyme_browser.rst",
             category="Enzyme ranking",
         ),
-        accuracy=f"{MET_DIR}/accuracy.tsv",
+        accuracy=update(f"{MET_DIR}/accuracy.tsv"),
         accuracy_plot=report(
-            f"{MET_DIR}/accuracy.png",
+            update(f"{MET_DIR}/accuracy.png"),
             caption="../report/metabolic_accuracy.rst",
             category="Enzyme ranking",
         ),
         validation=report(
-            f"{MET_DIR}/ranking_validation.tsv",
+            update(f"{MET_DIR}/ranking_validation.tsv"),
             caption="../report/ranking_validation.rst",
             category="Enzyme ranking",
         ),
         provenance=report(
-            f"{MET_DIR}/provenance.tsv",
+            update(f"{MET_DIR}/provenance.tsv"),
             caption="../report/provenance.rst",
             category="Enzyme ranking",
         ),

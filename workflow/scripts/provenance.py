@@ -1,17 +1,20 @@
-"""Publish the enzyme-ranking results of a run, then record its inputs (with
-sha256), package versions and configuration beside them.
+"""Publish the enzyme-ranking results of a run together with their provenance
+(inputs with sha256, package versions, configuration) as one set.
 
 Runs last: every result it publishes is finished (made in
-``results/metabolic/staged/``), so ``provenance.tsv`` always describes the
-results beside it; a run that fails earlier leaves both as they were."""
+``results/metabolic/staged/``). The set is swapped in at once
+(:func:`common.publish.publish_set`), so ``provenance.tsv`` always describes
+the results beside it: a run that fails earlier, or a publish that is killed,
+leaves the previous set as it was."""
 
 import json
-import shutil
+import os
 
 import pandas as pd
 
 from data.provenance import input_table, package_table
-from common.io import atomic_path, write_tsv_atomic
+from common.io import one_line_cells
+from common.publish import publish_set
 
 from _bootstrap import setup
 
@@ -35,9 +38,10 @@ rows += [("package", r.package, r.version) for r in packages.itertuples()]
 rows += [("config", "metabolic", json.dumps(smk.params.config, sort_keys=True))]
 out = pd.DataFrame(rows, columns=["kind", "name", "value"])
 log.info("\n%s", out.to_string(index=False))
-for role, out_role in published.items():
-    src, dst = getattr(smk.input, role), getattr(smk.output, out_role)
-    with atomic_path(dst) as tmp:
-        shutil.copyfile(src, tmp)
-    log.info("published %s -> %s", src, dst)
-write_tsv_atomic(out, smk.output.provenance)  # last: after everything it describes
+files = {getattr(smk.output, out_role): getattr(smk.input, role) for role, out_role in published.items()}
+files[smk.output.provenance] = one_line_cells(out).to_csv(
+    sep="\t", index=False, lineterminator="\n").encode()
+root = os.path.commonpath([os.path.abspath(p) for p in files])
+publish_set(files, root)
+for dst, src in files.items():
+    log.info("published %s", dst if isinstance(src, bytes) else f"{src} -> {dst}")
