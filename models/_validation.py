@@ -9,6 +9,15 @@ Conventions
   present or absent together. ``None`` means every feature is its own block.
 * Binary labels of any two values are accepted; internally they become
   ``-1`` (``classes_[0]``) and ``+1`` (``classes_[1]``).
+* A column absent in every training row carries no information. Every
+  classifier (:class:`AbsentFeatureClassifierMixin`) and the block kernel map
+  leave it out in the same way: :func:`validate_X_fit` records
+  ``present_features_`` and returns the other columns,
+  :func:`validate_X_predict` keeps the same columns (whatever the rows to
+  predict hold there), and :func:`validate_feature_groups` takes the blocks of
+  the full width. The fit is then the fit without that column, and learned
+  attributes with one entry per feature (``coef_``, ``feature_scale_``) cover
+  the kept columns; ``n_features_in_`` counts every column.
 
 Constructor parameters are declared on each estimator class, in
 ``_parameter_constraints`` (:mod:`common.checks`), and checked in ``fit`` by
@@ -38,6 +47,7 @@ __all__ = [
     "validate_X_predict",
     "validate_binary_y",
     "validate_feature_groups",
+    "keep_present_features",
     "valid_mask",
 ]
 
@@ -75,7 +85,9 @@ def validate_X_fit(estimator: Any, X, *, allow_all_absent_rows: bool = True) -> 
 
     Sets ``n_features_in_`` (and ``feature_names_in_``) on ``estimator``.
     Rejects ``inf``, non-numeric values and a matrix in which every value is
-    absent.
+    absent. For an estimator that leaves out the columns absent in every
+    row (``_drops_absent_columns``), sets ``present_features_`` and returns
+    the other columns.
     """
     X = validate_data(estimator, X, reset=True, dtype=np.float64,
                       ensure_all_finite="allow-nan", ensure_min_samples=2)
@@ -91,13 +103,29 @@ def validate_X_fit(estimator: Any, X, *, allow_all_absent_rows: bool = True) -> 
             f"{estimator_name(estimator)} got training instances with no present feature "
             f"(rows {bad}...); remove them or use an estimator that allows them."
         )
+    if getattr(estimator, "_drops_absent_columns", False):
+        estimator.present_features_ = mask.any(axis=0)
+        X = keep_present_features(estimator, X)
     return X
 
 
+def keep_present_features(estimator: Any, X: np.ndarray) -> np.ndarray:
+    """The columns of ``X`` present in ``estimator``'s training rows
+    (``present_features_``); ``X`` itself when there is no such record or
+    every column was present."""
+    present = getattr(estimator, "present_features_", None)
+    if present is None or present.all():
+        return X
+    # C order, as X came in: BLAS rounds differently on another layout
+    return np.ascontiguousarray(X[:, present])
+
+
 def validate_X_predict(estimator: Any, X) -> np.ndarray:
-    """Validate a matrix to predict on (NaN allowed, ``inf`` rejected)."""
-    return validate_data(estimator, X, reset=False, dtype=np.float64,
-                         ensure_all_finite="allow-nan")
+    """Validate a matrix to predict on (NaN allowed, ``inf`` rejected); keep
+    the columns the estimator was trained on (:func:`keep_present_features`)."""
+    X = validate_data(estimator, X, reset=False, dtype=np.float64,
+                      ensure_all_finite="allow-nan")
+    return keep_present_features(estimator, X)
 
 
 def validate_binary_y(estimator: Any, y, X=None) -> tuple[np.ndarray, np.ndarray]:
@@ -146,14 +174,19 @@ def validate_feature_groups(estimator: Any, groups, n_features: int) -> np.ndarr
 
     ``None`` gives one group per feature. Group labels are re-coded to
     ``0..n_groups-1`` in order of first appearance-independent sorted order.
+    ``groups`` name the blocks of the full width: when ``estimator`` left out
+    columns absent in every training row (``present_features_``, with
+    ``n_features`` columns kept), the groups of the kept columns are returned.
     """
+    present = getattr(estimator, "present_features_", None)
+    full = present.size if present is not None and present.sum() == n_features else n_features
     if groups is None:
         return np.arange(n_features, dtype=np.intp)
     arr = np.asarray(groups)
-    if arr.ndim != 1 or arr.shape[0] != n_features:
+    if arr.ndim != 1 or arr.shape[0] != full:
         raise ValueError(
             f"The 'groups' parameter of {estimator_name(estimator)} must be an integer array of "
-            f"length n_features={n_features}. Got shape {arr.shape} instead."
+            f"length n_features={full}. Got shape {arr.shape} instead."
         )
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
         if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) \
@@ -162,8 +195,10 @@ def validate_feature_groups(estimator: Any, groups, n_features: int) -> np.ndarr
         else:
             raise ValueError(
                 f"The 'groups' parameter of {estimator_name(estimator)} must be an integer array of "
-                f"length n_features={n_features}. Got dtype {arr.dtype} instead."
+                f"length n_features={full}. Got dtype {arr.dtype} instead."
             )
+    if full != n_features:
+        arr = arr[present]
     _, codes = np.unique(arr, return_inverse=True)
     return codes.astype(np.intp)
 
@@ -184,8 +219,11 @@ class AbsentFeatureClassifierMixin(ClassifierMixin):
     ``predict`` is ``classes_[1]`` where it is > 0.
 
     Put it first in the bases: ``class Est(AbsentFeatureClassifierMixin,
-    BaseEstimator)``.
+    BaseEstimator)``. Columns absent in every training row are left out
+    (``present_features_``; module docstring).
     """
+
+    _drops_absent_columns = True
 
     def predict(self, X) -> np.ndarray:
         """Class labels: ``classes_[1]`` where ``decision_function`` > 0.

@@ -228,6 +228,9 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
             by_key.setdefault(est._imputer_key(), []).append(i)
         out: list[np.ndarray | None] = [None] * len(ests)
         X_train = validate_X_fit(ests[0], X_train)
+        X_val = validate_X_predict(ests[0], X_val)
+        for est in ests:
+            est.present_features_ = ests[0].present_features_
         classes, y_signed = validate_binary_y(self, y_train)
         knn_cache: dict = {}
         for key, idx in by_key.items():
@@ -244,7 +247,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
             for i in idx:
                 est = ests[i]
                 est.classes_ = classes
-                est.n_features_in_ = X_train.shape[1]
+                est.n_features_in_ = ests[0].n_features_in_
                 est._fit_imputed(Zt, y_signed, G=G, sq=sq)
                 Kv = kernel_from_gram(Gv[:, est.support_], sqv, sq[est.support_],
                                       kernel=est.kernel, degree=est.degree,
@@ -268,29 +271,29 @@ def _knn_shared(first: ImputedSVC, X_train, X_val, by_key, ests, cache):
 
 class AbsentColumnsHGB(HistGradientBoostingClassifier):
     """HistGradientBoostingClassifier that leaves out the columns absent in
-    every training row.
+    every training row, as every classifier of :mod:`models` does
+    (:mod:`models._validation`).
 
-    Such a column carries no information, and every other method ignores it
-    (the geometric margin measures nothing in it; mean imputation drops it;
-    zero imputation and flags make it constant), but scikit-learn's binning
-    fails on it ("window shape cannot be larger than input array shape").
-    ``present_`` marks the columns used (``n_features_in_`` counts those);
-    prediction reads only those.
+    Such a column carries no information, and scikit-learn's binning fails on
+    it ("window shape cannot be larger than input array shape").
+    ``present_features_`` marks the columns used; prediction reads only
+    those.
     """
 
     def fit(self, X, y, sample_weight=None):
         X = np.asarray(X, dtype=np.float64)
-        self.present_ = ~np.isnan(X).all(axis=0) if X.ndim == 2 else np.ones(0, bool)
-        if X.ndim == 2 and not self.present_.any():
-            self.present_[:] = True   # nothing to keep: let the estimator say so
-        return super().fit(X[:, self.present_] if X.ndim == 2 else X, y, sample_weight=sample_weight)
+        self.present_features_ = ~np.isnan(X).all(axis=0) if X.ndim == 2 else np.ones(0, bool)
+        if X.ndim == 2 and not self.present_features_.any():
+            self.present_features_[:] = True   # nothing to keep: let the estimator say so
+        return super().fit(np.ascontiguousarray(X[:, self.present_features_]) if X.ndim == 2 else X, y,
+                           sample_weight=sample_weight)
 
     def _present(self, X):
         X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] != self.present_.size:
+        if X.ndim != 2 or X.shape[1] != self.present_features_.size:
             raise ValueError(f"X has {X.shape[-1] if X.ndim else 0} features, but {type(self).__name__} "
-                             f"is expecting {self.present_.size} features as input.")
-        return X[:, self.present_]
+                             f"is expecting {self.present_features_.size} features as input.")
+        return np.ascontiguousarray(X[:, self.present_features_])
 
     def _raw_predict(self, X, n_threads=None):
         if getattr(self, "_in_fit", False):   # binned training data, columns already chosen

@@ -122,6 +122,8 @@ class BlockKernelMap(TransformerMixin, BaseEstimator):
         "gamma": positive_float_or("median"), "gamma_scale": positive_float(),
         "random_state": int_at_least(0),
     }
+    # a column absent in every training row is left out (models._validation)
+    _drops_absent_columns = True
 
     def __init__(self, groups=None, *, n_components: int = 100, gamma="median",
                  gamma_scale: float = 1.0, method: str = "nystroem", random_state: int = 0):

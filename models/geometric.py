@@ -414,7 +414,6 @@ class GeometricMarginSVC(_MaskedSVCBase):
     def _set_state(self, state, X, X0, M):
         s, sv, dual, beta, b, norms, wn2 = state
         self.n_iter_ = len(self.objective_)
-        self.n_features_in_ = X.shape[1]
         self.s_ = s
         self.support_ = sv
         self.support_vectors_ = X[sv]
@@ -509,6 +508,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
                     kcache.clear()  # keep at most one kernel pair in memory
                     kcache[kkey] = _train_val_kernels(run, X0, M, X0v, Mv, gram)
                 K, Kv = kcache[kkey]
+            run.present_features_ = proto.present_features_
             groups = validate_feature_groups(run, run.groups, X_train.shape[1])
             wanted = {}
             for i in idx:
@@ -762,6 +762,7 @@ class AverageNormSVC(_MaskedSVCBase):
         for params in param_list:
             est = clone(self).set_params(**params)
             validate_params(est)
+            est.present_features_ = proto.present_features_
             validate_feature_groups(est, est.groups, X_train.shape[1])
             est.gamma_ = resolve_gamma(est, est.gamma, Xs)
             K, Kv = _train_val_kernels(est, X0, Ms, X0v, Mvs, gram)

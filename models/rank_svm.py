@@ -242,7 +242,7 @@ class GeometricMarginRankSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         self.coef_ = w[None, :]
         self.n_pairs_ = int(pi.size)
         self.intercept_ = np.zeros(1)
-        f = self.decision_function(X)
+        f = self._decision(X)
         self.intercept_ = np.array([best_hinge_intercept(f, ys)])
         return self
 
@@ -273,7 +273,10 @@ class GeometricMarginRankSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         scores : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = validate_X_predict(self, X)
+        return self._decision(validate_X_predict(self, X))
+
+    def _decision(self, X: np.ndarray) -> np.ndarray:
+        """:meth:`decision_function` of validated rows (the training columns)."""
         M = ~np.isnan(X)
         b = float(self.intercept_[0])
         f = np.where(M, X, 0.0) @ self.coef_[0] / self._scale_of(M, self.coef_[0]) + b

@@ -152,7 +152,7 @@ def test_instance_with_no_valid_feature():
 def test_average_norm_is_rescaled_svm():
     """avg|w| for the linear kernel: SVC on x_k / sqrt(p_k) (zero-filled)."""
     X, y, _ = block_missing(60, 6, 2, seed=7, frac=0.4)
-    X[:, 5] = NAN  # never valid: dropped
+    X[:, 5] = NAN  # never valid: left out (models._validation)
     p = (~np.isnan(X)).mean(0)
     Xs = np.nan_to_num(X[:, :5]) / np.sqrt(p[:5])
     ref = SVC(kernel="linear", C=1.0).fit(Xs, y)
@@ -160,8 +160,8 @@ def test_average_norm_is_rescaled_svm():
     np.testing.assert_allclose(avg.decision_function(X), ref.decision_function(Xs), atol=1e-6)
     # objective: (1/n) sum_i ||w^(i)||^2 = sum_k p_k w_k^2 = ||v||^2 of the scaled SVM
     w = avg.coef_[0]
-    np.testing.assert_allclose((p * w * w).sum(), (ref.coef_[0] ** 2).sum(), rtol=1e-8)
-    assert w[5] == 0.0
+    assert avg.present_features_.tolist() == [True] * 5 + [False] and w.shape == (5,)
+    np.testing.assert_allclose((p[:5] * w * w).sum(), (ref.coef_[0] ** 2).sum(), rtol=1e-8)
 
 
 def test_iterations_change_the_solution_with_missing_values():

@@ -114,20 +114,47 @@ def test_register_method():
         register_method({"name": "x"})
 
 
+def _with_absent_block(X, groups, at=4):
+    """``X`` with a block of two columns absent in every row inserted at
+    column ``at`` (a feature block that no instance has: the toy network has
+    no funnel motif), and the blocks with it."""
+    Xa = np.insert(X, [at, at], np.nan, axis=1)
+    ga = np.insert(groups, [at, at], groups.max() + 1)
+    return Xa, ga
+
+
 @pytest.mark.parametrize("name", sorted(METHODS))
-def test_every_method_copes_with_a_column_absent_in_every_row(name):
-    """A feature block that no instance has (the toy network has no funnel
-    motif) must not crash any method; gradient boosting, whose binning fails
-    on it, leaves the column out, as the imputers do."""
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(60, 4))
-    X[rng.random(X.shape) < 0.2] = np.nan
-    y = (np.nan_to_num(X[:, 0]) > 0).astype(int)
-    Xa = np.insert(X, 2, np.nan, axis=1)
-    est = get_method(name).make(random_state=0).fit(Xa, y)
-    d = est.decision_function(Xa)
-    assert d.shape == (60,) and np.isfinite(d).all()
-    if name == "hgb":
-        assert est.present_.tolist() == [True, True, False, True, True]
-        ref = get_method(name).make(random_state=0).fit(X, y).decision_function(X)
-        np.testing.assert_array_equal(d, ref)
+def test_every_method_leaves_out_a_block_absent_in_every_row(name, data):
+    """Every method treats a column absent in every training row the same
+    way: its decision values are those of the same method fitted without the
+    column (bit for bit), and values that rows to score hold in it are
+    ignored."""
+    X, y, groups = data
+    Xa, ga = _with_absent_block(X, groups)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = get_method(name).make(groups=groups, random_state=0).fit(X, y)
+        est = get_method(name).make(groups=ga, random_state=0).fit(Xa, y)
+        d_ref = ref.decision_function(X)
+        scored = Xa.copy()
+        scored[:, 4:6] = np.random.RandomState(1).randn(len(X), 2)
+        np.testing.assert_array_equal(est.decision_function(Xa), d_ref)
+        np.testing.assert_array_equal(est.decision_function(scored), d_ref)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in METHODS
+                                        if hasattr(get_method(n).make(), "grid_decision_function")))
+def test_grid_shortcut_leaves_out_a_block_absent_in_every_row(name, data):
+    """The shared-kernel grid path of model selection does the same as fit."""
+    X, y, groups = data
+    Xa, ga = _with_absent_block(X, groups)
+    grid = [p for p in expand_grid(get_method(name).param_grid)][:4]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = get_method(name).make(groups=groups, random_state=0).grid_decision_function(
+            grid, X[:40], y[:40], X[40:])
+        out = get_method(name).make(groups=ga, random_state=0).grid_decision_function(
+            grid, Xa[:40], y[:40], Xa[40:])
+    for a, b in zip(out, ref):
+        np.testing.assert_array_equal(a, b)
+
