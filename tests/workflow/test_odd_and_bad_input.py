@@ -5,12 +5,18 @@
   gzip-compressed model reads like the plain one); every changed id is listed
   with file and line in the job's log. The run is made under ``umask 022`` and
   leaves only group/other-readable files.
-* A source that matches too few network genes, conflicting duplicate rows, an
-  id not understood, an empty or unreadable file, a reaction using an
-  undefined metabolite, a gene rule cobrapy cannot parse, more folds than
-  reactions, and a failing final step each stop the run with a one-line
-  message (file or config key, value, expectation), exit non-zero, and leave
-  the earlier results *and their provenance* untouched (bytes and mtime).
+* A source that matches too few network genes or has no usable signal,
+  conflicting duplicate rows, an id not understood, an empty or unreadable
+  file, a reaction using an undefined metabolite, a gene rule cobrapy cannot
+  parse, a model read without gene rules or naming an undeclared gene
+  product, a reaction id the directed network reserves, a GAF without the
+  rows a source reads, a config value that passes the schema but is wrong
+  (an integer written as a float, a seed too large, an unknown grid
+  parameter, a currency id matching nothing, more impostors than the pools
+  hold), more folds than reactions, and a failing final step each stop the
+  run with a one-line message (file or config key, value, expectation), exit
+  non-zero, and leave the earlier results *and their provenance* untouched
+  (bytes and mtime).
 """
 
 from __future__ import annotations
@@ -203,6 +209,47 @@ def _malformed_rule(inputs, d):
     return p
 
 
+def _no_gene_rules(inputs, d):
+    """A model read without its gene rules (as cobrapy reads a RAVEN .mat)."""
+    raw = json.loads(Path(inputs["model"]).read_text())
+    for r in raw["reactions"]:
+        r["gene_reaction_rule"] = ""
+    p = d / "model_norules.json"
+    p.write_text(json.dumps(raw))
+    return p
+
+
+def _undeclared_gene_product(inputs, d):
+    """SBML whose gene rule names a gene product the model does not declare."""
+    import re
+
+    import cobra
+
+    model = cobra.io.load_json_model(str(inputs["model"]))
+    p = d / "model_undeclared.xml"
+    cobra.io.write_sbml_model(model, str(p))
+    xml = p.read_text()
+    first = re.search(r"<fbc:geneProduct [^>]*/>", xml).group(0)
+    p.write_text(xml.replace(first, "", 1))
+    return p
+
+
+def _reserved_reverse_id(inputs, d):
+    raw = json.loads(Path(inputs["model"]).read_text())
+    base = next(r for r in raw["reactions"] if r.get("lower_bound", 0) < 0)
+    raw["reactions"].append({**base, "id": base["id"] + "__rev", "name": "copy"})
+    p = d / "model_rev.json"
+    p.write_text(json.dumps(raw))
+    return p
+
+
+def _gaf_without_interpro(inputs, d):
+    lines = Path(inputs["annotation"]).read_text().splitlines(keepends=True)
+    p = d / "annotation_nointerpro.gaf"
+    p.write_text("".join(ln for ln in lines if "InterPro:" not in ln))
+    return p
+
+
 def _n_reactions_with_genes(inputs) -> int:
     raw = json.loads(Path(inputs["model"]).read_text())
     return sum(bool(r["gene_reaction_rule"]) for r in raw["reactions"])
@@ -237,6 +284,19 @@ BAD_INPUTS = {
         "InputFileError: ", ": cannot be read: EOFError"]),
     "malformed_gene_rule": (_malformed_rule, "network", [
         "GeneIdError: ", "cobrapy cannot parse 1 gene rule(s)"]),
+    # models that load without what the pipeline needs
+    "model_without_gene_rules": (_no_gene_rules, "network", [
+        "InputFileError: ", ": no reaction has a gene rule (", "use a file with gene rules"]),
+    "undeclared_gene_product": (_undeclared_gene_product, "network", [
+        "UnknownGeneError: ", "has a gene rule naming gene product(s) [",
+        "that are not declared in the model's listOfGeneProducts"]),
+    "reserved_reverse_id": (_reserved_reverse_id, "network", [
+        "InputFileError: ", "__rev' has the id that the directed network gives the reverse direction "
+        "of reversible reaction", "ids ending in '__rev' are reserved for reverse directions"]),
+    # a source without rows of the kind the pipeline reads: says so
+    "gaf_without_interpro_rows": (_gaf_without_interpro, "annotation", [
+        "SourceCoverageError: source 'domain' (", "holds no data for any gene: the file has no row "
+        "with evidence IEA and an InterPro id in its with/from column (column 8)"]),
 }
 
 
@@ -291,6 +351,64 @@ def test_bad_input_stops_with_named_error(bad_input_runs, case):
     assert len(error_lines) == 1, error_lines
     for rule in ["metabolic_cv", "metabolic_accuracy", "enzyme_ranking", "metabolic_provenance"]:
         assert f"rule {rule}:" not in out
+    _assert_untouched(workdir, before)
+
+
+# ------------------------------------------------------------ bad config
+def _set(config: dict, path: str, value) -> None:
+    *parents, last = path.split(".")
+    node = config
+    for k in parents:
+        node = node[k]
+    node[last] = value
+
+
+# case -> (config key, bad value, stops before any job?, strings the console must hold)
+BAD_CONFIG = {
+    "integral_float": ("metabolic.ranking.top_n", 3.0, True, [
+        "ConfigValueError in file", "config: metabolic.ranking.top_n is 3.0; expected an integer (write 3)"]),
+    "seed_too_large": ("seed", 2**32, True, ["seed", "4294967295"]),
+    "unknown_grid_parameter": ("metabolic.param_grids.zero", [{"kernel": "linear", "Cc": 1.0}], True, [
+        "ConfigValueError in file", "config: metabolic.param_grids.zero names parameter 'Cc', which "
+        "zero does not have; closest: ['C'] (all: C, coef0, degree, gamma,"]),
+    "currency_matching_nothing": ("metabolic.extra_currency", ["p0m9"], False, [
+        "metabolic.extra_currency: 'p0m9' is not a metabolite key of this network", "closest: "]),
+    "negatives_beyond_the_pool": ("metabolic.negatives_per_positive", 1000, False, [
+        "ConfigValueError: config: metabolic.negatives_per_positive is 1000, but reaction ",
+        "expected at most ", "(more would repeat training pairs)"]),
+}
+
+
+@pytest.fixture(scope="module")
+def bad_config_runs(tmp_path_factory, toy_inputs, reference_run):
+    root = tmp_path_factory.mktemp("config_bad")
+
+    def run(case):
+        key, value, _, _ = BAD_CONFIG[case]
+        workdir = root / case
+        config = small_config(toy_inputs, workdir)
+        _set(config, key, value)
+        proc, before = _rerun(reference_run, workdir, config)
+        return case, (workdir, proc, before)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(run, BAD_CONFIG))
+
+
+@pytest.mark.parametrize("case", list(BAD_CONFIG))
+def test_bad_config_stops_naming_the_key(bad_config_runs, case):
+    workdir, proc, before = bad_config_runs[case]
+    key, value, before_any_job, texts = BAD_CONFIG[case]
+    out = console(proc)
+    assert proc.returncode != 0, out[-3000:]
+    assert TRACEBACK not in out, out[-3000:]
+    for text in texts:
+        assert text in out, f"{text!r} not on the console:\n{out[-3000:]}"
+    if before_any_job:
+        assert "rule " not in out, out[-3000:]
+    else:  # needs the model: the features job stops, nothing after it runs
+        assert "Error in rule metabolic_features" in out, out[-3000:]
+        assert "rule metabolic_cv" not in out, out[-3000:]
     _assert_untouched(workdir, before)
 
 
