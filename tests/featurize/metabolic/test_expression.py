@@ -94,3 +94,21 @@ def test_real_yeastgfp(mirror):
     assert df.shape[1] == 23
     assert 4000 < df.shape[0] <= 4155
     assert df.loc["YAL001C", "nucleus"] == 1 and df.loc["YAL001C", "cytoplasm"] == 1
+
+
+@pytest.mark.parametrize("reader, text", [
+    (load_expression, "gene\tc0\tc1\tc2\nYAL001C\t0.5\t1.0\t2.0\nYAL002W\t1.5\tNA\t0.1\n"),
+    (load_yeastgfp, 'yORF,"gene name",abundance,nucleus,cytoplasm\nYAL001C,TFC3,125,T,F\n'
+                    "YAL002W,VPS8,7,F,T\n"),
+])
+def test_table_starting_with_a_byte_order_mark_reads_like_one_without(tmp_path, reader, text):
+    """A byte-order mark is not data, in every text input (GAF and model
+    files: test_annotation.py, test_model_io.py)."""
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "bom").mkdir()
+    plain, bom = tmp_path / "plain" / "table.txt", tmp_path / "bom" / "table.txt"
+    plain.write_text(text)
+    bom.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    a, b = reader(plain), reader(bom)
+    assert list(a.columns) == list(b.columns) and list(a.index) == list(b.index)
+    np.testing.assert_array_equal(a.to_numpy(), b.to_numpy())

@@ -203,3 +203,21 @@ def test_sbml_rule_naming_an_undeclared_gene_product_stops(tmp_path):
     with pytest.raises(UnknownGeneError, match=r"ghost.xml: reaction 'R_.*' has a gene rule naming gene "
                                                r"product\(s\) \['G_YGHOST1W'\] that are not declared"):
         load_model(bad)
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yml", ".xml", ".json.gz"])
+def test_model_file_starting_with_a_byte_order_mark_reads_like_one_without(tmp_path, suffix):
+    """A byte-order mark is not data, in a model file as in every text input."""
+    import gzip
+
+    m = toy_model()
+    plain = tmp_path / f"plain{suffix.removesuffix('.gz')}"
+    {".json": cobra.io.save_json_model, ".yml": cobra.io.save_yaml_model,
+     ".xml": cobra.io.write_sbml_model}[plain.suffix](m, str(plain))
+    data = b"\xef\xbb\xbf" + plain.read_bytes()
+    bom = tmp_path / f"bom{suffix}"
+    bom.write_bytes(gzip.compress(data) if suffix.endswith(".gz") else data)
+    a, b = load_model(plain), load_model(bom)
+    assert [r.id for r in b.reactions] == [r.id for r in a.reactions]
+    assert [r.gene_reaction_rule for r in b.reactions] == [r.gene_reaction_rule for r in a.reactions]
+    assert sorted(g.id for g in b.genes) == sorted(g.id for g in a.genes)

@@ -96,3 +96,24 @@ def test_imm904_directed_network(mirror):
     assert keys["glc__D_c"] == keys["glc__D_e"] == "glc__D"
     assert net.n_merged == sum(len(v) - 1 for v in net.merged.values())
     assert all(" -> " in e for e in net.reactions["equation"])
+
+
+def test_names_carrying_their_compartment_print_it_once():
+    """yeast-GEM names its metabolites 'ATP [cytoplasm]': an equation spanning
+    compartments names each compartment once, not 'ATP [cytoplasm] [cytoplasm]'."""
+    import cobra
+
+    m = cobra.Model("tags")
+    m.compartments = {"c": "cytoplasm", "e": "extracellular"}
+    a_e = cobra.Metabolite("s_1_e", name="glucose [extracellular]", compartment="e")
+    a_c = cobra.Metabolite("s_1_c", name="glucose [cytoplasm]", compartment="c")
+    b_c = cobra.Metabolite("s_2_c", name="glucose 6-phosphate [cytoplasm]", compartment="c")
+    t = cobra.Reaction("T1", lower_bound=0, upper_bound=1000)
+    r = cobra.Reaction("R1", lower_bound=0, upper_bound=1000)
+    m.add_reactions([t, r])
+    t.add_metabolites({a_e: -1, a_c: 1})
+    r.add_metabolites({a_c: -1, b_c: 1})
+    t.gene_reaction_rule, r.gene_reaction_rule = "YAL001C", "YAL002W"
+    eq = build_directed_network(m, n_currency=0).reactions["equation"]
+    assert eq["T1"] == "glucose [extracellular] -> glucose [cytoplasm]"
+    assert eq["R1"] == "glucose -> glucose 6-phosphate"
