@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from common.exceptions import GeneIdError
 
-__all__ = ["GENE_ID_PATTERN", "GeneIdNote", "canonical_gene_id", "is_valid_gene_id",
+__all__ = ["check_source_signal", "GENE_ID_PATTERN", "GeneIdNote", "canonical_gene_id", "is_valid_gene_id",
            "canonical_ids", "log_notes", "remove_invisible"]
 
 log = logging.getLogger(__name__)
@@ -196,3 +196,41 @@ def check_coverage(name: str, table, network_genes: Sequence[str], min_fraction:
             f"{min_fraction:.1%}. Network genes without data, e.g. {unmatched}; ids in "
             f"the source, e.g. {own} (expected the model's gene ids, e.g. yeast systematic names)")
     return matched, total
+
+
+def check_source_signal(X, feature_names: Sequence[str], sources: dict[str, str]) -> None:
+    """Stop with :class:`SourceCoverageError` if a source contributes no usable
+    feature: every column of its block (feature names ``<motif>:<block>:<stat>``)
+    takes at most one value over the training pairs ``X``, so it cannot tell a
+    true gene from an impostor (a localization table placing every gene in the
+    same compartments, one domain shared by every gene, ...). ``sources``
+    maps a block name (``expr``, ``domain``, ``loc``) to the file it comes from.
+
+    >>> import numpy as np
+    >>> X = np.array([[0.5, 1.0], [0.2, 1.0], [np.nan, 1.0]])
+    >>> check_source_signal(X, ["fork:expr:r_mean", "fork:loc:share"], {"expr": "e.tsv"})
+    >>> check_source_signal(X, ["fork:expr:r_mean", "fork:loc:share"], {"loc": "a.gaf"})
+    Traceback (most recent call last):
+    ...
+    common.exceptions.SourceCoverageError: source 'loc' (a.gaf) contributes no usable feature: each of its 1 feature(s) takes at most one value over the 3 training pairs, so it cannot tell a true gene from an impostor; check that the file holds what the source reads
+    """
+    import numpy as np
+
+    from common.exceptions import SourceCoverageError
+
+    X = np.asarray(X, dtype=np.float64)
+    block = [n.split(":")[1] if n.count(":") >= 2 else "" for n in map(str, feature_names)]
+    for name, where in sources.items():
+        cols = [i for i, b in enumerate(block) if b == name]
+        if not cols:
+            continue
+        with np.errstate(invalid="ignore"):
+            sub = X[:, cols]
+            seen = ~np.isnan(sub)
+            lo = np.where(seen, sub, np.inf).min(axis=0)
+            hi = np.where(seen, sub, -np.inf).max(axis=0)
+        if not (seen.any(axis=0) & (hi > lo)).any():
+            raise SourceCoverageError(
+                f"source {name!r} ({where}) contributes no usable feature: each of its {len(cols)} "
+                f"feature(s) takes at most one value over the {X.shape[0]} training pairs, so it "
+                "cannot tell a true gene from an impostor; check that the file holds what the source reads")

@@ -243,6 +243,19 @@ def _reserved_reverse_id(inputs, d):
     return p
 
 
+def _gaf_one_compartment(inputs, d):
+    """Every gene in the same compartment: the localization carries no signal."""
+    rows = []
+    for ln in Path(inputs["annotation"]).read_text().splitlines(keepends=True):
+        cells = ln.split("\t")
+        if len(cells) > 8 and cells[8] == "C":
+            cells[4] = "GO:0005739"
+        rows.append("\t".join(cells))
+    p = d / "annotation_onecompartment.gaf"
+    p.write_text("".join(rows))
+    return p
+
+
 def _gaf_without_interpro(inputs, d):
     lines = Path(inputs["annotation"]).read_text().splitlines(keepends=True)
     p = d / "annotation_nointerpro.gaf"
@@ -294,6 +307,9 @@ BAD_INPUTS = {
         "InputFileError: ", "__rev' has the id that the directed network gives the reverse direction "
         "of reversible reaction", "ids ending in '__rev' are reserved for reverse directions"]),
     # a source without rows of the kind the pipeline reads: says so
+    "localization_in_one_compartment": (_gaf_one_compartment, "annotation", [
+        "SourceCoverageError: source 'loc' (", "annotation_onecompartment.gaf) contributes no usable "
+        "feature: each of its ", "takes at most one value over the "]),
     "gaf_without_interpro_rows": (_gaf_without_interpro, "annotation", [
         "SourceCoverageError: source 'domain' (", "holds no data for any gene: the file has no row "
         "with evidence IEA and an InterPro id in its with/from column (column 8)"]),

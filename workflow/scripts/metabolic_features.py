@@ -12,7 +12,7 @@ from featurize.metabolic.bundle import FeatureBundle, items_by_gene
 from featurize.metabolic.compounds import compound_vectors
 from featurize.metabolic.expression import load_expression
 from featurize.metabolic.expression import usable_profiles
-from featurize.metabolic.genes import check_coverage, log_notes
+from featurize.metabolic.genes import check_coverage, check_source_signal, log_notes
 from featurize.metabolic.localization import load_yeastgfp
 from featurize.metabolic.model_io import load_model
 from featurize.metabolic.motifs import find_motifs
@@ -90,6 +90,10 @@ log.info("impostor genes: %d per positive, drawn from the %s (%d genes; %.0f%% f
 instances = build_instances(net, pool, p.negatives_per_positive, p.seed, mix_genes=candidates,
                             mix_fraction=mix)
 X = featurizer.transform(instances["reaction"].tolist(), instances["gene"].tolist())
+# a source whose every feature takes one value over the pairs carries no signal: stop
+check_source_signal(X, featurizer.feature_names_, {
+    "expr": ", ".join(map(str, expression.attrs["files"].values())), "domain": str(smk.input.annotation),
+    "loc": str(smk.input.annotation if p.localization == "gaf" else smk.input.localization)})
 # Unit spread per feature over the instance pairs (label-free, no centring);
 # the featurizer applies the same scale to every candidate it builds later.
 X *= featurizer.fit_feature_scale(X)
