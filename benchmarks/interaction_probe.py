@@ -55,7 +55,8 @@ def main(argv=None) -> int:
             return make_hgb(random_state=random_state).set_params(interaction_cst=cst)
         spec = MethodSpec(f"hgb ({name})", f"gradient boosting, interactions: {name}", make, [GRID])
         cv = nested_cross_validate(spec, X, y, feature_groups=groups,
-                                   instance_groups=data["instance_group"], n_splits=5,
+                                   instance_groups=data["fold_group"], query=data["instance_group"],
+                                   n_splits=5,
                                    val_fraction=0.2, param_grid=[GRID], seed=args.seed)
         f = cv.folds
         rows.append({"model": f"hgb, interactions {name}",

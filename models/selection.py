@@ -148,6 +148,21 @@ def _inner_split(y, instance_groups, val_fraction, seed):
     return next(sgkf.split(np.zeros(len(y)), y, instance_groups))
 
 
+def _check_query(query, X):
+    if query is None:
+        return None
+    query = np.asarray(query)
+    if query.shape != (np.shape(X)[0],):
+        raise ValueError(f"The 'query' parameter of {_NAME} must have one label per row of X, shape "
+                         f"({np.shape(X)[0]},). Got shape {query.shape} instead.")
+    return query
+
+
+def _query(query, instance_groups):
+    """The queries of a ranking objective: ``query``, else the instance groups."""
+    return instance_groups if query is None else np.asarray(query)
+
+
 def fit_estimator(est, X, y, query=None):
     """``est.fit(X, y)``; estimators with a ranking objective (a ``query``
     argument in ``fit``, :class:`models.rank_svm.GeometricMarginRankSVC`)
@@ -180,7 +195,7 @@ def _decision(est, X) -> np.ndarray:
     return np.asarray(est.predict_proba(X)[:, 1] - 0.5, dtype=np.float64)
 
 
-def validation_table(method, X, y, *, feature_groups=None, instance_groups=None,
+def validation_table(method, X, y, *, feature_groups=None, instance_groups=None, query=None,
                      val_fraction: float = 0.2, param_grid=None, seed: int = 0) -> pd.DataFrame:
     """Validation accuracy and ROC AUC of every grid point (one inner split).
 
@@ -196,8 +211,9 @@ def validation_table(method, X, y, *, feature_groups=None, instance_groups=None,
     if hasattr(est, "grid_decision_function"):
         dvs = est.grid_decision_function(points, X[tr], y[tr], X[va])
     else:
-        query = None if instance_groups is None else instance_groups[tr]
-        dvs = [_decision(fit_estimator(clone(est).set_params(**p), X[tr], y[tr], query), X[va])
+        q = _query(query, instance_groups)
+        q = None if q is None else q[tr]
+        dvs = [_decision(fit_estimator(clone(est).set_params(**p), X[tr], y[tr], q), X[va])
                for p in points]
     pos = y[va] == classes[1]
     rows = []
@@ -207,7 +223,7 @@ def validation_table(method, X, y, *, feature_groups=None, instance_groups=None,
     return pd.DataFrame(rows)
 
 
-def select_params(method, X, y, *, feature_groups=None, instance_groups=None,
+def select_params(method, X, y, *, feature_groups=None, instance_groups=None, query=None,
                   val_fraction: float = 0.2, param_grid=None, seed: int = 0) -> dict:
     """Choose a grid point on an inner validation split of ``(X, y)``.
 
@@ -226,6 +242,10 @@ def select_params(method, X, y, *, feature_groups=None, instance_groups=None,
         (then ``StratifiedGroupKFold`` with ``round(1 / val_fraction)``
         folds gives the validation part; otherwise
         ``StratifiedShuffleSplit``).
+    query : array-like, optional
+        The query of each instance for an estimator with a ranking objective
+        (pairs are formed within a query, :func:`fit_estimator`); default
+        ``instance_groups``.
     val_fraction : float, default=0.2
     param_grid : dict or list of dict, optional
         ParameterGrid-style grid; default ``spec.param_grid``.
@@ -253,7 +273,7 @@ def select_params(method, X, y, *, feature_groups=None, instance_groups=None,
         _check_common(X, y, instance_groups, val_fraction, seed)
         return dict(points[0])
     table = validation_table(spec, X, y, feature_groups=feature_groups,
-                             instance_groups=instance_groups, val_fraction=val_fraction,
+                             instance_groups=instance_groups, query=query, val_fraction=val_fraction,
                              param_grid=points, seed=seed)
     auc = table["val_roc_auc"].fillna(-np.inf).to_numpy()
     acc = table["val_accuracy"].to_numpy()
@@ -310,14 +330,15 @@ def fold_seed(seed: int, fold: int) -> int:
 
 
 def evaluate_fold(method, X_train, y_train, X_test, y_test, *, classes=None,
-                  feature_groups=None, instance_groups=None, val_fraction: float = 0.2,
+                  feature_groups=None, instance_groups=None, query=None, val_fraction: float = 0.2,
                   param_grid=None, seed: int = 0, fold: int = 0) -> FoldResult:
     """The body of one outer fold of :func:`nested_cross_validate`: choose the
     parameters on an inner split of the training fold (:func:`select_params`),
     refit on the whole training fold, score the test fold.
 
     Every split and the estimator take :func:`fold_seed` ``(seed, fold)``.
-    ``instance_groups`` are those of the training rows. ``classes`` (sorted,
+    ``instance_groups`` and ``query`` (default ``instance_groups``) are
+    those of the training rows. ``classes`` (sorted,
     two) defaults to the classes of ``y_train``. Used by
     :func:`nested_cross_validate` and by the workflow scripts whose outer
     folds are made elsewhere (the car crops, featurized per fold).
@@ -333,12 +354,12 @@ def evaluate_fold(method, X_train, y_train, X_test, y_test, *, classes=None,
     s = fold_seed(seed, fold)
     t0 = time.perf_counter()
     best = select_params(spec, X_train, y_train, feature_groups=feature_groups,
-                         instance_groups=instance_groups, val_fraction=val_fraction,
+                         instance_groups=instance_groups, query=query, val_fraction=val_fraction,
                          param_grid=points, seed=s)
     t_sel = time.perf_counter() - t0
     est = spec.make(groups=feature_groups, random_state=s).set_params(**best)
     t0 = time.perf_counter()
-    fit_estimator(est, X_train, y_train, instance_groups)
+    fit_estimator(est, X_train, y_train, _query(query, instance_groups))
     t_fit = time.perf_counter() - t0
     dv = _decision(est, X_test)
     pred = est.predict(X_test)
@@ -349,7 +370,7 @@ def evaluate_fold(method, X_train, y_train, X_test, y_test, *, classes=None,
     return FoldResult(row=row, decision=dv, prediction=pred, estimator=est, best_params=best)
 
 
-def nested_cross_validate(method, X, y, *, feature_groups=None, instance_groups=None,
+def nested_cross_validate(method, X, y, *, feature_groups=None, instance_groups=None, query=None,
                           n_splits: int = 5, val_fraction: float = 0.2, param_grid=None,
                           seed: int = 0, progress: Callable[[str], None] | None = None
                           ) -> CVResult:
@@ -368,6 +389,9 @@ def nested_cross_validate(method, X, y, *, feature_groups=None, instance_groups=
     instance_groups : array-like, optional
         Instances with the same label never go to different folds
         (``StratifiedGroupKFold``; else ``StratifiedKFold``), outer and inner.
+    query : array-like, optional
+        The query of each instance for an estimator with a ranking objective
+        (:func:`fit_estimator`); default ``instance_groups``.
     n_splits : int, default=5
     val_fraction : float, default=0.2
         Share of each training fold held out to choose parameters.
@@ -396,6 +420,7 @@ def nested_cross_validate(method, X, y, *, feature_groups=None, instance_groups=
     """
     spec = _spec(method)
     X, y, classes, instance_groups = _check_common(X, y, instance_groups, val_fraction, seed)
+    query = _check_query(query, X)
     check_positive_int(_NAME, "n_splits", n_splits, minimum=2)
     points = expand_grid(spec.param_grid if param_grid is None else param_grid)
     if instance_groups is None:
@@ -415,6 +440,7 @@ def nested_cross_validate(method, X, y, *, feature_groups=None, instance_groups=
                              feature_groups=feature_groups,
                              instance_groups=None if instance_groups is None
                              else instance_groups[tr],
+                             query=None if query is None else query[tr],
                              val_fraction=val_fraction, param_grid=points, seed=seed, fold=k)
         oof[te] = fold.decision
         rows.append({"fold": k, **fold.row})

@@ -203,3 +203,28 @@ def test_consensus_params_ties_and_empty():
     assert consensus_params([{"C": 3.0}, {"C": 1.0}, {"C": 1.0}, {"C": 3.0}]) == {"C": 3.0}
     with pytest.raises(ValueError, match="at least one fold"):
         consensus_params([])
+
+
+def test_query_of_the_ranking_objective_is_apart_from_the_fold_groups():
+    """Folds are made of fold groups (several reactions each), while the rank
+    SVM forms its pairs within each reaction (the query)."""
+    rng = np.random.RandomState(0)
+    n_q, per_q = 8, 10
+    X = rng.randn(n_q * per_q, 3)
+    y = np.tile([1, 1] + [0] * (per_q - 2), n_q)
+    X[y == 1, 0] += 2.0
+    query = np.repeat(np.arange(n_q), per_q)
+    fold_group = query // 2  # two reactions per fold group
+    grid = [{"C": 1.0, "n_iter": 1}]
+    apart = nested_cross_validate("geometric_rank", X, y, instance_groups=fold_group, query=query,
+                                  n_splits=2, param_grid=grid, seed=0)
+    merged = nested_cross_validate("geometric_rank", X, y, instance_groups=fold_group,
+                                   n_splits=2, param_grid=grid, seed=0)
+    for tests, a, m in zip(apart.test_index, apart.models, merged.models):
+        n_train_queries = n_q - len(np.unique(query[tests]))
+        assert a.n_pairs_ == n_train_queries * 2 * (per_q - 2)   # within each reaction
+        assert m.n_pairs_ == 2 * a.n_pairs_                      # within each pair of reactions
+        # the folds follow the fold groups either way
+        assert set(fold_group[tests]).isdisjoint(np.delete(fold_group, tests))
+    with pytest.raises(ValueError, match="'query' parameter"):
+        nested_cross_validate("zero", X, y, query=query[:5], n_splits=2, param_grid={"C": [1.0]})

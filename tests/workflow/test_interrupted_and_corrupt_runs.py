@@ -66,7 +66,7 @@ def assert_same_outputs(dir_a: Path, dir_b: Path) -> None:
     for rel in COMPARED:
         assert output_bytes(dir_a, rel) == output_bytes(dir_b, rel), f"{rel} differs"
     a, b = np.load(dir_a / FEATURES), np.load(dir_b / FEATURES)
-    for key in ["X", "y", "groups", "feature_names", "instance_group"]:
+    for key in ["X", "y", "groups", "feature_names", "instance_group", "fold_group"]:
         np.testing.assert_array_equal(a[key], b[key], err_msg=f"features.npz[{key!r}] differs")
 
 

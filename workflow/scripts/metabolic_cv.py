@@ -16,8 +16,10 @@ X, y = data["X"], data["y"]
 method = smk.wildcards.method
 log.info("%s: %d instances x %d features, %d folds", method, *X.shape, smk.params.n_splits)
 # Folds are made of whole model reactions (both directions and all their
-# genes stay together): there cannot be more folds than such reactions.
-n_groups = len(np.unique(data["instance_group"]))
+# genes stay together; a lipid reaction written once per acyl chain with its
+# near-copies, featurize.metabolic.pairs.sampling.fold_groups): there cannot
+# be more folds than such groups. The rank SVM pairs genes within a reaction.
+n_groups = len(np.unique(data["fold_group"]))
 n_splits = smk.params.n_splits
 if n_splits > n_groups:
     raise ConfigValueError(
@@ -28,7 +30,8 @@ result = nested_cross_validate(
     X,
     y,
     feature_groups=data["groups"],
-    instance_groups=data["instance_group"],
+    instance_groups=data["fold_group"],
+    query=data["instance_group"],
     n_splits=smk.params.n_splits,
     val_fraction=smk.params.val_fraction,
     param_grid=smk.params.grid,

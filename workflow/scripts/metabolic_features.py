@@ -108,6 +108,7 @@ save_npz_atomic(
     groups=np.asarray(featurizer.groups_),
     feature_names=np.asarray(featurizer.feature_names_),
     instance_group=np.asarray(instances["instance_group"].astype(str).tolist(), dtype=str),
+    fold_group=np.asarray(instances["fold_group"].astype(str).tolist(), dtype=str),
 )
 write_tsv_atomic(instances, smk.output.instances)
 FeatureBundle(

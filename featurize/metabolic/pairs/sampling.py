@@ -2,7 +2,8 @@
 
 :func:`candidate_pools` chooses, from the configuration, the genes the
 ranking scores and the pools impostors are drawn from; :func:`build_instances`
-draws the pairs.
+draws the pairs; :func:`fold_groups` says which reactions must share a
+cross-validation fold.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import pandas as pd
 
 from common.exceptions import ConfigValueError, GeomarginInputError
 from featurize.metabolic.genes import canonical_gene_id
+from featurize.metabolic.network import lipid_class
 
-__all__ = ["build_instances", "candidate_pools", "CANDIDATE_SETS", "IMPOSTOR_POOLS"]
+__all__ = ["build_instances", "candidate_pools", "fold_groups", "CANDIDATE_SETS", "IMPOSTOR_POOLS"]
 
 #: Values of config key ``metabolic.ranking.candidates``.
 CANDIDATE_SETS = ("all", "model")
@@ -96,6 +98,50 @@ def _check_pool_supplies(genes_of: pd.Series, pool: list[str], negatives_per_pos
             f"{allowed} (more would repeat training pairs)")
 
 
+def fold_groups(net) -> pd.Series:
+    """The cross-validation group of every directed reaction: its model
+    reaction (both directions of a reversible reaction together), joined with
+    every reaction that the model writes once per acyl-chain combination of
+    the same lipid classes (:func:`featurize.metabolic.network.lipid_class`;
+    yeast-GEM writes one acyltransferase as dozens of such reactions, with
+    the same genes).
+
+    Holding out one of those near-copies while its twins train would test
+    the ranking on a reaction it has in effect seen. A group is labelled by
+    the smallest model reaction id in it, so a reaction without lipid
+    species keeps its model id as its group.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> net = SimpleNamespace(
+    ...     reactions=pd.DataFrame({"reaction_id": ["r2", "r1", "r1", "r3"]},
+    ...                            index=["r2", "r1", "r1__rev", "r3"]),
+    ...     substrates={"r2": {"PC (16:0)"}, "r1": {"PC (18:1)"}, "r1__rev": {"PA (18:1)"}, "r3": {"A"}},
+    ...     products={"r2": {"PA (16:0)"}, "r1": {"PA (18:1)"}, "r1__rev": {"PC (18:1)"}, "r3": {"B"}})
+    >>> fold_groups(net).to_dict()
+    {'r2': 'r1', 'r1': 'r1', 'r1__rev': 'r1', 'r3': 'r3'}
+    """
+    import networkx as nx
+
+    reactions = net.reactions
+    model_id = reactions["reaction_id"] if "reaction_id" in reactions.columns \
+        else pd.Series(reactions.index, index=reactions.index)
+    graph = nx.Graph()
+    for r in reactions.index:
+        graph.add_edge(("directed", r), ("model", model_id.loc[r]))
+        keys = set(net.substrates.get(r, ())) | set(net.products.get(r, ()))
+        if any(lipid_class(k) != k for k in keys):
+            sides = frozenset({frozenset(map(lipid_class, net.substrates.get(r, ()))),
+                               frozenset(map(lipid_class, net.products.get(r, ())))})
+            graph.add_edge(("directed", r), ("lipid", sides))
+    label = {}
+    for component in nx.connected_components(graph):
+        name = min(str(v) for kind, v in component if kind == "model")
+        label.update({v: name for kind, v in component if kind == "directed"})
+    return pd.Series([label[r] for r in reactions.index], index=reactions.index, name="fold_group")
+
+
 def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
                     seed: int, *, mix_genes: Sequence[str] | None = None,
                     mix_fraction: float = 0.0) -> pd.DataFrame:
@@ -120,8 +166,9 @@ def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
     DataFrame
         Columns ``reaction`` (directed id), ``gene``, ``label`` (1 positive,
         0 negative), ``instance_group`` (the model reaction id, column
-        ``reaction_id`` when present, so both directions of a reversible
-        reaction fall in the same fold).
+        ``reaction_id`` when present: the query of a ranking objective) and,
+        when ``net`` has ``substrates``, ``fold_group`` (:func:`fold_groups`:
+        the pairs that must share a cross-validation fold).
     """
     if not isinstance(negatives_per_positive, (int, np.integer)) or negatives_per_positive < 0:
         raise ValueError("The 'negatives_per_positive' parameter of build_instances must be an "
@@ -165,4 +212,7 @@ def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
                 raise ValueError(f"build_instances: no impostor gene available for reaction {r!r}")
             pick = rng.choice(cand, size=k, replace=cand.size < k)
             rows.extend((r, genes_[i], 0, grp) for i in pick)
-    return pd.DataFrame(rows, columns=["reaction", "gene", "label", "instance_group"])
+    out = pd.DataFrame(rows, columns=["reaction", "gene", "label", "instance_group"])
+    if hasattr(net, "substrates"):
+        out["fold_group"] = fold_groups(net).reindex(out["reaction"]).to_numpy()
+    return out

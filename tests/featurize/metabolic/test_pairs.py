@@ -702,3 +702,47 @@ def test_expression_zscores_hand_computed(feat):
     assert z.iloc[2].isna().all()                 # G4 has no expression data
     assert np.allclose(z.iloc[3], z.iloc[0])      # ids are normalized
     assert list(z.columns) == ["c0", "c1", "c2"]
+
+
+# ------------------------------------------------------------ fold groups
+def test_fold_groups_join_the_acyl_chain_copies_of_a_lipid_reaction():
+    import cobra
+
+    from featurize.metabolic.network import build_directed_network
+    from featurize.metabolic.pairs.sampling import fold_groups
+
+    m = cobra.Model("lipids")
+    mets = {n: cobra.Metabolite(n.replace(" ", "_").replace("(", "").replace(")", "").replace(":", "_"),
+                                name=n, compartment="c")
+            for n in ["PC (16:0)", "PC (18:1)", "PA (16:0)", "PA (18:1)", "A", "B"]}
+    for rid, (s, p), rule, lb in [("r_pc16", ("PC (16:0)", "PA (16:0)"), "YAL001C", 0),
+                                  ("r_pc18", ("PC (18:1)", "PA (18:1)"), "YAL001C", -1000),
+                                  ("r_ab", ("A", "B"), "YAL002W", -1000)]:
+        r = cobra.Reaction(rid, lower_bound=lb, upper_bound=1000)
+        m.add_reactions([r])
+        r.add_metabolites({mets[s]: -1, mets[p]: 1})
+        r.gene_reaction_rule = rule
+    net = build_directed_network(m, n_currency=0)
+    groups = fold_groups(net)
+    assert groups.to_dict() == {"r_pc16": "r_pc16", "r_pc18": "r_pc16", "r_pc18__rev": "r_pc16",
+                                "r_ab": "r_ab", "r_ab__rev": "r_ab"}
+    inst = build_instances(net, ["YAL001C", "YAL002W", "YAL003W"], negatives_per_positive=1, seed=0)
+    assert inst.set_index("reaction")["fold_group"].groupby(level=0).first().to_dict() == \
+        {r: groups[r] for r in set(inst["reaction"])}
+    assert inst.loc[inst.reaction == "r_pc18", "instance_group"].eq("r_pc18").all()  # the query
+
+
+def test_fold_groups_on_real_models(imm904, yeast_gem_902):
+    """iMM904 writes no lipid species: every group is the model reaction,
+    as before. yeast-GEM 9.0.2 joins its acyl-chain copies."""
+    from featurize.metabolic.network import build_directed_network
+    from featurize.metabolic.pairs.sampling import fold_groups
+
+    net = build_directed_network(imm904)
+    assert fold_groups(net).equals(net.reactions["reaction_id"].rename("fold_group"))
+    net = build_directed_network(yeast_gem_902)
+    with_genes = net.reactions.index[net.reactions["genes"].map(bool)]
+    groups = fold_groups(net)[with_genes]
+    models = net.reactions.loc[with_genes, "reaction_id"]
+    assert groups.nunique() < models.nunique() - 1000
+    assert groups.value_counts().iloc[0] > 100   # one acyltransferase, written per chain pair
