@@ -116,23 +116,30 @@ def _processes_under(directory: Path) -> list[int]:
     return pids
 
 
-def test_killed_during_cross_validation_then_restarted(tmp_path, toy_inputs, reference_run):
-    config = small_config(toy_inputs, tmp_path)
-    cmd = snakemake_cmd(tmp_path, config, MAIN_TARGET)
-    with open(tmp_path / "killed_run.out", "w") as out:
+def _run_and_kill_when(cmd: list[str], out_path: Path, started, never: str) -> None:
+    """Run ``cmd`` in a new session, its output in ``out_path``; as soon as
+    ``started()`` is true, SIGKILL the whole process group (everything the
+    run started). Fails with ``never`` if that does not happen in 10 min."""
+    with open(out_path, "w") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             deadline = time.monotonic() + 600
-            while not list((tmp_path / "logs/metabolic").glob("cv_*.log")):
-                assert proc.poll() is None, (tmp_path / "killed_run.out").read_text()[-3000:]
-                assert time.monotonic() < deadline, "cross-validation never started"
-                time.sleep(0.02)
-            # kill at once: the toy cross-validation takes about a second once
-            # its log exists (the log opens after the script's imports)
+            while not started():
+                assert proc.poll() is None, out_path.read_text()[-3000:]
+                assert time.monotonic() < deadline, never
+                time.sleep(0.01)
         finally:
-            # everything the run started is in its process group (new session)
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=60)
+
+
+def test_killed_during_cross_validation_then_restarted(tmp_path, toy_inputs, reference_run):
+    config = small_config(toy_inputs, tmp_path)
+    # kill at once: the toy cross-validation takes about a second once its
+    # log exists (the log opens after the script's imports)
+    _run_and_kill_when(snakemake_cmd(tmp_path, config, MAIN_TARGET), tmp_path / "killed_run.out",
+                       lambda: list((tmp_path / "logs/metabolic").glob("cv_*.log")),
+                       "cross-validation never started")
     time.sleep(0.5)
     left = _processes_under(tmp_path)
     for pid in left:  # a job that left the group: started by this test, end it
@@ -179,18 +186,8 @@ def test_killed_during_publish_keeps_a_complete_set(tmp_path, toy_inputs, refere
     assert all(before.values())
     log = workdir / "logs/metabolic/provenance.log"
     log.unlink()  # it reappears when the publish script has started
-    cmd = snakemake_cmd(workdir, config, MAIN_TARGET)
-    with open(tmp_path / "killed_run.out", "w") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            deadline = time.monotonic() + 600
-            while not log.exists():
-                assert proc.poll() is None, (tmp_path / "killed_run.out").read_text()[-3000:]
-                assert time.monotonic() < deadline, "the publish job never started"
-                time.sleep(0.01)
-        finally:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=60)
+    _run_and_kill_when(snakemake_cmd(workdir, config, MAIN_TARGET), tmp_path / "killed_run.out",
+                       log.exists, "the publish job never started")
     killed = _published_view(workdir)
     assert "rule metabolic_provenance:" in (tmp_path / "killed_run.out").read_text()
 
