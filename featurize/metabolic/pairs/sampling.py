@@ -103,8 +103,8 @@ def fold_groups(net) -> pd.Series:
     reaction (both directions of a reversible reaction together), joined with
     every reaction that the model writes once per acyl-chain combination of
     the same lipid classes (:func:`featurize.metabolic.network.lipid_class`;
-    yeast-GEM writes one acyltransferase as dozens of such reactions, with
-    the same genes).
+    yeast-GEM writes one acyltransferase as many such reactions, with the
+    same genes).
 
     Holding out one of those near-copies while its twins train would test
     the ranking on a reaction it has in effect seen. A group is labelled by
