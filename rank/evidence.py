@@ -31,9 +31,12 @@ import pandas as pd
 from featurize.metabolic.genes import canonical_gene_id
 from featurize.metabolic.reaction_kinds import REACTION_KINDS
 
-__all__ = ["ORPHAN_COLUMNS", "RANKING_COLUMNS", "supporting_neighbours", "orphan_reactions", "mark_ranked",
+__all__ = ["EVIDENCE", "ORPHAN_COLUMNS", "RANKING_COLUMNS", "supporting_neighbours", "orphan_reactions", "mark_ranked",
            "validated_precision", "coexpression_r", "candidate_evidence", "explain_ranking"]
 
+#: What an orphan reaction may be ranked on (:func:`orphan_reactions`; config
+#: ``metabolic.ranking.evidence``).
+EVIDENCE = ("motifs", "subsystem", "compounds")
 #: Columns of results/orphan_reactions.tsv, before the per-motif counts.
 ORPHAN_COLUMNS = ["reaction_id", "model_reaction", "reaction_name", "equation", "reaction_kind",
                   "named_diffusion", "subsystem", "ec_numbers"]
@@ -76,7 +79,22 @@ def _check_kinds(kinds) -> list[str]:
     return kinds
 
 
-def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None) -> pd.DataFrame:
+def _check_evidence(evidence) -> list[str]:
+    evidence = list(EVIDENCE if evidence is None else evidence)
+    bad = [e for e in evidence if e not in EVIDENCE]
+    if bad or not evidence:
+        raise ValueError(f"The 'evidence' parameter must list one or more of {EVIDENCE}. "
+                         f"Got {evidence!r} instead.")
+    return evidence
+
+
+#: Why a reaction lacks each kind of evidence (the ``reason`` of a reaction not ranked).
+_MISSING = {"subsystem": "no other reaction of its subsystem has a gene",
+            "compounds": "no gene acts on compounds of known formula in another reaction of its kind"}
+
+
+def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None,
+                     evidence: Sequence[str] | None = None) -> pd.DataFrame:
     """One row per orphan directed reaction (no gene in the model).
 
     Parameters
@@ -85,21 +103,31 @@ def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None) -> pd.
         With ``reaction_kind``, ``named_diffusion`` and ``subsystem`` columns
         (:func:`featurize.metabolic.network.build_directed_network`).
     featurizer : PairFeaturizer
-        Gives the motif neighbours.
+        Gives the motif neighbours and the reaction's evidence
+        (:meth:`~featurize.metabolic.pairs.PairFeaturizer.reaction_evidence`).
     kinds : sequence of str, optional
         Reaction kinds to rank (default: every kind of ``REACTION_KINDS``
         but ``pseudo``, model bookkeeping that no enzyme catalyses).
+    evidence : sequence of str, optional
+        What a reaction may be ranked on (:data:`EVIDENCE`, the default):
+        ``"motifs"`` (a motif neighbour has a gene), ``"subsystem"``
+        (another reaction of its subsystem has a gene), ``"compounds"`` (a
+        gene acts on compounds of known formula in another reaction of its
+        kind). Only evidence whose feature block the featurizer has counts.
 
     Returns
     -------
     DataFrame indexed by directed reaction id
         :data:`ORPHAN_COLUMNS`, then ``<motif>_reactions`` and
         ``<motif>_genes`` per motif type (neighbour reactions, and distinct
-        genes of those reactions), then ``eligible`` (bool: the kind is
-        ranked and some motif neighbour has a gene) and ``reason`` (why
-        not, "" if eligible). :func:`mark_ranked` adds the final ``ranked``.
+        genes of those reactions), then ``ranked_on`` (the allowed evidence
+        the reaction has, joined by "+"; "" when it is not eligible),
+        ``eligible`` (bool: the kind is ranked and it has allowed evidence)
+        and ``reason`` (why not, "" if eligible). :func:`mark_ranked` adds
+        the final ``ranked``.
     """
     kinds = _check_kinds(kinds)
+    evidence = _check_evidence(evidence)
     df = net.reactions
     rows = []
     for r, info in df.iterrows():
@@ -116,35 +144,49 @@ def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None) -> pd.
             row[f"{t}_reactions"] = len(others)
             row[f"{t}_genes"] = len(genes[t])
             n_react += len(others)
+        has = featurizer.reaction_evidence(r)
+        used = [e for e in evidence if e in has]
         if info["reaction_kind"] not in kinds:
             reason = (f"{info['reaction_kind']} reactions are left out "
                       "(config metabolic.ranking.kinds)")
-        elif n_react == 0:
-            reason = "no motif neighbour"
-        elif not any(genes.values()):
-            reason = "no motif neighbour has a gene"
-        else:
+            used = []
+        elif used:
             reason = ""
+        else:
+            missing = []
+            if "motifs" in evidence:
+                missing.append("no motif neighbour" if n_react == 0 else "no motif neighbour has a gene")
+            missing += [_MISSING[e] for e in evidence if e in featurizer.evidence_names_ and e in _MISSING]
+            reason = "; ".join(missing) or "no evidence of the kinds allowed (config metabolic.ranking.evidence)"
+        row["ranked_on"] = "+".join(used)
         row["eligible"] = reason == ""
         row["reason"] = reason
         rows.append(row)
     cols = ORPHAN_COLUMNS + [f"{t}_{w}" for t in featurizer.motif_types_
-                             for w in ("reactions", "genes")] + ["eligible", "reason"]
+                             for w in ("reactions", "genes")] + ["ranked_on", "eligible", "reason"]
     return pd.DataFrame(rows, columns=cols).set_index("reaction_id", drop=False)
 
 
 def mark_ranked(orphans: pd.DataFrame, ranked_reactions) -> pd.DataFrame:
     """``orphans`` (from :func:`orphan_reactions`) with ``ranked`` ("yes"/"no")
     and the final ``reason``: an eligible reaction without any ranked
-    candidate (every candidate's features absent) says so. Drops
-    ``eligible``."""
+    candidate (every candidate's features absent) says so, and its
+    ``ranked_on`` is emptied. Drops ``eligible``."""
     ranked = set(ranked_reactions)
     out = orphans.copy()
     out["ranked"] = np.where(out["reaction_id"].isin(ranked), "yes", "no")
     lost = out["eligible"] & ~out["reaction_id"].isin(ranked)
     out.loc[lost, "reason"] = "no candidate has data of a source its neighbours have"
+    if "ranked_on" in out.columns:
+        out.loc[lost, "ranked_on"] = ""
     cols = [c for c in out.columns if c not in ("eligible", "ranked", "reason")]
     return out[cols + ["ranked", "reason"]].reset_index(drop=True)
+
+
+def has_motif_gene(featurizer, reaction: str) -> bool:
+    """Whether some motif neighbour of ``reaction`` has a gene other than the
+    reaction's own: the motif blocks can be present for its candidates."""
+    return any(featurizer.neighbour_genes(reaction, "").values())
 
 
 def validated_precision(true_ranks: pd.DataFrame, method: str) -> Callable[[np.ndarray], np.ndarray]:
@@ -308,14 +350,25 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
     # pooled when the kind has no validated reaction
     def no_precision(ranks):
         return np.full(np.shape(ranks), np.nan)
-    precision_of = {}
+    # a reaction ranked without motif neighbours (on its subsystem or compounds):
+    # among held-out reactions of its kind that had no motif neighbour with a
+    # gene either, NaN when there were none
+    precision_of, motif_less_precision_of = {}, {}
     pooled = validated_precision(true_ranks, method) if true_ranks is not None else no_precision
     if true_ranks is not None and "reaction_kind" in net.reactions.columns \
             and "reaction" in true_ranks.columns:
         kind_of = net.reactions["reaction_kind"].reindex(true_ranks["reaction"]).to_numpy()
         mine = (true_ranks["method"] == method).to_numpy()
+        held_out = pd.unique(true_ranks.loc[mine, "reaction"])
+        motif_less = {r for r in held_out if r in net.reactions.index and not has_motif_gene(featurizer, r)}
+        without = true_ranks["reaction"].isin(motif_less).to_numpy()
         for kind in pd.unique(kind_of[mine & pd.notna(kind_of)]):
             precision_of[kind] = validated_precision(true_ranks[kind_of == kind], method)
+            motif_less_precision_of[kind] = validated_precision(
+                true_ranks[(kind_of == kind) & without], method)
+    precision_of = {(kind, True): f for kind, f in precision_of.items()} | \
+        {(kind, False): f for kind, f in motif_less_precision_of.items()}
+    motif_ranked = {r: has_motif_gene(featurizer, r) for r in pd.unique(top["reaction"])}
     motif_cols = [f"coexpr_r_{t}" for t in featurizer.motif_types_]
     rows = []
 
@@ -327,7 +380,8 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
         evidence = pool.map(evidence_of, top.itertuples(index=False))  # in order
         for i, (row, ev) in enumerate(zip(top.itertuples(index=False), evidence), start=1):
             rows.append(_ranking_row(row, ev, net, featurizer, names, descriptions, method,
-                                     precision_of, pooled))
+                                     precision_of, pooled if motif_ranked[row.reaction] else no_precision,
+                                     motif_ranked[row.reaction]))
             if log is not None and i % 1000 == 0:
                 log.info("explained %d/%d ranked candidates", i, len(top))
     table = pd.DataFrame(rows, columns=RANKING_COLUMNS + motif_cols + ["method"])
@@ -335,7 +389,7 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
 
 
 def _ranking_row(row, ev: dict, net, featurizer, names, descriptions, method: str,
-                 precision_of: dict, pooled) -> dict:
+                 precision_of: dict, pooled, motif_ranked: bool) -> dict:
     """One row of the ranking table from a ranked candidate and its evidence."""
     r, g = row.reaction, row.gene
     info = net.reactions.loc[r]
@@ -348,7 +402,7 @@ def _ranking_row(row, ev: dict, net, featurizer, names, descriptions, method: st
         "gene_description": descriptions.get(canonical_gene_id(g)[0], "") or "",
         "score": round(float(row.score), 6),
         "model_score": round(float(getattr(row, "model_score", row.score)), 6),
-        "validated_precision": round(float(precision_of.get(info.get("reaction_kind"), pooled)(
+        "validated_precision": round(float(precision_of.get((info.get("reaction_kind"), motif_ranked), pooled)(
             np.array([row.rank]))[0]), 4),
         **{k: ev[k] for k in ("motif_blocks", "catalyses_adjacent", "catalyses_in_subsystem",
                               "similar_compounds", "supporting_neighbours",

@@ -214,6 +214,10 @@
       r.subsystem ? " \u2022 subsystem " + r.subsystem : "", r.ec ? " \u2022 EC " + r.ec : "",
       el("br"), el("span", { class: "eq", text: r.equation }), el("br"),
       "Motif neighbour genes: " + nb + ".",
+      r.ranked && r.ranked_on && r.ranked_on.split("+").indexOf("motifs") < 0
+        ? el("div", { class: "hint", text: "Ranked without motif neighbour genes, on its " +
+            r.ranked_on.split("+").join(" and ") + " only: weaker evidence than most of the validation covers." })
+        : "",
       r.ranked ? "" : el("div", { class: "hint", text: "Not ranked: " + r.reason })]));
     var cands = DATA.candidates[r.id] || [];
     if (!cands.length) { return; }

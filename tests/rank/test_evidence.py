@@ -12,7 +12,7 @@ from featurize.metabolic.pairs import PairFeaturizer
 from featurize.metabolic.bundle import items_by_gene
 from rank.evidence import (candidate_evidence, coexpression_r, explain_ranking, mark_ranked,
                            orphan_reactions, RANKING_COLUMNS, supporting_neighbours, validated_precision)
-from test_pairs import ToyNet, toy
+from toy_pairs import ToyNet, toy
 
 
 @pytest.fixture
@@ -56,6 +56,72 @@ def test_orphan_table_counts_and_reasons(setup):
     final = mark_ranked(o, ["R4"])
     assert final["ranked"].tolist() == ["yes", "no", "no"]
     assert "eligible" not in final.columns and final.columns[-2:].tolist() == ["ranked", "reason"]
+
+
+def motif_less_toy(subsystems=True):
+    """The toy of ``setup`` with R5 (no motif neighbour) in subsystem S and
+    two more spontaneous reactions with genes: R7 without a motif neighbour
+    (subsystem S), R8 with R1 (gene G1) as its fork neighbour."""
+    net, motifs, sources = toy()
+    df = net.reactions.copy()
+    extra = pd.DataFrame({"reaction_id": ["R5", "R6", "R7", "R8"], "genes": [(), (), ("G4",), ("G5",)]},
+                         index=["R5", "R6", "R7", "R8"])
+    df = pd.concat([df, extra])
+    df["name"] = [f"reaction {r}" for r in df.index]
+    df["equation"] = "a -> b"
+    df["ec_numbers"] = ""
+    df["subsystem"] = ["S", "S", "S", "S_Transport", "S", "", "S", ""]
+    df["reaction_kind"] = ["enzymatic"] * 3 + ["transport", "spontaneous", "enzymatic"] + ["spontaneous"] * 2
+    df["named_diffusion"] = False
+    motifs = {t: dict(m) for t, m in motifs.items()}
+    motifs["fork"]["R6"] = frozenset({"R5"})
+    motifs["fork"]["R8"] = frozenset({"R1"})
+    net = ToyNet(df)
+    return net, PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0,
+                               subsystems=subsystems)
+
+
+def test_reactions_without_a_motif_neighbour_are_ranked_on_other_evidence():
+    net, feat = motif_less_toy()
+    o = orphan_reactions(net, feat)
+    assert o["ranked_on"].to_dict() == {"R4": "motifs", "R5": "subsystem", "R6": ""}
+    assert o["eligible"].tolist() == [True, True, False]
+    assert o.loc["R6", "reason"] == "no motif neighbour has a gene; no other reaction of its subsystem has a gene"
+    # only motifs allowed: as before the option existed
+    o = orphan_reactions(net, feat, evidence=["motifs"])
+    assert o["ranked_on"].tolist() == ["motifs", "", ""] and o["eligible"].tolist() == [True, False, False]
+    assert o["reason"].tolist() == ["", "no motif neighbour", "no motif neighbour has a gene"]
+    o = orphan_reactions(net, feat, evidence=["subsystem"])
+    assert o.loc["R4", "reason"] == "no other reaction of its subsystem has a gene"
+    assert o.loc["R5", "ranked_on"] == "subsystem"
+    # without the subsystem block, its evidence cannot be used and is not claimed missing
+    net2, feat2 = motif_less_toy(subsystems=False)
+    o = orphan_reactions(net2, feat2)
+    assert o.loc["R5", "reason"] == "no motif neighbour" and not o.loc["R5", "eligible"]
+    with pytest.raises(ValueError, match="'evidence' parameter must list one or more of"):
+        orphan_reactions(net, feat, evidence=["motif"])
+    assert mark_ranked(orphan_reactions(net, feat), ["R4"]).set_index("reaction_id").loc[
+        "R5", ["ranked_on", "ranked", "reason"]].tolist() == [
+        "", "no", "no candidate has data of a source its neighbours have"]
+
+
+def test_validated_precision_of_a_reaction_without_motif_neighbours():
+    """R5 (spontaneous, ranked on its subsystem) is judged by the held-out
+    spontaneous reactions without a motif neighbour gene (R7, rank 3), not
+    by all of them (R7 and R8, ranks 3 and 1)."""
+    net, feat = motif_less_toy()
+    true_ranks = pd.DataFrame({"method": "m", "reaction": ["R7", "R8", "R2"], "rank": [3, 1, 1]})
+    top = pd.DataFrame({"reaction": ["R5", "R5", "R4"], "rank": [1, 3, 1], "gene": ["G1", "G2", "G3"],
+                        "score": [2.0, 1.0, 1.0]})
+    t = explain_ranking(top, feat, net, lambda X: np.nansum(X, axis=1), method="m", names={},
+                        descriptions={}, gene_domains={}, gene_compartments={}, true_ranks=true_ranks)
+    # R4 (rank 1): all kinds pooled, there is no held-out transport (ranks 3, 1, 1)
+    assert t["validated_precision"].tolist() == [pytest.approx(2 / 3, abs=1e-4), 0.0, 1.0]
+    # no held-out reaction of its kind without motif neighbours: no figure
+    t = explain_ranking(top, feat, net, lambda X: np.nansum(X, axis=1), method="m", names={},
+                        descriptions={}, gene_domains={}, gene_compartments={},
+                        true_ranks=true_ranks[true_ranks["reaction"] != "R7"])
+    assert np.isnan(t["validated_precision"].iloc[1:]).all()
 
 
 def test_coexpression_r_hand_computed(setup):

@@ -143,7 +143,7 @@ def test_coexpression_scores_by_hand():
     are G2 and G3; G5's centred unit profile (1, 0, -1)/sqrt2, G2's
     (1, -1, NA)/sqrt2, G3's (-1, -1, 2)/sqrt6. Mean Pearson terms summed over
     conditions: c0 (1/s2)(1/s2 - 1/s6)/2, c1 0, c2 (-1/s2)(2/s6) (G3 only)."""
-    from test_pairs import toy
+    from toy_pairs import toy
 
     from featurize.metabolic.pairs import PairFeaturizer
 
@@ -188,7 +188,7 @@ def test_adjacency_scores_count_related_reactions_the_candidate_catalyses():
     """Toy network of test_pairs: R1's fork partners R2 (G2) and R3 (G1, G3);
     its chain_down partner R4 has no gene. R2's fork partner R1 (G1), its
     chain_up partner R3 (G1, G3)."""
-    from test_pairs import toy
+    from toy_pairs import toy
 
     from featurize.metabolic.pairs import PairFeaturizer
     from rank.baselines import adjacency_scores, baseline_scores

@@ -158,6 +158,7 @@ rule enzyme_ranking:
         batch_size=MET["ranking"]["batch_size"],
         seed=config["seed"],
         kinds=MET["ranking"]["kinds"],
+        evidence=MET["ranking"]["evidence"],
     script:
         "../scripts/enzyme_ranking.py"
 

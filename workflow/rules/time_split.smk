@@ -62,6 +62,7 @@ rule metabolic_time_split:
         batch_size=MET["ranking"]["batch_size"],
         n_bootstrap=MET["ranking"]["n_bootstrap"],
         kinds=MET["ranking"]["kinds"],
+        evidence=MET["ranking"]["evidence"],
         seed=config["seed"],
     script:
         "../scripts/metabolic_time_split.py"

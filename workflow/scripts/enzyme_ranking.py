@@ -46,11 +46,12 @@ else:
 decision, _ = ranking_decision_for(model_name, dict(zip(p.cv_methods, smk.input.cv)).get(model_name), data,
                                    featurizer, seed=p.seed, margin_rule=p.margin_rule, log=log)
 
-orphans = orphan_reactions(net, featurizer, kinds=p.kinds)
+orphans = orphan_reactions(net, featurizer, kinds=p.kinds, evidence=p.evidence)
 with_evidence = orphans.index[orphans["eligible"]].tolist()
-log.info("orphan directed reactions: %d (%s); to rank: %d (kinds %s, with at least one motif "
-         "neighbour gene)", len(orphans), orphans["reaction_kind"].value_counts().to_dict(),
-         len(with_evidence), ",".join(p.kinds))
+log.info("orphan directed reactions: %d (%s); to rank: %d (kinds %s, with evidence of %s: %s)",
+         len(orphans), orphans["reaction_kind"].value_counts().to_dict(), len(with_evidence),
+         ",".join(p.kinds), ", ".join(p.evidence),
+         orphans.loc[orphans["eligible"], "ranked_on"].value_counts().to_dict())
 score = pair_score_fn(featurizer, decision)
 start = time.perf_counter()
 # one BLAS/OpenMP thread: scoring is many small batches, where OpenMP's

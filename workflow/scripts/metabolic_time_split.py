@@ -42,7 +42,7 @@ plan = [(name, *split_ranking_name(name)) for name in rankings]
 
 newer = load_model(smk.input.newer_network)
 later_rules = {r.id: {g.id for g in r.genes} for r in newer.reactions}
-orphans = orphan_reactions(net, featurizer, kinds=p.kinds).set_index("reaction_id")
+orphans = orphan_reactions(net, featurizer, kinds=p.kinds, evidence=p.evidence).set_index("reaction_id")
 # every model reaction of a merged isozyme group is looked up in the newer release
 orphans["model_reactions"] = net.reactions.loc[orphans.index, "model_reactions"]
 benchmark = later_genes(orphans, later_rules)

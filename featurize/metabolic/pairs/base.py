@@ -230,6 +230,15 @@ class NetworkBlock(Block):
     of every block of the family (one motif type's for a ``per_motif`` family).
     """
 
+    #: The name under which the family is *evidence about a reaction* (it
+    #: ties a candidate to ``r`` through something ``r`` itself has, such as
+    #: its subsystem or its compounds), so that a reaction without a motif
+    #: neighbour can still be ranked on it
+    #: (:meth:`~featurize.metabolic.pairs.PairFeaturizer.reaction_evidence`);
+    #: None for a family that describes only the candidate (``role``) or a
+    #: motif (``net``).
+    evidence_name: ClassVar[str | None] = None
+
     def prepare(self, index, cache: ReactionCache) -> None:
         raise NotImplementedError
 
@@ -237,6 +246,11 @@ class NetworkBlock(Block):
         """Features of ``reaction`` paired with the genes ``g_gids`` (gene
         indices; -1 = a gene the network and the sources do not know)."""
         raise NotImplementedError
+
+    def has_evidence(self, reaction: str) -> bool:
+        """Whether the family's block is present for at least one gene paired
+        with ``reaction`` (only for families with an ``evidence_name``)."""
+        return False
 
 
 def source_table(df: pd.DataFrame, name: str) -> pd.DataFrame:

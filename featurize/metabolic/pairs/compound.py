@@ -43,6 +43,7 @@ class CompoundBlock(NetworkBlock):
     config_key = "metabolic.compound_features"
     items = COMPOUND_ITEMS
     per_motif = False
+    evidence_name = "compounds"
 
     def __init__(self, net):
         self.net = net
@@ -113,6 +114,14 @@ class CompoundBlock(NetworkBlock):
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(count > 0, total / np.maximum(count, 1), np.nan)
         return np.where(count > 0, best, np.nan), mean
+
+    def has_evidence(self, reaction: str) -> bool:
+        """A compound of ``reaction`` has a formula and some gene catalyses
+        another reaction of its kind with such a compound."""
+        if self.index.kind_of[reaction] not in self.kinds:
+            return False
+        got = self.cache.get(reaction, "compound_stats", lambda: self._stats(reaction))
+        return got is not None and bool(np.isfinite(got[0]).any())
 
     def block(self, reaction, g_gids, motif=None):
         """The largest and mean ``sim(r, o)`` over the candidate's other

@@ -31,6 +31,32 @@ class PairExplanations:
         return {t: [h for h in self._index.neighbours(reaction, t) if h != g]
                 for t in self.motif_types_}
 
+    @property
+    def evidence_names_(self) -> list[str]:
+        """What :meth:`reaction_evidence` can name with this featurizer's
+        blocks: ``"motifs"``, then the ``evidence_name`` of each
+        motif-independent block family it has."""
+        return ["motifs"] + [b.evidence_name for b in self._network_blocks.values()
+                             if b.evidence_name is not None]
+
+    def reaction_evidence(self, reaction: str) -> list[str]:
+        """What ties candidate genes to ``reaction`` at all, before any gene is scored.
+
+        ``"motifs"`` when some motif neighbour of the reaction has a gene
+        (the motif blocks can be present), then the ``evidence_name`` of
+        each motif-independent block family that is present for some gene
+        (``"subsystem"``: another reaction of its subsystem has a gene;
+        ``"compounds"``: a gene catalyses another reaction of its kind on
+        compounds with a formula), in feature order. Empty when nothing
+        does: such a reaction cannot be ranked on evidence.
+        """
+        self._check_reaction(reaction)
+        out = ["motifs"] if any(self.neighbour_genes(reaction, "").values()) else []
+        for b in self._network_blocks.values():
+            if b.evidence_name is not None and b.has_evidence(reaction):
+                out.append(b.evidence_name)
+        return out
+
     def leave_one_out(self, reaction: str, gene: str) -> tuple[list[str], np.ndarray]:
         """Features of ``(reaction, gene)`` with one neighbour removed at a time.
 

@@ -33,6 +33,7 @@ class SubsystemBlock(NetworkBlock):
     config_key = "metabolic.subsystem_features"
     items = SUBSYSTEM_ITEMS
     per_motif = False
+    evidence_name = "subsystem"
 
     def prepare(self, index, cache):
         """Model reactions (each counted once, whatever its directions) with
@@ -71,11 +72,19 @@ class SubsystemBlock(NetworkBlock):
         s = np.asarray(model.catalyses[np.flatnonzero(same)].sum(axis=0)).reshape(-1)
         return s, self._total - own, n_s
 
+    def _cached_counts(self, reaction: str):
+        return self.cache.get(reaction, "subsystem", lambda: self.counts(reaction))
+
+    def has_evidence(self, reaction: str) -> bool:
+        """Another model reaction of ``reaction``'s subsystem has a gene
+        (``n_s > 0``); its genes then have ``m > 0``, so the block is present."""
+        return self.present and self._cached_counts(reaction) is not None
+
     def block(self, reaction, g_gids, motif=None):
         """``log(1 + s)``, ``s / m`` and ``s / n_s``; NaN when r has no
         subsystem, ``n_s = 0`` or ``m = 0``."""
         out = np.full((len(g_gids), len(self.items)), np.nan)
-        got = self.cache.get(reaction, "subsystem", lambda: self.counts(reaction))
+        got = self._cached_counts(reaction)
         if got is None:
             return out
         s_all, m_all, n_s = got

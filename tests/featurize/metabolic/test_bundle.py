@@ -12,7 +12,7 @@ from common.exceptions import InputFileError
 from featurize.metabolic.bundle import FeatureBundle, items_by_gene
 from featurize.metabolic.pairs import PairFeaturizer
 
-from test_pairs import toy
+from toy_pairs import toy
 
 
 def test_save_load_round_trip(tmp_path):

@@ -243,3 +243,46 @@ def test_compound_evidence_in_the_explanation():
     ev = candidate_evidence(f, lambda X: np.nan_to_num(X).sum(axis=1), "R4", "G9", names={},
                             gene_domains={}, gene_compartments={})
     assert ev["similar_compounds"] == "" and "similar compounds" not in ev["evidence"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_reaction_evidence_is_where_the_blocks_are_present(seed):
+    """reaction_evidence names "subsystem" / "compounds" exactly when that
+    block is present for some gene of the network, and "motifs" exactly when
+    a motif neighbour has a gene (random networks, every reaction)."""
+    rng = np.random.default_rng(100 + seed)
+    keys = list(FORMULAS) + ["etoh", "h"]
+    formulas = {**FORMULAS, "etoh": "C2H6O", "h": "H"}
+    genes = [f"Y{i}" for i in range(5)]
+    ids, gl, kinds, subsystems, subs, prods = [], [], [], [], {}, {}
+    for i in range(12):
+        ids.append(f"R{i}")
+        gl.append(tuple(sorted(rng.choice(genes, size=rng.integers(0, 3), replace=False))))
+        kinds.append(str(rng.choice(["enzymatic", "transport"])))
+        subsystems.append(str(rng.choice(["A", "B", "C", ""])))
+        subs[f"R{i}"] = frozenset(rng.choice(keys, size=rng.integers(1, 3), replace=False))
+        prods[f"R{i}"] = subs[f"R{i}"] if kinds[-1] == "transport" else \
+            frozenset(rng.choice(keys, size=rng.integers(1, 3), replace=False))
+    reactions = pd.DataFrame({"reaction_id": ids, "genes": gl, "reaction_kind": kinds,
+                              "subsystem": subsystems}, index=ids)
+    net = ToyNet(reactions, subs, prods, formulas)
+    motifs = {"fork": {r: frozenset(str(o) for o in rng.choice(ids, size=rng.integers(0, 3), replace=False)
+                                    if o != r) for r in ids}}
+    sources = {"loc": pd.DataFrame({"a": [1.0] * 5}, index=genes)}
+    f = PairFeaturizer(net, motifs, sources, reaction_kinds=True, subsystems=True, compounds=True)
+    assert f.evidence_names_ == ["motifs", "subsystem", "compounds"]
+    seen = set()
+    for r in ids:
+        C = f.candidate_matrix(r, genes)
+        present = {name for t, name, sl in f.blocks_ if t == "candidate" and np.isfinite(C[:, sl]).any()}
+        expected = []
+        own = set(reactions.at[r, "genes"])
+        if any(set(reactions.at[o, "genes"]) - own for o in motifs["fork"][r]):
+            expected.append("motifs")
+        if "subsystem" in present:
+            expected.append("subsystem")
+        if any(name.startswith("compound_") for name in present):
+            expected.append("compounds")
+        assert f.reaction_evidence(r) == expected, r
+        seen.update(expected)
+    assert seen == {"motifs", "subsystem", "compounds"}  # the draw exercises every kind

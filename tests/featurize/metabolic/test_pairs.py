@@ -4,7 +4,6 @@ features, plus a brute-force reference implementation on random data."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -14,32 +13,7 @@ import pytest
 from common.exceptions import GeomarginInputError
 from featurize.metabolic.pairs import SUMMARY_ITEMS, PairFeaturizer, build_instances, candidate_pools
 from featurize.metabolic.pairs.registry import BLOCKS
-
-
-@dataclass
-class ToyNet:
-    reactions: pd.DataFrame
-
-
-def toy():
-    reactions = pd.DataFrame(
-        {"reaction_id": ["R1", "R2", "R3", "R4"],
-         "genes": [("G1",), ("G2",), ("G1", "G3"), ()]},
-        index=["R1", "R2", "R3", "R4"])
-    motifs = {
-        "fork": {"R1": frozenset({"R2", "R3"}), "R2": frozenset({"R1"}),
-                 "R3": frozenset({"R1"})},
-        "funnel": {"R4": frozenset({"R2"}), "R2": frozenset({"R4"})},
-        "chain_up": {"R4": frozenset({"R1"}), "R2": frozenset({"R3"})},
-        "chain_down": {"R1": frozenset({"R4"}), "R3": frozenset({"R2"})},
-    }
-    expr = pd.DataFrame([[1, 2, 3], [2, 0, np.nan], [0, 0, 3], [4, 2, 0]],
-                        index=["G1", "G2", "G3", "G5"], columns=["c0", "c1", "c2"], dtype=float)
-    dom = pd.DataFrame([[1, 1, 0], [1, 0, 0], [0, 1, 1], [1, 0, 1]],
-                       index=["G1", "G2", "G3", "G5"], columns=["D1", "D2", "D3"])
-    loc = pd.DataFrame([[1, 0], [1, 1], [0, 1], [0, 0], [1, 0]],
-                       index=["G1", "G2", "G3", "G4", "G5"], columns=["nucleus", "cytoplasm"])
-    return ToyNet(reactions), motifs, {"expr": expr, "domain": dom, "loc": loc}
+from toy_pairs import ToyNet, toy
 
 
 @pytest.fixture
