@@ -32,7 +32,7 @@ import pandas as pd
 
 from featurize.metabolic.genes import canonical_gene_id
 
-__all__ = ["browser_data", "render_browser", "embed_json", "validated_quality"]
+__all__ = ["time_split_summary", "browser_data", "render_browser", "embed_json", "validated_quality"]
 
 _ASSETS = Path(__file__).with_name("browser_assets")
 
@@ -77,9 +77,33 @@ def validated_quality(validation: pd.DataFrame, ranking: pd.DataFrame) -> dict:
             if keep.match(str(k)) and pd.notna(v)}
 
 
+def time_split_summary(table: pd.DataFrame, older: str, newer: str) -> dict:
+    """What the header shows of the time split: the older run's own ranking
+    (``default``), over every reaction kind, from ``time_split_validation.tsv``.
+
+    >>> t = pd.DataFrame({"ranking": ["a", "b"], "default": [False, True], "reaction_kind": "all",
+    ...                   "reactions": [9, 9], "hit@1": [0.1, 0.2], "hit@20": [0.3, 0.5],
+    ...                   "random_hit@20": [0.01, 0.01], "later_genes": [12, 12]})
+    >>> time_split_summary(t, "old", "new")
+    {'older': 'old', 'newer': 'new', 'ranking': 'b', 'reactions': 9.0, 'hit@1': 0.2, 'hit@20': 0.5, 'random_hit@20': 0.01}
+    """
+    for col in ("ranking", "default", "reaction_kind"):
+        if col not in table.columns:
+            raise ValueError(f"time-split table has no column {col!r}; expected the "
+                             "time_split_validation.tsv of the metabolic_time_split rule")
+    default = table["default"].astype(str).str.lower() == "true"
+    rows = table[default & (table["reaction_kind"].astype(str) == "all")]
+    if rows.empty:
+        raise ValueError("time-split table has no row of the default ranking over all reaction kinds")
+    keep = re.compile(r"^(random_)?(hit@(1|20)|mrr)(_lo|_hi)?$|^reactions$")
+    row = rows.iloc[0]
+    return {"older": older, "newer": newer, "ranking": str(row["ranking"]),
+            **{str(k): float(v) for k, v in row.items() if keep.match(str(k)) and pd.notna(v)}}
+
+
 def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
                  quality: Mapping[str, object] | None = None, dataset: str = "",
-                 bigg_model: str = "") -> dict:
+                 bigg_model: str = "", time_split: Mapping[str, object] | None = None) -> dict:
     """Everything the page shows, as JSON-ready Python objects.
 
     Parameters
@@ -99,6 +123,9 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
         Name of the input set (shown in the header).
     bigg_model : str
         BiGG model id of the network's reaction ids ("" for no BiGG links).
+    time_split : mapping, optional
+        :func:`time_split_summary` of this run's time split; None when the
+        job did not run it (the header says so).
     """
     methods = sorted(set(ranking["method"].astype(str))) if len(ranking) else []
     motif_types = list(featurizer.motif_types_)
@@ -171,7 +198,9 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
     for k, v in dict(quality or {}).items():
         q[str(k)] = _num(v) if not isinstance(v, str) else v
     return {"meta": {"method": ", ".join(methods), "dataset": dataset, "bigg_model": bigg_model,
-                     "motif_types": motif_types, "quality": q, "n_conditions": len(conditions)},
+                     "motif_types": motif_types, "quality": q, "n_conditions": len(conditions),
+                     "time_split": None if time_split is None else
+                     {str(k): (v if isinstance(v, str) else _num(v)) for k, v in time_split.items()}},
             "conditions": conditions, "reactions": reactions, "candidates": cands,
             "profiles": profiles, "nb_mean": nb_mean, "own_mean": own_mean}
 

@@ -91,7 +91,10 @@ def test_search_click_candidates_plot(page, driver, tmp_path):
     driver.get(page_url(tmp / "results/enzyme_ranking.html"))
     listed = driver.find_elements(By.CSS_SELECTOR, "#reactions tbody tr")
     assert len(listed) == len(inputs["orphans"])
-    assert "geometric" in driver.find_element(By.TAG_NAME, "header").text
+    header_text = driver.find_element(By.TAG_NAME, "header").text
+    assert "geometric" in header_text and "Cross-validation:" in header_text
+    # the toy config does not run the time split in the main job: the header says so
+    assert "Time split (the test on real orphans" in header_text and "not run in this job" in header_text
     search = driver.find_element(By.ID, "search")
     search.send_keys("pathway 0 step 3")
     listed = driver.find_elements(By.CSS_SELECTOR, "#reactions tbody tr")

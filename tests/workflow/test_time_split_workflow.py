@@ -4,6 +4,9 @@ is the toy model itself, which gives them their genes back."""
 
 from __future__ import annotations
 
+import json
+import os
+
 import cobra
 import pandas as pd
 import pytest
@@ -68,3 +71,41 @@ def test_table_summarises_the_reaction_rows(time_split_run):
     # the older run lives apart and leaves the main results alone
     assert (tmp / "results/time_split/toy_older/metabolic/staged/ranking_validation.tsv").is_file()
     assert not (tmp / "results/enzyme_ranking.tsv").exists()
+
+
+def test_main_job_with_the_time_split_shows_it_in_the_browser(time_split_run):
+    """metabolic.time_split.in_main_job: the browser's header carries the
+    default ranking's time-split figures, read from this run's table."""
+    tmp, inputs, _ = time_split_run
+    config = toy_config(inputs, tmp)
+    toy = config["metabolic"]["datasets"]["toy"]
+    config["metabolic"]["datasets"]["toy_older"] = {**toy, "network": f"file:{tmp / 'inputs' / 'older.json'}"}
+    config["metabolic"]["time_split"] = {"older": "toy_older", "newer": "toy", "in_main_job": True}
+    proc = run_snakemake(tmp, config, "results/enzyme_ranking.html")
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    html = (tmp / "results/enzyme_ranking.html").read_text()
+    data = json.loads(html.split('<script type="application/json" id="geomargin-data">', 1)[1]
+                      .split("</script>", 1)[0])
+    shown = data["meta"]["time_split"]
+    table = pd.read_csv(tmp / "results/metabolic/time_split_validation.tsv", sep="\t")
+    row = table[table["default"] & (table["reaction_kind"] == "all")].iloc[0]
+    assert (shown["older"], shown["newer"], shown["ranking"]) == ("toy_older", "toy", row["ranking"])
+    for key in ("reactions", "hit@1", "hit@20", "hit@20_lo", "hit@20_hi", "random_hit@20"):
+        assert shown[key] == pytest.approx(float(row[key]), abs=1e-4), key
+
+    from chromium import missing_reason, page_url, start_chromium, stop_chromium
+    reason = missing_reason()
+    if reason and os.environ.get("GEOMARGIN_REQUIRE_BROWSER"):
+        pytest.fail(f"GEOMARGIN_REQUIRE_BROWSER is set (CI) but {reason}")
+    if reason:
+        pytest.skip(f"real-browser part skipped: {reason}")
+    from selenium.webdriver.common.by import By
+    driver = start_chromium()
+    try:
+        driver.get(page_url(tmp / "results/enzyme_ranking.html"))
+        text = driver.find_element(By.TAG_NAME, "header").text
+    finally:
+        stop_chromium(driver)
+    assert f"time split hit@1 {100 * row['hit@1']:.1f}%" in text
+    assert f"hit@20 {100 * row['hit@20']:.1f}% [{100 * row['hit@20_lo']:.1f}, {100 * row['hit@20_hi']:.1f}]" in text
+    assert "orphan reactions of toy_older were ranked by a run that saw only that release" in text

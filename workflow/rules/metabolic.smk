@@ -169,6 +169,8 @@ rule enzyme_browser:
         orphans=rules.enzyme_ranking.output.orphans,
         featurizer=rules.metabolic_features.output.featurizer,
         validation=rules.metabolic_ranking_validation.output.table,
+        # the time split, when the main job runs it (metabolic.time_split.in_main_job)
+        time_split=time_split_in_main_job(),
         # the page's inlined JavaScript and CSS: editing them rebuilds the page
         assets=[
             str(REPO / "report" / "browser_assets" / f)
@@ -187,6 +189,7 @@ rule enzyme_browser:
     params:
         dataset=MET["dataset"],
         bigg_model=DATASET.get("bigg_model", ""),
+        time_split_releases=[MET.get("time_split", {}).get(k, "") for k in ("older", "newer")],
     script:
         "../scripts/enzyme_browser.py"
 

@@ -4,7 +4,7 @@ import pandas as pd
 
 from common.io import atomic_path
 from featurize.metabolic.bundle import FeatureBundle
-from report.browser import browser_data, render_browser, validated_quality
+from report.browser import browser_data, render_browser, time_split_summary, validated_quality
 
 from _bootstrap import setup
 
@@ -16,8 +16,13 @@ orphans = pd.read_csv(smk.input.orphans, sep="\t", keep_default_na=False, na_val
 featurizer = FeatureBundle.load(smk.input.featurizer).featurizer
 quality = validated_quality(pd.read_csv(smk.input.validation, sep="\t"), ranking)
 log.info("method %s, validated quality %s", ", ".join(sorted(set(ranking["method"]))), quality)
+time_split = None
+if smk.input.time_split:
+    time_split = time_split_summary(pd.read_csv(smk.input.time_split[0], sep="\t"),
+                                    *smk.params.time_split_releases)
+    log.info("time split %s -> %s: %s", *smk.params.time_split_releases, time_split)
 data = browser_data(ranking, orphans, featurizer, quality=quality, dataset=smk.params.dataset,
-                    bigg_model=smk.params.bigg_model)
+                    bigg_model=smk.params.bigg_model, time_split=time_split)
 html = render_browser(data)
 with atomic_path(smk.output[0]) as tmp:
     tmp.write_text(html, encoding="utf-8")
