@@ -16,7 +16,7 @@ can close the element; the script builds every element with
 ``createElement``/``textContent`` (never ``innerHTML``), so text from the
 inputs (gene descriptions, reaction names) is shown as text and never runs.
 Links go to SGD (``https://www.yeastgenome.org/locus/<ORF>``) and, when the
-model uses BiGG ids, to BiGG.
+input set gives its ``reaction_url``, to the model's own page of a reaction.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def time_split_summary(table: pd.DataFrame, older: str, newer: str) -> dict:
 
 def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
                  quality: Mapping[str, object] | None = None, dataset: str = "",
-                 bigg_model: str = "", time_split: Mapping[str, object] | None = None) -> dict:
+                 reaction_url: str = "", time_split: Mapping[str, object] | None = None) -> dict:
     """Everything the page shows, as JSON-ready Python objects.
 
     Parameters
@@ -121,12 +121,16 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
         ``<metric>_lo`` / ``<metric>_hi`` interval bounds.
     dataset : str
         Name of the input set (shown in the header).
-    bigg_model : str
-        BiGG model id of the network's reaction ids ("" for no BiGG links).
+    reaction_url : str
+        Address of a reaction's page with ``{id}`` for the model reaction id
+        ("" for no links).
     time_split : mapping, optional
         :func:`time_split_summary` of this run's time split; None when the
         job did not run it (the header says so).
     """
+    if reaction_url and "{id}" not in reaction_url:
+        raise ValueError(f"reaction_url is {reaction_url!r}; expected an address with {{id}} for the "
+                         "model reaction id, or \"\" for no links")
     methods = sorted(set(ranking["method"].astype(str))) if len(ranking) else []
     motif_types = list(featurizer.motif_types_)
     has_expr = "expr" in featurizer.sources_
@@ -197,7 +201,7 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
     q = {}
     for k, v in dict(quality or {}).items():
         q[str(k)] = _num(v) if not isinstance(v, str) else v
-    return {"meta": {"method": ", ".join(methods), "dataset": dataset, "bigg_model": bigg_model,
+    return {"meta": {"method": ", ".join(methods), "dataset": dataset, "reaction_url": reaction_url,
                      "motif_types": motif_types, "quality": q, "n_conditions": len(conditions),
                      "time_split": None if time_split is None else
                      {str(k): (v if isinstance(v, str) else _num(v)) for k, v in time_split.items()}},

@@ -230,9 +230,9 @@
       box.appendChild(el("p", { class: "hint", text: "Click a reaction to see its candidate genes and their evidence." }));
       return;
     }
-    var idPart = META.bigg_model && r.model_id
-      ? link("https://bigg.ucsd.edu/models/" + encodeURIComponent(META.bigg_model) + "/reactions/" +
-             encodeURIComponent(r.model_id), r.id + " (BiGG)")
+    var site = META.reaction_url ? META.reaction_url.replace(/^https?:\/\//, "").split("/")[0] : "";
+    var idPart = META.reaction_url && r.model_id
+      ? link(META.reaction_url.split("{id}").join(encodeURIComponent(r.model_id)), r.id + " (" + site + ")")
       : el("span", { class: "rid", text: r.id });
     var nb = MOTIFS.map(function (t) { return t + " " + (r.neighbours[t] || 0); }).join(", ");
     box.appendChild(el("h2", { id: "detail-title", text: r.name || r.id }));

@@ -52,7 +52,9 @@ def page(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("browser")
     inputs = write_toy_inputs(tmp / "inputs")
     _inject(inputs)
-    proc = run_snakemake(tmp, toy_config(inputs, tmp), "results/enzyme_ranking.html")
+    config = toy_config(inputs, tmp)
+    config["metabolic"]["datasets"]["toy"]["reaction_url"] = "https://models.example.org/r?id={id}&v=1"
+    proc = run_snakemake(tmp, config, "results/enzyme_ranking.html")
     assert proc.returncode == 0, proc.stderr[-4000:]
     return tmp, inputs
 
@@ -101,6 +103,10 @@ def test_search_click_candidates_plot(page, driver, tmp_path):
     assert [r.get_attribute("data-id") for r in listed] == ["R_p0_3"]
     listed[0].click()
     assert driver.find_element(By.ID, "detail-title").text == "pathway 0 step 3"
+    # the reaction links to the model's own page (config reaction_url, {id} = its model id)
+    page_link = driver.find_element(By.CSS_SELECTOR, "#detail .facts a")
+    assert page_link.get_attribute("href") == "https://models.example.org/r?id=R_p0_3&v=1"
+    assert page_link.text == "R_p0_3 (models.example.org)"
     cands = driver.find_elements(By.CSS_SELECTOR, "#candidates tbody tr.candidate")
     assert len(cands) == len(expected) == 3
     for tr, exp in zip(cands, expected):

@@ -188,7 +188,8 @@ rule enzyme_browser:
         runtime=10,
     params:
         dataset=MET["dataset"],
-        bigg_model=DATASET.get("bigg_model", ""),
+        # a function: Snakemake would read the address's {id} as a wildcard
+        reaction_url=lambda wildcards: DATASET.get("reaction_url", ""),
         time_split_releases=[MET.get("time_split", {}).get(k, "") for k in ("older", "newer")],
     script:
         "../scripts/enzyme_browser.py"

@@ -22,7 +22,7 @@ if smk.input.time_split:
                                     *smk.params.time_split_releases)
     log.info("time split %s -> %s: %s", *smk.params.time_split_releases, time_split)
 data = browser_data(ranking, orphans, featurizer, quality=quality, dataset=smk.params.dataset,
-                    bigg_model=smk.params.bigg_model, time_split=time_split)
+                    reaction_url=smk.params.reaction_url, time_split=time_split)
 html = render_browser(data)
 with atomic_path(smk.output[0]) as tmp:
     tmp.write_text(html, encoding="utf-8")
