@@ -30,9 +30,10 @@ import pandas as pd
 
 from featurize.metabolic.genes import canonical_gene_id
 from featurize.metabolic.reaction_kinds import REACTION_KINDS
+from rank.metrics import ranking_metrics
 
 __all__ = ["EVIDENCE", "ORPHAN_COLUMNS", "RANKING_COLUMNS", "supporting_neighbours", "orphan_reactions", "mark_ranked",
-           "validated_precision", "coexpression_r", "candidate_evidence", "explain_ranking"]
+           "has_motif_gene", "motif_less_validation", "validated_precision", "coexpression_r", "candidate_evidence", "explain_ranking"]
 
 #: What an orphan reaction may be ranked on (:func:`orphan_reactions`; config
 #: ``metabolic.ranking.evidence``).
@@ -187,6 +188,40 @@ def has_motif_gene(featurizer, reaction: str) -> bool:
     """Whether some motif neighbour of ``reaction`` has a gene other than the
     reaction's own: the motif blocks can be present for its candidates."""
     return any(featurizer.neighbour_genes(reaction, "").values())
+
+
+def motif_less_validation(true_ranks: pd.DataFrame, method: str, featurizer, top: pd.DataFrame) -> dict:
+    """How the validation did on held-out reactions without a motif neighbour
+    gene, the case of an orphan ranked on its subsystem or compounds alone.
+
+    Parameters
+    ----------
+    true_ranks : DataFrame
+        ``true_gene_ranks.tsv``: ``method``, ``reaction``, ``rank``,
+        ``n_candidates``, one row per held-out reaction and true gene.
+    method : str
+    featurizer : PairFeaturizer
+    top : DataFrame
+        The orphan ranking (``reaction`` column).
+
+    Returns
+    -------
+    dict
+        ``orphans_ranked_without_motifs`` (ranked orphans without a motif
+        neighbour gene), ``validated_without_motifs_n_reactions`` (such
+        held-out reactions of ``method``) and ``validated_without_motifs_``
+        ``hit@1``, ``hit@10``, ``median_rank`` over their true genes
+        (:func:`rank.metrics.ranking_metrics`; NaN without any).
+    """
+    mine = true_ranks[true_ranks["method"] == method]
+    without = [r for r in pd.unique(mine["reaction"]) if not has_motif_gene(featurizer, r)]
+    ranks = mine[mine["reaction"].isin(without)]
+    m = ranking_metrics(ranks["rank"].to_numpy(), ranks["n_candidates"].to_numpy()
+                        if len(ranks) else np.array([np.nan]))
+    ranked = pd.unique(top["reaction"]) if len(top) else []
+    return {"orphans_ranked_without_motifs": int(sum(not has_motif_gene(featurizer, r) for r in ranked)),
+            "validated_without_motifs_n_reactions": len(without),
+            **{f"validated_without_motifs_{k}": m[k] for k in ("hit@1", "hit@10", "median_rank")}}
 
 
 def validated_precision(true_ranks: pd.DataFrame, method: str) -> Callable[[np.ndarray], np.ndarray]:

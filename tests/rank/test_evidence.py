@@ -11,7 +11,7 @@ import pytest
 from featurize.metabolic.pairs import PairFeaturizer
 from featurize.metabolic.bundle import items_by_gene
 from rank.evidence import (candidate_evidence, coexpression_r, explain_ranking, mark_ranked,
-                           orphan_reactions, RANKING_COLUMNS, supporting_neighbours, validated_precision)
+                           motif_less_validation, orphan_reactions, RANKING_COLUMNS, supporting_neighbours, validated_precision)
 from toy_pairs import ToyNet, toy
 
 
@@ -122,6 +122,21 @@ def test_validated_precision_of_a_reaction_without_motif_neighbours():
                         descriptions={}, gene_domains={}, gene_compartments={},
                         true_ranks=true_ranks[true_ranks["reaction"] != "R7"])
     assert np.isnan(t["validated_precision"].iloc[1:]).all()
+
+
+def test_validation_summary_of_reactions_without_motif_neighbours():
+    net, feat = motif_less_toy()
+    true_ranks = pd.DataFrame({"method": ["m", "m", "m", "other"], "reaction": ["R7", "R7", "R8", "R7"],
+                               "rank": [3, 12, 1, 1], "n_candidates": 20})
+    top = pd.DataFrame({"reaction": ["R5", "R5", "R4"], "rank": [1, 2, 1], "gene": ["G1", "G2", "G3"]})
+    got = motif_less_validation(true_ranks, "m", feat, top)
+    # R7 (no motif neighbour gene): true genes at 3 and 12; R8 (fork neighbour R1 with G1) left out
+    assert got == {"orphans_ranked_without_motifs": 1, "validated_without_motifs_n_reactions": 1,
+                   "validated_without_motifs_hit@1": 0.0, "validated_without_motifs_hit@10": 0.5,
+                   "validated_without_motifs_median_rank": 7.5}
+    none = motif_less_validation(true_ranks[true_ranks["reaction"] == "R8"], "m", feat, top.iloc[2:])
+    assert none["validated_without_motifs_n_reactions"] == 0 and none["orphans_ranked_without_motifs"] == 0
+    assert np.isnan(none["validated_without_motifs_hit@10"])
 
 
 def test_coexpression_r_hand_computed(setup):

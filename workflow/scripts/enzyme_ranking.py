@@ -10,7 +10,7 @@ from threadpoolctl import threadpool_limits
 
 from common.io import write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
-from rank.evidence import explain_ranking, mark_ranked, orphan_reactions
+from rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions
 from rank.metrics import choose_ranking_method, ranking_quality
 from rank.refit import ranking_decision_for
 from rank.scoring import pair_score_fn, rank_candidates, split_ranking_name
@@ -64,17 +64,25 @@ log.info("scored %d reactions x %d candidates in %.1f s (gene correction: %s)", 
          len(candidates), time.perf_counter() - start, correction)
 top = top.dropna(subset=["score"])
 
+true_ranks = pd.read_csv(smk.input.true_ranks, sep="\t")
 with threadpool_limits(1):
     table = explain_ranking(top, featurizer, net, decision, method=method,
                             names=bundle.gene_names, descriptions=bundle.gene_descriptions,
                             gene_domains=bundle.gene_domains,
                             gene_compartments=bundle.gene_compartments,
-                            true_ranks=pd.read_csv(smk.input.true_ranks, sep="\t"), log=log,
-                            n_jobs=smk.threads)
+                            true_ranks=true_ranks, log=log, n_jobs=smk.threads)
 quality, top1 = ranking_quality(
     top, v, pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False), net.reactions["reaction_kind"],
     method=method, chosen_by="auto (best validated MRR)" if p.method == "auto" else "config",
     margin_rule=p.margin_rule, gene_correction=correction)
+# how far to trust the orphans ranked on their subsystem or compounds alone
+without = motif_less_validation(true_ranks, method, featurizer, top)
+for k, val in without.items():
+    quality[k] = val
+log.info("ranked without a motif neighbour gene: %d orphans; in the validation %d such held-out "
+         "reactions: hit@1 %.3f, hit@10 %.3f, median rank %s", without["orphans_ranked_without_motifs"],
+         without["validated_without_motifs_n_reactions"], without["validated_without_motifs_hit@1"],
+         without["validated_without_motifs_hit@10"], without["validated_without_motifs_median_rank"])
 gene, share, record = top1["gene"], top1["share"], top1["record"]
 log.info("rank-1 concentration: %s tops %d of %d ranked reactions (%.1f%%)", gene, top1["n_top"],
          top["reaction"].nunique(), 100 * share)
