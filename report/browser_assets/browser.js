@@ -180,7 +180,9 @@
     var m = DATA.own_mean[reaction.id + "|" + cand.key] || DATA.nb_mean[reaction.id];
     var box = el("div", { class: "plot" });
     if (!g || !m || !m.length) {
-      box.appendChild(el("span", { class: "hint", text: g ? "neighbours have no expression data" : "no expression data" }));
+      var noNeighbours = MOTIFS.every(function (t) { return !reaction.neighbours[t]; });
+      box.appendChild(el("span", { class: "hint", text: !g ? "no expression data"
+        : noNeighbours ? "no motif neighbour genes to compare with" : "neighbours have no expression data" }));
       return box;
     }
     var n = g.length, lim = 0.5;
