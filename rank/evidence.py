@@ -33,7 +33,7 @@ from featurize.metabolic.reaction_kinds import REACTION_KINDS
 from rank.metrics import ranking_metrics
 
 __all__ = ["EVIDENCE", "ORPHAN_COLUMNS", "RANKING_COLUMNS", "supporting_neighbours", "orphan_reactions", "mark_ranked",
-           "has_motif_gene", "motif_less_validation", "validated_precision", "coexpression_r", "candidate_evidence", "explain_ranking"]
+           "motif_less_validation", "validated_precision", "coexpression_r", "candidate_evidence", "explain_ranking"]
 
 #: What an orphan reaction may be ranked on (:func:`orphan_reactions`; config
 #: ``metabolic.ranking.evidence``).
@@ -184,12 +184,6 @@ def mark_ranked(orphans: pd.DataFrame, ranked_reactions) -> pd.DataFrame:
     return out[cols + ["ranked", "reason"]].reset_index(drop=True)
 
 
-def has_motif_gene(featurizer, reaction: str) -> bool:
-    """Whether some motif neighbour of ``reaction`` has a gene other than the
-    reaction's own: the motif blocks can be present for its candidates."""
-    return any(featurizer.neighbour_genes(reaction, "").values())
-
-
 def motif_less_validation(true_ranks: pd.DataFrame, method: str, featurizer, top: pd.DataFrame) -> dict:
     """How the validation did on held-out reactions without a motif neighbour
     gene, the case of an orphan ranked on its subsystem or compounds alone.
@@ -214,12 +208,12 @@ def motif_less_validation(true_ranks: pd.DataFrame, method: str, featurizer, top
         (:func:`rank.metrics.ranking_metrics`; NaN without any).
     """
     mine = true_ranks[true_ranks["method"] == method]
-    without = [r for r in pd.unique(mine["reaction"]) if not has_motif_gene(featurizer, r)]
+    without = [r for r in pd.unique(mine["reaction"]) if not featurizer.has_motif_gene(r)]
     ranks = mine[mine["reaction"].isin(without)]
     m = ranking_metrics(ranks["rank"].to_numpy(), ranks["n_candidates"].to_numpy()
                         if len(ranks) else np.array([np.nan]))
     ranked = pd.unique(top["reaction"]) if len(top) else []
-    return {"orphans_ranked_without_motifs": int(sum(not has_motif_gene(featurizer, r) for r in ranked)),
+    return {"orphans_ranked_without_motifs": int(sum(not featurizer.has_motif_gene(r) for r in ranked)),
             "validated_without_motifs_n_reactions": len(without),
             **{f"validated_without_motifs_{k}": m[k] for k in ("hit@1", "hit@10", "median_rank")}}
 
@@ -395,7 +389,7 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
         kind_of = net.reactions["reaction_kind"].reindex(true_ranks["reaction"]).to_numpy()
         mine = (true_ranks["method"] == method).to_numpy()
         held_out = pd.unique(true_ranks.loc[mine, "reaction"])
-        motif_less = {r for r in held_out if r in net.reactions.index and not has_motif_gene(featurizer, r)}
+        motif_less = {r for r in held_out if r in net.reactions.index and not featurizer.has_motif_gene(r)}
         without = true_ranks["reaction"].isin(motif_less).to_numpy()
         for kind in pd.unique(kind_of[mine & pd.notna(kind_of)]):
             precision_of[kind] = validated_precision(true_ranks[kind_of == kind], method)
@@ -403,7 +397,7 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
                 true_ranks[(kind_of == kind) & without], method)
     precision_of = {(kind, True): f for kind, f in precision_of.items()} | \
         {(kind, False): f for kind, f in motif_less_precision_of.items()}
-    motif_ranked = {r: has_motif_gene(featurizer, r) for r in pd.unique(top["reaction"])}
+    motif_ranked = {r: featurizer.has_motif_gene(r) for r in pd.unique(top["reaction"])}
     motif_cols = [f"coexpr_r_{t}" for t in featurizer.motif_types_]
     rows = []
 

@@ -39,6 +39,11 @@ class PairExplanations:
         return ["motifs"] + [b.evidence_name for b in self._network_blocks.values()
                              if b.evidence_name is not None]
 
+    def has_motif_gene(self, reaction: str) -> bool:
+        """Whether some motif neighbour of ``reaction`` has a gene other than
+        the reaction's own: the motif blocks can be present for its candidates."""
+        return any(self.neighbour_genes(reaction, "").values())
+
     def reaction_evidence(self, reaction: str) -> list[str]:
         """What ties candidate genes to ``reaction`` at all, before any gene is scored.
 
@@ -50,8 +55,7 @@ class PairExplanations:
         compounds with a formula), in feature order. Empty when nothing
         does: such a reaction cannot be ranked on evidence.
         """
-        self._check_reaction(reaction)
-        out = ["motifs"] if any(self.neighbour_genes(reaction, "").values()) else []
+        out = ["motifs"] if self.has_motif_gene(reaction) else []
         for b in self._network_blocks.values():
             if b.evidence_name is not None and b.has_evidence(reaction):
                 out.append(b.evidence_name)
