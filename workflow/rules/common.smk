@@ -157,7 +157,8 @@ def older_release_config(older):
 
     cfg = copy.deepcopy(config)
     cfg["metabolic"]["dataset"] = older
-    cfg["metabolic"].pop("time_split", None)  # the older run has no time split of its own
+    # the older run has no time split of its own
+    cfg["metabolic"].pop("time_split", None)
     return cfg
 
 
@@ -165,4 +166,8 @@ def time_split_in_main_job():
     """The time-split table as an input of the main job's browser, when
     metabolic.time_split.in_main_job asks for it; else nothing."""
     split = MET.get("time_split") or {}
-    return ["results/metabolic/time_split_validation.tsv"] if split.get("in_main_job") else []
+    return (
+        ["results/metabolic/time_split_validation.tsv"]
+        if split.get("in_main_job")
+        else []
+    )

@@ -190,7 +190,9 @@ rule enzyme_browser:
         dataset=MET["dataset"],
         # a function: Snakemake would read the address's {id} as a wildcard
         reaction_url=lambda wildcards: DATASET.get("reaction_url", ""),
-        time_split_releases=[MET.get("time_split", {}).get(k, "") for k in ("older", "newer")],
+        time_split_releases=[
+            MET.get("time_split", {}).get(k, "") for k in ("older", "newer")
+        ],
     script:
         "../scripts/enzyme_browser.py"
 
