@@ -50,7 +50,8 @@ rule metabolic_time_split:
         "../envs/geomargin.yaml"
     threads: 1
     resources:
-        mem_mb=6000,
+        # holds the score matrix of every older orphan x candidate for every validated model
+        mem_mb=9000,
         runtime=120,
     params:
         newer_sha256=content_sha256(MET["datasets"][TIME_SPLIT["newer"]]["network"]),
