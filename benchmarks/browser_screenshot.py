@@ -37,7 +37,7 @@ def main(argv=None) -> int:
     ap.add_argument("--height", type=int, default=950)
     args = ap.parse_args(argv)
     if not args.page.is_file():
-        ap.error(f"{args.page}: no such file (build it: snakemake --cores 8 results/enzyme_ranking.html)")
+        ap.error(f"{args.page}: no such file (build it: snakemake --cores all results/enzyme_ranking.html)")
     chromium = load_chromium()
     reason = chromium.missing_reason()
     if reason:

@@ -3,7 +3,7 @@ what cost? An experiment on a finished metabolic run (not used by the workflow).
 
     python benchmarks/hub_correction.py --workdir DIR [--method hgb] [--margin-rule scaled]
 
-Some genes (GAP1 on the default data) come first for a large share of the
+Some genes (GAP1 on iMM904) come first for a large share of the
 orphan reactions without the validation earning it. A common remedy for such
 "hubs" is to compare a gene's score for a reaction with its scores for the
 other reactions being ranked. For every outer fold, this scores all of the

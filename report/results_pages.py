@@ -6,7 +6,7 @@ the commit, date and machine of the run, the command that made the run and
 the command that wrote the page::
 
     python -m report.results_pages results docs/results \\
-        --run-command "snakemake --cores 8 results/enzyme_ranking.tsv"
+        --run-command "snakemake --cores all results/enzyme_ranking.tsv"
 
 A page is written only when every table it shows exists in the run; other
 pages are left as they are. :func:`parse_tables` reads a page's tables back,

@@ -63,7 +63,8 @@ rule metabolic_cv:
         "../envs/geomargin.yaml"
     threads: 1
     resources:
-        mem_mb=6000,
+        # the geometric margin's precomputed Gram matrix over the training pairs
+        mem_mb=8000,
         runtime=120,
     params:
         grid=lambda wc: MET["param_grids"].get(wc.method),
