@@ -121,7 +121,10 @@ def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None,
     DataFrame indexed by directed reaction id
         :data:`ORPHAN_COLUMNS`, then ``<motif>_reactions`` and
         ``<motif>_genes`` per motif type (neighbour reactions, and distinct
-        genes of those reactions), then ``ranked_on`` (the allowed evidence
+        genes of those reactions; near-copies left out), then
+        ``near_copy_genes`` (the genes of its near-copies,
+        :meth:`~featurize.metabolic.pairs.PairFeaturizer.near_copy_genes`,
+        ";"-joined), ``ranked_on`` (the allowed evidence
         the reaction has, joined by "+"; "" when it is not eligible),
         ``eligible`` (bool: the kind is ranked and it has allowed evidence)
         and ``reason`` (why not, "" if eligible). :func:`mark_ranked` adds
@@ -141,7 +144,7 @@ def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None,
         genes = featurizer.neighbour_genes(r, "")
         n_react = 0
         for t in featurizer.motif_types_:
-            others = featurizer.motifs.get(t, {}).get(r, ())
+            others = featurizer.related_reactions(r, t)
             row[f"{t}_reactions"] = len(others)
             row[f"{t}_genes"] = len(genes[t])
             n_react += len(others)
@@ -159,12 +162,14 @@ def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None,
                 missing.append("no motif neighbour" if n_react == 0 else "no motif neighbour has a gene")
             missing += [_MISSING[e] for e in evidence if e in featurizer.evidence_names_ and e in _MISSING]
             reason = "; ".join(missing) or "no evidence of the kinds allowed (config metabolic.ranking.evidence)"
+        row["near_copy_genes"] = ";".join(featurizer.near_copy_genes(r))
         row["ranked_on"] = "+".join(used)
         row["eligible"] = reason == ""
         row["reason"] = reason
         rows.append(row)
     cols = ORPHAN_COLUMNS + [f"{t}_{w}" for t in featurizer.motif_types_
-                             for w in ("reactions", "genes")] + ["ranked_on", "eligible", "reason"]
+                             for w in ("reactions", "genes")] + ["near_copy_genes", "ranked_on", "eligible",
+                                                                  "reason"]
     return pd.DataFrame(rows, columns=cols).set_index("reaction_id", drop=False)
 
 

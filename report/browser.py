@@ -194,7 +194,7 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
             "diffusion": str(rec.get("named_diffusion")).lower() == "true",
             "subsystem": _str(rec.get("subsystem")), "ec": _str(rec.get("ec_numbers")),
             "ranked": _str(rec.get("ranked")) == "yes", "reason": _str(rec.get("reason")),
-            "ranked_on": _str(rec.get("ranked_on")),
+            "ranked_on": _str(rec.get("ranked_on")), "near_copy_genes": _str(rec.get("near_copy_genes")),
             "best": _num(best.get(rid)), "n": len(cands.get(rid, [])),
             "neighbours": {t: int(rec.get(f"{t}_genes") or 0) for t in motif_types},
         })

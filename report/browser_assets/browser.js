@@ -247,6 +247,10 @@
         ? el("div", { class: "hint", text: "Ranked without motif neighbour genes, on its " +
             r.ranked_on.split("+").join(" and ") + " only: weaker evidence than most of the validation covers." })
         : "",
+      r.near_copy_genes
+        ? el("div", { class: "hint", text: "Its near-copies (the same reaction for other acyl chains) have genes: " +
+            r.near_copy_genes.split(";").join(", ") + ". Look at them first: the ranking never reads them." })
+        : "",
       r.ranked ? "" : el("div", { class: "hint", text: "Not ranked: " + r.reason })]));
     var cands = DATA.candidates[r.id] || [];
     if (!cands.length) { return; }

@@ -58,6 +58,24 @@ def test_orphan_table_counts_and_reasons(setup):
     assert "eligible" not in final.columns and final.columns[-2:].tolist() == ["ranked", "reason"]
 
 
+def test_near_copies_are_listed_and_not_counted_as_neighbours(setup):
+    """R4 in one group with R2 (a near-copy, gene G2): R2 is no longer R4's
+    funnel neighbour, and its gene is named in ``near_copy_genes``."""
+    net, feat, _, _ = setup
+    groups = {r: r for r in net.reactions.index} | {"R4": "R2"}
+    _, motifs, sources = toy()
+    motifs = {t: dict(m) for t, m in motifs.items()}
+    motifs["fork"]["R6"] = frozenset({"R5"})
+    grouped = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0,
+                             reaction_groups=groups)
+    plain, o = orphan_reactions(net, feat), orphan_reactions(net, grouped)
+    assert plain["near_copy_genes"].tolist() == ["", "", ""]
+    assert o["near_copy_genes"].to_dict() == {"R4": "G2", "R5": "", "R6": ""}
+    assert (plain.loc["R4", "funnel_reactions"], o.loc["R4", "funnel_reactions"]) == (1, 0)
+    assert (o.loc["R4", "chain_up_reactions"], o.loc["R4", "chain_up_genes"]) == (1, 1)
+    assert o.columns[-4:].tolist() == ["near_copy_genes", "ranked_on", "eligible", "reason"]
+
+
 def motif_less_toy(subsystems=True):
     """The toy of ``setup`` with R5 (no motif neighbour) in subsystem S and
     two more spontaneous reactions with genes: R7 without a motif neighbour

@@ -17,7 +17,7 @@ from featurize.metabolic.localization import load_yeastgfp
 from featurize.metabolic.model_io import load_model
 from featurize.metabolic.motifs import find_motifs
 from featurize.metabolic.network import build_directed_network
-from featurize.metabolic.pairs import PairFeaturizer, build_instances, candidate_pools
+from featurize.metabolic.pairs import PairFeaturizer, build_instances, candidate_pools, fold_groups
 
 from _bootstrap import setup
 
@@ -74,7 +74,10 @@ featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_
                             adjacency=p.adjacency, representation=p.representation,
                             reaction_kinds=p.adjacency and p.kind_features,
                             subsystems=p.subsystem_features,
-                            compounds=p.adjacency and p.kind_features and p.compound_features)
+                            compounds=p.adjacency and p.kind_features and p.compound_features,
+                            # a reaction's features never read its near-copies' gene rules: the
+                            # validation holds them out together (docs/metabolic.md, "Folds")
+                            reaction_groups=fold_groups(net))
 if featurizer.compounds:
     log.info("compound blocks: %s (%d of the network's compounds have a usable formula)",
              ", ".join(featurizer.compound_kinds_) or "none: no reaction with a gene has a compound "

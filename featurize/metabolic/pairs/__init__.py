@@ -72,6 +72,6 @@ Example
 
 from featurize.metabolic.pairs.featurizer import REPRESENTATIONS, PairFeaturizer
 from featurize.metabolic.pairs.registry import SUMMARY_ITEMS
-from featurize.metabolic.pairs.sampling import build_instances, candidate_pools
+from featurize.metabolic.pairs.sampling import build_instances, candidate_pools, fold_groups
 
-__all__ = ["PairFeaturizer", "build_instances", "candidate_pools", "SUMMARY_ITEMS", "REPRESENTATIONS"]
+__all__ = ["PairFeaturizer", "build_instances", "candidate_pools", "fold_groups", "SUMMARY_ITEMS", "REPRESENTATIONS"]

@@ -1,7 +1,8 @@
 """The ``compound_<kind>`` blocks: the candidate acts on compounds like ``r``'s elsewhere.
 
 Over the other model reactions of ``r``'s kind whose gene rule names ``g``
-(not ``r`` in either direction), the largest and the mean similarity
+(not ``r`` in either direction, nor its near-copies:
+``NetworkIndex.own_models``), the largest and the mean similarity
 ``sim(r, o) = max_{a in T(r), b in T(o)} exp(-||v_a - v_b||)`` where ``T`` are
 the compounds a reaction is about (for a transport reaction the carried ones)
 and ``v`` the log element counts of the model's own formulas
@@ -92,7 +93,7 @@ class CompoundBlock(NetworkBlock):
             return None
         to_mine = self._sim[mine].max(axis=0)  # each compound's best match in T(r)
         sims = np.array([to_mine[c].max() if c.size else 0.0 for c in self._compounds])
-        sims[i] = 0.0
+        sims[self.index.own_models(reaction)] = 0.0
         return sims
 
     def _cached_sims(self, reaction: str):
@@ -105,8 +106,7 @@ class CompoundBlock(NetworkBlock):
         sims = self._cached_sims(reaction)
         if sims is None:
             return None
-        model = self.index.model
-        C = _drop_row(self._catalyses[self.index.kind_of[reaction]], model.index[model.of[reaction]])
+        C = _drop_rows(self._catalyses[self.index.kind_of[reaction]], self.index.own_models(reaction))
         count = np.asarray(C.sum(axis=0)).reshape(-1)
         weighted = C.multiply(sims[:, None]).tocsc()
         best = np.asarray(weighted.max(axis=0).todense()).reshape(-1)
@@ -154,15 +154,15 @@ class CompoundBlock(NetworkBlock):
             return []
         model = self.index.model
         col = self._catalyses[kind][:, gid].toarray().reshape(-1)
-        own = model.index[model.of[reaction]]
-        hits = [(model.ids[j], float(sims[j])) for j in np.flatnonzero(col) if j != own]
+        col[self.index.own_models(reaction)] = 0
+        hits = [(model.ids[j], float(sims[j])) for j in np.flatnonzero(col)]
         return sorted(hits, key=lambda x: (-x[1], x[0]))[:top]
 
 
-def _drop_row(M: sp.csc_matrix, row: int) -> sp.csc_matrix:
-    """``M`` with the entries of one row set to zero (removed)."""
+def _drop_rows(M: sp.csc_matrix, rows: np.ndarray) -> sp.csc_matrix:
+    """``M`` with the entries of ``rows`` set to zero (removed)."""
     keep = np.ones(M.shape[0])
-    keep[row] = 0.0
+    keep[rows] = 0.0
     out = (sp.diags(keep) @ M).tocsc()
     out.eliminate_zeros()
     return out

@@ -80,13 +80,28 @@ class PairExplanations:
         X = self._matrix(reaction, np.repeat(g, len(hs)), self._gids(hs))
         return hs, X
 
+    def related_reactions(self, reaction: str, motif: str) -> list[str]:
+        """The reactions related to ``reaction`` by ``motif`` that its
+        features read (its near-copies left out), sorted."""
+        self._check_reaction(reaction)
+        return sorted(self._index.motifs.get(motif, {}).get(reaction, ()))
+
+    def near_copy_genes(self, reaction: str) -> list[str]:
+        """Genes of ``reaction``'s near-copies (the other reactions of its
+        ``reaction_groups`` group), which its features never read; sorted,
+        canonical ids."""
+        self._check_reaction(reaction)
+        genes_of = self._index.reaction_genes
+        return sorted({g for o in self._index.near_copies(reaction) for g in genes_of[o]})
+
     def adjacency_reactions(self, reaction: str, gene: str) -> dict[str, list[str]]:
         """Per motif type, the reactions related to ``reaction`` that ``gene``
         catalyses (the evidence of the ``net`` block), sorted."""
         self._check_reaction(reaction)
         g = canonical_gene_id(gene)[0]
         genes_of = self._index.reaction_genes
-        return {t: sorted(o for o in self.motifs[t].get(reaction, ()) if g in genes_of[o])
+        motifs = self._index.motifs
+        return {t: sorted(o for o in motifs[t].get(reaction, ()) if g in genes_of[o])
                 for t in self.motif_types_}
 
     def subsystem_reactions(self, reaction: str, gene: str) -> list[str]:

@@ -64,6 +64,17 @@ class PairFeaturizer(PairExplanations):
         ``reaction_kinds`` and ``net.formulas``, ``net.substrates`` and
         ``net.products`` (as built by
         :func:`featurize.metabolic.network.build_directed_network`).
+    reaction_groups : mapping or None, default None
+        Directed reaction id -> label of its group of near-copies, e.g. a
+        :func:`featurize.metabolic.pairs.sampling.fold_groups` Series (one
+        acyltransferase written once per acyl-chain combination). The
+        features of a reaction never read the gene rules of its group: its
+        group's reactions are not its motif neighbours, and the network
+        blocks count them as its own model reaction. The validation holds a
+        group out together; without this its held-out members would still
+        see each other's genes through the features, which no orphan whose
+        near-copies are all orphans does. None: each model reaction (both
+        directions) is its own group.
 
     Attributes
     ----------
@@ -108,7 +119,8 @@ class PairFeaturizer(PairExplanations):
                  sources: Mapping[str, pd.DataFrame], min_domain_genes: int = 2,
                  domain_eps: float = 0.01, adjacency: bool = True,
                  representation: str = "pointwise", reaction_kinds: bool = False,
-                 subsystems: bool = False, compounds: bool = False):
+                 subsystems: bool = False, compounds: bool = False,
+                 reaction_groups: Mapping[str, object] | None = None):
         reactions = getattr(net, "reactions", None)
         if not isinstance(reactions, pd.DataFrame) or "genes" not in reactions.columns:
             raise GeomarginInputError(
@@ -123,6 +135,7 @@ class PairFeaturizer(PairExplanations):
         self.reaction_kinds = reaction_kinds
         self.subsystems = subsystems
         self.compounds = compounds
+        self.reaction_groups = reaction_groups
         validate_params(self)
         self.min_domain_genes = int(min_domain_genes)
         self.domain_eps = float(domain_eps)
@@ -146,6 +159,17 @@ class PairFeaturizer(PairExplanations):
                     raise GeomarginInputError(
                         f"motifs[{t!r}] names reaction {bad!r}, which is not in net.reactions")
         network_genes = sorted({g for gs in genes_of.values() for g in gs})
+        if reaction_groups is not None:
+            if not isinstance(reaction_groups, (Mapping, pd.Series)):
+                raise GeomarginInputError(
+                    f"reaction_groups is a {type(reaction_groups).__name__}; expected a mapping or a "
+                    "pandas Series from directed reaction id to group label, or None")
+            missing = [r for r in genes_of if r not in reaction_groups]
+            if missing:
+                raise GeomarginInputError(
+                    f"reaction_groups has no group for reaction {missing[0]!r} ({len(missing)} of "
+                    f"{len(genes_of)} reactions of net.reactions); expected one label per directed reaction "
+                    "(featurize.metabolic.pairs.sampling.fold_groups)")
 
         families = [cls.create(self) for cls in BLOCKS if cls.enabled(self, sources)]
         self._sources: dict[str, SourceBlock] = {}
@@ -155,7 +179,7 @@ class PairFeaturizer(PairExplanations):
                 self._sources[b.name] = b
         self.sources_ = list(self._sources)
         universe = sorted(set(network_genes).union(*[s.row for s in self._sources.values()]))
-        self._index = NetworkIndex(reactions, genes_of, motifs, universe)
+        self._index = NetworkIndex(reactions, genes_of, motifs, universe, reaction_groups)
         # _src_row[kind][gid] -> row in that source's arrays; last entry (gid -1) = null row
         self._src_row = {}
         for kind, s in self._sources.items():

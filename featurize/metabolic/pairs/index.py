@@ -53,12 +53,26 @@ class NetworkIndex:
         ``motifs[t][r]`` = directed reactions related to ``r`` by motif type ``t``.
     universe : list of str
         Every gene id the featurizer knows, sorted.
+    reaction_groups : mapping or None
+        Directed reaction id -> the label of its group of near-copies
+        (:func:`featurize.metabolic.pairs.sampling.fold_groups`). A reaction
+        never reads the gene rules of its own group: its group's reactions
+        are dropped from its motifs (``motifs`` here is the filtered copy) and
+        counted as its own model reactions (:meth:`own_models`). None: each
+        model reaction (both directions) is its own group.
     """
 
     def __init__(self, reactions: pd.DataFrame, reaction_genes: dict[str, tuple[str, ...]],
-                 motifs: Mapping[str, Mapping[str, frozenset]], universe: list[str]):
+                 motifs: Mapping[str, Mapping[str, frozenset]], universe: list[str],
+                 reaction_groups: Mapping[str, object] | None = None):
         self.reactions = reactions
         self.reaction_genes = reaction_genes
+        self.group_of = None if reaction_groups is None else \
+            {str(r): reaction_groups[r] for r in reaction_genes}
+        if self.group_of is not None:
+            group_of = self.group_of
+            motifs = {t: {r: frozenset(o for o in others if group_of[o] != group_of[r])
+                          for r, others in rel.items()} for t, rel in motifs.items()}
         self.motifs = motifs
         self.universe = universe
         self.gid = {g: i for i, g in enumerate(universe)}
@@ -106,6 +120,38 @@ class NetworkIndex:
         cols = [self.gid[g] for m in ids for g in model_genes[m]]
         catalyses = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(ids), self.n_genes))
         return ModelReactions(model_of, model_genes, ids, {m: i for i, m in enumerate(ids)}, catalyses)
+
+    @cached_property
+    def _own_models(self) -> dict[str, np.ndarray]:
+        """Directed reaction -> indices of the model reactions of its group."""
+        model = self.model
+        if self.group_of is None:
+            return {r: np.array([model.index[m]], dtype=np.intp) for r, m in model.of.items()}
+        members: dict[object, set] = {}
+        for r, label in self.group_of.items():
+            members.setdefault(label, set()).add(model.index[model.of[r]])
+        arrays = {label: np.array(sorted(ms), dtype=np.intp) for label, ms in members.items()}
+        return {r: arrays[label] for r, label in self.group_of.items()}
+
+    @cached_property
+    def _members(self) -> dict[object, tuple[str, ...]]:
+        members: dict[object, list] = {}
+        for r, label in (self.group_of or {}).items():
+            members.setdefault(label, []).append(r)
+        return {label: tuple(sorted(rs)) for label, rs in members.items()}
+
+    def near_copies(self, reaction: str) -> tuple[str, ...]:
+        """The other directed reactions of ``reaction``'s group, sorted
+        (empty without ``reaction_groups``)."""
+        if self.group_of is None:
+            return ()
+        return tuple(o for o in self._members[self.group_of[reaction]] if o != reaction)
+
+    def own_models(self, reaction: str) -> np.ndarray:
+        """Indices (into ``model.ids``) of the model reactions whose gene rules
+        ``reaction``'s features never read: its own (both directions) and,
+        with ``reaction_groups``, those of its near-copies; sorted."""
+        return self._own_models[reaction]
 
     @cached_property
     def kind_of(self) -> dict[str, str]:

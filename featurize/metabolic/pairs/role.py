@@ -2,7 +2,7 @@
 
 What the candidate does elsewhere in the network: ``log(1 + m_k)`` and
 ``m_k / m`` where ``m`` is the number of *other* model reactions (not ``r`` in
-either direction) whose gene rule names ``g`` and ``m_k`` how many of them
+either direction, nor its near-copies: ``NetworkIndex.own_models``) whose gene rule names ``g`` and ``m_k`` how many of them
 have ``r``'s kind ``k``. Only the block of ``r``'s own kind is present: "how
 much of a transporter is g" is a question about a transport reaction and
 undefined for an enzymatic one, so each kind's block gets its own weights
@@ -38,6 +38,7 @@ class RoleBlock(NetworkBlock):
         self.index = index
         model = index.model
         kind_of_model = {m: index.kind_of[r] for r, m in model.of.items()}
+        self._model_kind = np.array([kind_of_model[m] for m in model.ids])
         self.kinds = index.kinds_with_genes
         n = index.n_genes
         self._total = np.zeros(n)
@@ -56,10 +57,12 @@ class RoleBlock(NetworkBlock):
         ``m = 0``, and in every other kind's block)."""
         index = self.index
         kind = index.kind_of[reaction]
-        own = np.zeros(index.n_genes)
-        own[[index.gid[g] for g in index.model.genes[index.model.of[reaction]]]] = 1.0
+        mine = index.own_models(reaction)
+        catalyses = index.model.catalyses
+        own = np.asarray(catalyses[mine].sum(axis=0)).reshape(-1)
+        own_k = np.asarray(catalyses[mine[self._model_kind[mine] == kind]].sum(axis=0)).reshape(-1)
         m = (self._total - own)[g_gids]
-        k = self._per_kind.get(kind, np.zeros_like(own)) - own
+        k = self._per_kind.get(kind, np.zeros_like(own)) - own_k
         mk = k[g_gids]
         width = len(self.items)
         out = np.full((len(g_gids), width * len(self.kinds)), np.nan)

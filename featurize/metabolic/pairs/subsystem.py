@@ -2,7 +2,8 @@
 
 As the configured network's own subsystem annotation says (no gene rule of
 another model): ``log(1 + s)``, ``s / m`` and ``s / n_s``, where ``m`` is the
-number of *other* model reactions (not ``r`` in either direction) whose gene
+number of *other* model reactions (not ``r`` in either direction, nor its
+near-copies: ``NetworkIndex.own_models``) whose gene
 rule names ``g``, ``s`` how many of them share a subsystem with ``r``, and
 ``n_s`` how many other model reactions with a gene share a subsystem with
 ``r``. Absent when ``r`` has no subsystem, when no other reaction of its
@@ -62,13 +63,14 @@ class SubsystemBlock(NetworkBlock):
         subs = self._sub_of[i]
         if not subs:
             return None
+        mine = self.index.own_models(reaction)
         same = np.fromiter((bool(subs & s) for s in self._sub_of), dtype=bool, count=len(self._sub_of))
-        same[i] = False
+        same[mine] = False
         same &= self._has_gene
         n_s = int(same.sum())
         if n_s == 0:
             return None
-        own = model.catalyses[i].toarray().reshape(-1)
+        own = np.asarray(model.catalyses[mine].sum(axis=0)).reshape(-1)
         s = np.asarray(model.catalyses[np.flatnonzero(same)].sum(axis=0)).reshape(-1)
         return s, self._total - own, n_s
 
@@ -104,4 +106,5 @@ class SubsystemBlock(NetworkBlock):
         if gid is None or not subs:
             return []
         col = model.catalyses[:, gid].toarray().reshape(-1)
-        return sorted(model.ids[j] for j in np.flatnonzero(col) if j != i and subs & self._sub_of[j])
+        col[self.index.own_models(reaction)] = 0
+        return sorted(model.ids[j] for j in np.flatnonzero(col) if subs & self._sub_of[j])

@@ -249,8 +249,9 @@ def test_neighbours_without_data_are_skipped():
 
 # --------------------------------------------------------------- reference
 def reference_features(f: PairFeaturizer, net, motifs, sources, eps, min_dom, r, g,
-                       drop=None):
-    """Brute force from the definitions, one pair at a time."""
+                       drop=None, hidden=frozenset()):
+    """Brute force from the definitions, one pair at a time; the reactions in
+    ``hidden`` (r's near-copies) are read as if they were not there."""
     own = set(net.reactions.loc[r, "genes"])
     expr = sources["expr"]
     x = expr.to_numpy(float)
@@ -269,7 +270,8 @@ def reference_features(f: PairFeaturizer, net, motifs, sources, eps, min_dom, r,
     for t in f.motif_types_:
         nb = set()
         for o in motifs[t].get(r, ()):
-            nb |= set(net.reactions.loc[o, "genes"])
+            if o not in hidden:
+                nb |= set(net.reactions.loc[o, "genes"])
         nb -= own | {g}
         if drop is not None:
             nb -= {drop}
@@ -299,7 +301,7 @@ def reference_features(f: PairFeaturizer, net, motifs, sources, eps, min_dom, r,
             out.append(np.mean([np.abs(ag - loc.loc[h].to_numpy(float)) for h in hs], axis=0))
         # net: related reactions with a gene, and how many name g (never changed by `drop`)
         if f.adjacency:
-            adj = [o for o in motifs[t].get(r, ()) if net.reactions.loc[o, "genes"]]
+            adj = [o for o in motifs[t].get(r, ()) if net.reactions.loc[o, "genes"] and o not in hidden]
             c = sum(g in net.reactions.loc[o, "genes"] for o in adj)
             vals = [math.log(1 + c), c / len(adj)] if adj else [np.nan, np.nan]
             if f.reaction_kinds:
@@ -309,13 +311,13 @@ def reference_features(f: PairFeaturizer, net, motifs, sources, eps, min_dom, r,
                 vals += [math.log(1 + cs), cs / len(adj)] if adj else [np.nan, np.nan]
             out.append(np.array(vals))
     if f.reaction_kinds:
-        out.append(reference_role(net, r, g))
+        out.append(reference_role(net, r, g, hidden))
     if f.subsystem_block_:
-        out.append(reference_subsystem(net, r, g))
+        out.append(reference_subsystem(net, r, g, hidden))
     return np.concatenate(out)
 
 
-def reference_subsystem(net, r, g):
+def reference_subsystem(net, r, g, hidden=frozenset()):
     """The subsystem block from its definition, one pair at a time: over the
     other model reactions (both directions count once), m = those naming g,
     s = those of them sharing a subsystem with r, n_s = those with a gene
@@ -328,7 +330,8 @@ def reference_subsystem(net, r, g):
         subs.setdefault(m, set()).update(x for x in rx.loc[rr, "subsystem"].split(";") if x)
         genes.setdefault(m, set()).update(rx.loc[rr, "genes"])
     mine = subs[model_of[r]]
-    others = [m for m in subs if m != model_of[r]]
+    gone = {model_of[o] for o in hidden}
+    others = [m for m in subs if m != model_of[r] and m not in gone]
     m_g = [m for m in others if g in genes[m]]
     s = sum(bool(subs[m] & mine) for m in m_g)
     n_s = sum(bool(subs[m] & mine) and bool(genes[m]) for m in others)
@@ -340,15 +343,16 @@ def reference_subsystem(net, r, g):
 KINDS = ("enzymatic", "transport", "spontaneous")
 
 
-def reference_role(net, r, g):
+def reference_role(net, r, g, hidden=frozenset()):
     """The role block from its definition: the other model reactions (both
     directions count once) whose genes name g, and how many share r's kind."""
     rx = net.reactions
     model_of = rx["reaction_id"]
+    gone = {model_of[o] for o in hidden}
     others = {}
     for rr in rx.index:
         m = model_of[rr]
-        if m != model_of[r] and g in rx.loc[rr, "genes"]:
+        if m != model_of[r] and m not in gone and g in rx.loc[rr, "genes"]:
             others[m] = rx.loc[rr, "reaction_kind"]
     # one block per kind that some reaction with a gene has; only r's own is present
     kinds = [k for k in KINDS if any(rx.loc[rr, "reaction_kind"] == k and rx.loc[rr, "genes"]
@@ -419,6 +423,48 @@ def test_matches_brute_force_reference(seed, kinds, subsystems):
         for h, row in zip(hs, X):
             ref = reference_features(f, net, motifs, sources, 0.05, 2, r, g, drop=h)
             np.testing.assert_allclose(row, ref, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed,kinds,subsystems", [(0, False, False), (3, True, False),
+                                                    (4, True, True), (5, True, True)])
+def test_near_copies_are_never_read(seed, kinds, subsystems):
+    """With ``reaction_groups`` a reaction's features are those of the
+    definitions with the other reactions of its group not there: not as
+    motif neighbours, not as other reactions of its subsystem or kind."""
+    net, motifs, sources, genes = random_toy(seed)
+    rng = np.random.default_rng(seed + 7)
+    model = net.reactions["reaction_id"]
+    label = dict(zip(sorted(set(model)), rng.integers(0, 3, size=len(set(model)))))
+    groups = pd.Series([f"grp{label[m]}" for m in model], index=net.reactions.index)
+    f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=0.05,
+                       reaction_kinds=kinds, subsystems=subsystems, reaction_groups=groups)
+    plain = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=0.05,
+                           reaction_kinds=kinds, subsystems=subsystems)
+    changed = 0
+    for r in net.reactions.index:
+        hidden = frozenset(o for o in net.reactions.index if groups[o] == groups[r] and o != r)
+        C = f.candidate_matrix(r, genes)
+        for i, g in enumerate(genes):
+            ref = reference_features(f, net, motifs, sources, 0.05, 2, r, g, hidden=hidden)
+            np.testing.assert_allclose(C[i], ref, rtol=1e-9, atol=1e-12, err_msg=f"{r} {g}")
+        changed += not np.array_equal(np.nan_to_num(C, nan=-9.0),
+                                      np.nan_to_num(plain.candidate_matrix(r, genes), nan=-9.0))
+        for t, related in f.adjacency_reactions(r, genes[seed]).items():
+            assert not set(related) & hidden
+        assert not {o for o in f.subsystem_reactions(r, genes[seed])} & {model[o] for o in hidden}
+    assert changed  # the groups hide something in every draw
+
+
+def test_groups_of_one_model_reaction_change_nothing(feat):
+    """Each model reaction its own group: the features without groups."""
+    net, motifs, sources = toy()
+    grouped = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0,
+                             reaction_groups=net.reactions["reaction_id"])
+    genes = ["G1", "G2", "G3", "G4", "G5", "G9"]
+    for r in net.reactions.index:
+        np.testing.assert_array_equal(grouped.candidate_matrix(r, genes), feat.candidate_matrix(r, genes))
+    with pytest.raises(GeomarginInputError, match="reaction_groups has no group for reaction 'R4'"):
+        PairFeaturizer(net, motifs, sources, reaction_groups={"R1": 1, "R2": 1, "R3": 2})
 
 
 def reference_summary(f, net, motifs, sources, eps, min_dom, r, g, drop=None):
