@@ -122,23 +122,22 @@ class NetworkIndex:
         return ModelReactions(model_of, model_genes, ids, {m: i for i, m in enumerate(ids)}, catalyses)
 
     @cached_property
+    def _members(self) -> dict[object, tuple[str, ...]]:
+        """Group label -> its directed reactions, sorted (empty without groups)."""
+        members: dict[object, list] = {}
+        for r, label in (self.group_of or {}).items():
+            members.setdefault(label, []).append(r)
+        return {label: tuple(sorted(rs)) for label, rs in members.items()}
+
+    @cached_property
     def _own_models(self) -> dict[str, np.ndarray]:
         """Directed reaction -> indices of the model reactions of its group."""
         model = self.model
         if self.group_of is None:
             return {r: np.array([model.index[m]], dtype=np.intp) for r, m in model.of.items()}
-        members: dict[object, set] = {}
-        for r, label in self.group_of.items():
-            members.setdefault(label, set()).add(model.index[model.of[r]])
-        arrays = {label: np.array(sorted(ms), dtype=np.intp) for label, ms in members.items()}
+        arrays = {label: np.array(sorted({model.index[model.of[r]] for r in rs}), dtype=np.intp)
+                  for label, rs in self._members.items()}
         return {r: arrays[label] for r, label in self.group_of.items()}
-
-    @cached_property
-    def _members(self) -> dict[object, tuple[str, ...]]:
-        members: dict[object, list] = {}
-        for r, label in (self.group_of or {}).items():
-            members.setdefault(label, []).append(r)
-        return {label: tuple(sorted(rs)) for label, rs in members.items()}
 
     def near_copies(self, reaction: str) -> tuple[str, ...]:
         """The other directed reactions of ``reaction``'s group, sorted

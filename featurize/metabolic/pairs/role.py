@@ -2,8 +2,8 @@
 
 What the candidate does elsewhere in the network: ``log(1 + m_k)`` and
 ``m_k / m`` where ``m`` is the number of *other* model reactions (not ``r`` in
-either direction, nor its near-copies: ``NetworkIndex.own_models``) whose gene rule names ``g`` and ``m_k`` how many of them
-have ``r``'s kind ``k``. Only the block of ``r``'s own kind is present: "how
+either direction, nor its near-copies: ``NetworkIndex.own_models``) whose
+gene rule names ``g`` and ``m_k`` how many of them have ``r``'s kind ``k``. Only the block of ``r``'s own kind is present: "how
 much of a transporter is g" is a question about a transport reaction and
 undefined for an enzymatic one, so each kind's block gets its own weights
 and its own place in the geometric margin's ``||w^(i)||``. Also absent when
