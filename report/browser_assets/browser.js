@@ -248,8 +248,8 @@
             r.ranked_on.split("+").join(" and ") + " only: weaker evidence than most of the validation covers." })
         : "",
       r.near_copy_genes
-        ? el("div", { class: "hint", text: "Its near-copies (the same reaction for other acyl chains) have genes: " +
-            r.near_copy_genes.split(";").join(", ") + ". Look at them first: the ranking never reads them." })
+        ? el("div", { class: "hint", text: "Its near-copies (reactions between the same lipid classes for other acyl chains, in either direction) have genes: " +
+            r.near_copy_genes.split(";").join(", ") + ". The ranking never reads them: check by hand whether one does this reaction." })
         : "",
       r.ranked ? "" : el("div", { class: "hint", text: "Not ranked: " + r.reason })]));
     var cands = DATA.candidates[r.id] || [];
