@@ -25,7 +25,10 @@ NAME_PAYLOAD = 'step <b>three</b> & "co"</script><script>window.__pwned = 3;</sc
 
 def _inject(inputs) -> None:
     """Every gene description (GAF column 10) gets PAYLOAD; orphan reaction
-    R_p1_3 gets NAME_PAYLOAD as its name."""
+    R_p1_3 gets NAME_PAYLOAD as its name. Two reactions between the same
+    lipid classes for other acyl chains are added, as yeast-GEM writes one
+    enzyme: R_lipid_160 with R_p0_1's genes, and the orphan R_lipid_181,
+    whose near-copy genes are those."""
     gaf = inputs["annotation"]
     lines = []
     for line in gaf.read_text().splitlines():
@@ -39,7 +42,16 @@ def _inject(inputs) -> None:
     for r in model["reactions"]:
         if r["id"] == "R_p1_3":
             r["name"] = NAME_PAYLOAD
+    rule = next(r["gene_reaction_rule"] for r in model["reactions"] if r["id"] == "R_p0_1")
+    for chain, gene_rule in (("16:0", rule), ("18:1", "")):
+        pa, dgpp = f"PA({chain})_c", f"DGPP({chain})_c"
+        model["metabolites"] += [{"id": m, "name": m[:-2].replace("(", " ("), "compartment": "c"} for m in (pa, dgpp)]
+        model["reactions"].append({
+            "id": f"R_lipid_{chain.replace(':', '')}", "name": f"PA kinase ({chain})",
+            "metabolites": {pa: -1, dgpp: 1}, "lower_bound": 0.0, "upper_bound": 1000.0,
+            "gene_reaction_rule": gene_rule})
     inputs["model"].write_text(json.dumps(model))
+    inputs["near_copy_genes"] = sorted(rule.replace(" or ", " ").split())
 
 
 @pytest.fixture(scope="module")
@@ -132,6 +144,32 @@ def test_search_click_candidates_plot(page, driver, tmp_path):
     shot = tmp_path / "enzyme_browser.png"
     driver.save_screenshot(str(shot))
     assert shot.stat().st_size > 10_000
+    assert _severe(driver) == []
+
+
+def test_near_copy_notice(page, driver):
+    """An orphan whose near-copies have genes says so, with their genes and a
+    call for a check by hand; the TSV lists the same genes."""
+    from selenium.webdriver.common.by import By
+
+    tmp, inputs = page
+    orphans = (tmp / "results/orphan_reactions.tsv").read_text().splitlines()
+    header = orphans[0].split("\t")
+    rows = {r["reaction_id"]: r for r in (dict(zip(header, line.split("\t"))) for line in orphans[1:])}
+    assert rows["R_lipid_181"]["near_copy_genes"].split(";") == inputs["near_copy_genes"]
+    assert all(not r["near_copy_genes"] for rid, r in rows.items() if not rid.startswith("R_lipid"))
+    driver.get(page_url(tmp / "results/enzyme_ranking.html", "R_lipid_181"))
+    assert driver.find_element(By.ID, "detail-title").text == "PA kinase (18:1)"
+    facts = driver.find_element(By.CSS_SELECTOR, "#detail .facts").text
+    assert "near-copies" in facts and "check by hand" in facts
+    assert ", ".join(inputs["near_copy_genes"]) in facts
+    # it is not ranked: opening it unticks "ranked only", so the list shows it
+    assert not driver.find_element(By.ID, "ranked-only").is_selected()
+    listed = [r.get_attribute("data-id") for r in driver.find_elements(By.CSS_SELECTOR, "#reactions tbody tr")]
+    assert "R_lipid_181" in listed
+    # an orphan without near-copies shows no such notice
+    driver.get(page_url(tmp / "results/enzyme_ranking.html", "R_p0_3"))
+    assert "near-copies" not in driver.find_element(By.CSS_SELECTOR, "#detail .facts").text
     assert _severe(driver) == []
 
 
