@@ -106,6 +106,7 @@ rule metabolic_ranking_validation:
     output:
         ranks=f"{MET_DIR}/ranking/true_gene_ranks.tsv",
         tops=f"{MET_DIR}/ranking/top_genes.tsv",
+        calibration_rows=f"{MET_DIR}/ranking/calibration_rows.tsv",
         table=f"{MET_STAGED}/ranking_validation.tsv",
     log:
         "logs/metabolic/ranking_validation.log",
@@ -123,8 +124,33 @@ rule metabolic_ranking_validation:
         gene_corrections=MET["ranking"]["gene_corrections"],
         n_bootstrap=MET["ranking"]["n_bootstrap"],
         seed=config["seed"],
+        # the calibration rows: the shown candidates of the ranking the final step uses
+        top_n=MET["ranking"]["top_n"],
+        method=MET["ranking"]["method"],
     script:
         "../scripts/metabolic_ranking_validation.py"
+
+
+rule metabolic_calibration:
+    input:
+        rows=rules.metabolic_ranking_validation.output.calibration_rows,
+    output:
+        calibrator=f"{MET_DIR}/ranking/calibrator.pkl",
+        table=f"{MET_STAGED}/calibration.tsv",
+        reliability=f"{MET_STAGED}/calibration_reliability.tsv",
+        plot=f"{MET_STAGED}/calibration.png",
+    log:
+        "logs/metabolic/calibration.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        threshold=MET["ranking"]["confidence_threshold"],
+    script:
+        "../scripts/metabolic_calibration.py"
 
 
 rule enzyme_ranking:
