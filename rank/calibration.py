@@ -52,7 +52,7 @@ from common.checks import check_param, int_at_least, open_unit_interval, positiv
 __all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrator", "calibration_rows", "evidence_flags",
            "calibration_features", "expected_calibration_error", "reliability_table",
            "out_of_fold_confidence", "no_credible_candidate", "best_per_reaction", "credible_threshold",
-           "THRESHOLD_GRID"]
+           "THRESHOLD_GRID", "shown_rows"]
 
 #: Candidate evidence flags: ``motifs`` (the reaction has motif neighbour
 #: genes), ``adjacent`` (the candidate already catalyses a related reaction:
@@ -356,3 +356,21 @@ def credible_threshold(best: pd.DataFrame, min_precision: float = 0.5,
         if sel.any() and label[sel].mean() >= min_precision:
             return float(t), True
     return float(grid[-1]), False
+
+
+def shown_rows(top: pd.DataFrame, featurizer, kind_of) -> pd.DataFrame:
+    """The calibration features of ranked rows ``top`` (columns ``reaction``,
+    ``rank``, ``gene``, ``score_z``, ``gap_next_z``, ``gap_top_z``, as
+    :func:`rank.scoring.rank_candidates` with ``standardised=True`` gives
+    them): ``top`` plus ``reaction_kind`` (``kind_of``: reaction -> kind)
+    and the :data:`EVIDENCE_FLAGS`, computed as the validation computes
+    them for its calibration rows."""
+    out = top.reset_index(drop=True).copy()
+    flags = np.zeros((len(out), 3), dtype=bool)
+    for r, idx in out.groupby("reaction", sort=False).indices.items():
+        flags[idx] = evidence_flags(featurizer, featurizer.candidate_matrix(r, list(out["gene"].iloc[idx])))
+    motifs = {r: bool(featurizer.has_motif_gene(r)) for r in pd.unique(out["reaction"])}
+    out["reaction_kind"] = [kind_of.get(r, "") if hasattr(kind_of, "get") else kind_of[r] for r in out["reaction"]]
+    out["motifs"] = out["reaction"].map(motifs).astype(bool) if len(out) else pd.Series(dtype=bool)
+    out["adjacent"], out["subsystem"], out["compound"] = flags[:, 0], flags[:, 1], flags[:, 2]
+    return out

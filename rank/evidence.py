@@ -7,9 +7,9 @@ whether it is ranked (and why not). :func:`explain_ranking` turns the top
 candidates of :func:`rank.scoring.rank_candidates` into the rows of
 ``results/enzyme_ranking.tsv``: per candidate its supporting neighbours with
 gene names and motif types, its co-expression r with each motif type's
-neighbours, the domains and compartments it shares with them, and the
-``validated_precision`` of its rank (:func:`validated_precision`). Every
-column is described in the README ("Outputs").
+neighbours, the domains and compartments it shares with them, and its
+calibrated ``confidence`` (:mod:`rank.calibration`). Every column is
+described in the README ("Outputs").
 
 Co-expression r of a candidate g with the neighbours of motif type t is the
 sum over conditions of the pair's ``t:expr`` features (unscaled): ``sum_k
@@ -33,7 +33,7 @@ from featurize.metabolic.reaction_kinds import REACTION_KINDS
 from rank.metrics import ranking_metrics
 
 __all__ = ["EVIDENCE", "ORPHAN_COLUMNS", "RANKING_COLUMNS", "supporting_neighbours", "orphan_reactions", "mark_ranked",
-           "motif_less_validation", "validated_precision", "coexpression_r", "candidate_evidence", "explain_ranking"]
+           "motif_less_validation", "coexpression_r", "candidate_evidence", "explain_ranking"]
 
 #: What an orphan reaction may be ranked on (:func:`orphan_reactions`; config
 #: ``metabolic.ranking.evidence``).
@@ -44,7 +44,7 @@ ORPHAN_COLUMNS = ["reaction_id", "model_reaction", "reaction_name", "equation", 
 #: Columns of results/enzyme_ranking.tsv, before the per-motif co-expression r.
 RANKING_COLUMNS = ["reaction_id", "reaction_name", "equation", "reaction_kind", "named_diffusion",
                    "subsystem", "ec_numbers", "rank", "gene", "gene_name", "gene_description",
-                   "score", "model_score", "validated_precision", "motif_blocks", "catalyses_adjacent",
+                   "score", "model_score", "confidence", "no_credible_candidate", "motif_blocks", "catalyses_adjacent",
                    "catalyses_in_subsystem", "similar_compounds", "supporting_neighbours", "supporting_names", "shared_domains",
                    "shared_compartments", "evidence"]
 
@@ -173,11 +173,15 @@ def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None,
     return pd.DataFrame(rows, columns=cols).set_index("reaction_id", drop=False)
 
 
-def mark_ranked(orphans: pd.DataFrame, ranked_reactions) -> pd.DataFrame:
+def mark_ranked(orphans: pd.DataFrame, ranked_reactions, best_confidence: pd.Series | None = None,
+                threshold: float | None = None) -> pd.DataFrame:
     """``orphans`` (from :func:`orphan_reactions`) with ``ranked`` ("yes"/"no")
     and the final ``reason``: an eligible reaction without any ranked
     candidate (every candidate's features absent) says so, and its
-    ``ranked_on`` is emptied. Drops ``eligible``."""
+    ``ranked_on`` is emptied. Drops ``eligible``. With ``best_confidence``
+    (reaction -> its best candidate's confidence) and ``threshold``, the
+    columns ``best_confidence`` and ``no_credible_candidate`` ("yes"/"no";
+    both empty for a reaction not ranked) come before ``ranked``."""
     ranked = set(ranked_reactions)
     out = orphans.copy()
     out["ranked"] = np.where(out["reaction_id"].isin(ranked), "yes", "no")
@@ -185,8 +189,14 @@ def mark_ranked(orphans: pd.DataFrame, ranked_reactions) -> pd.DataFrame:
     out.loc[lost, "reason"] = "no candidate has data of a source its neighbours have"
     if "ranked_on" in out.columns:
         out.loc[lost, "ranked_on"] = ""
-    cols = [c for c in out.columns if c not in ("eligible", "ranked", "reason")]
-    return out[cols + ["ranked", "reason"]].reset_index(drop=True)
+    extra = []
+    if best_confidence is not None:
+        best = out["reaction_id"].map(best_confidence).where(out["ranked"] == "yes")
+        out["best_confidence"] = best.round(4)
+        out["no_credible_candidate"] = np.where(best.isna(), "", np.where(best >= threshold, "no", "yes"))
+        extra = ["best_confidence", "no_credible_candidate"]
+    cols = [c for c in out.columns if c not in ("eligible", "ranked", "reason", *extra)]
+    return out[cols + extra + ["ranked", "reason"]].reset_index(drop=True)
 
 
 def motif_less_validation(true_ranks: pd.DataFrame, method: str, featurizer, top: pd.DataFrame) -> dict:
@@ -221,35 +231,6 @@ def motif_less_validation(true_ranks: pd.DataFrame, method: str, featurizer, top
     return {"orphans_ranked_without_motifs": int(sum(not featurizer.has_motif_gene(r) for r in ranked)),
             "validated_without_motifs_n_reactions": len(without),
             **{f"validated_without_motifs_{k}": m[k] for k in ("hit@1", "hit@10", "median_rank")}}
-
-
-def validated_precision(true_ranks: pd.DataFrame, method: str) -> Callable[[np.ndarray], np.ndarray]:
-    """``f(rank)`` = fraction of the true genes ranked at ``rank`` or better
-    by ``method`` in the cross-validated ranking (``true_gene_ranks.tsv``:
-    columns ``method``, ``rank``; one row per held-out reaction and true
-    gene). NaN when the method was not validated.
-
-    Examples
-    --------
-    >>> t = pd.DataFrame({"method": ["m"] * 4, "rank": [1, 3, 3, 40]})
-    >>> validated_precision(t, "m")(np.array([1, 2, 3, 50])).tolist()
-    [0.25, 0.25, 0.75, 1.0]
-    >>> bool(np.isnan(validated_precision(t, "other")(np.array([1]))[0]))
-    True
-    """
-    for col in ("method", "rank"):
-        if col not in true_ranks.columns:
-            raise ValueError(f"true gene ranks table has no column {col!r} "
-                             f"(columns: {list(true_ranks.columns)}); expected the "
-                             "true_gene_ranks.tsv of metabolic_ranking_validation")
-    r = np.sort(true_ranks.loc[true_ranks["method"] == method, "rank"].to_numpy(dtype=float))
-
-    def f(ranks):
-        ranks = np.asarray(ranks, dtype=float)
-        if r.size == 0:
-            return np.full(ranks.shape, np.nan)
-        return np.searchsorted(r, ranks, side="right") / r.size
-    return f
 
 
 def coexpression_r(featurizer, reaction: str, gene: str) -> dict[str, float]:
@@ -367,11 +348,12 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
                     names: Mapping[str, str], descriptions: Mapping[str, str],
                     gene_domains: Mapping[str, Sequence[str]],
                     gene_compartments: Mapping[str, Sequence[str]],
-                    true_ranks: pd.DataFrame | None = None, log=None,
-                    n_jobs: int = 1) -> pd.DataFrame:
+                    log=None, n_jobs: int = 1) -> pd.DataFrame:
     """Rows of ``results/enzyme_ranking.tsv`` for the ranked candidates ``top``
     (columns ``reaction, rank, gene, score`` as from
-    :func:`rank.scoring.rank_candidates`; NaN scores should be dropped).
+    :func:`rank.scoring.rank_candidates`; NaN scores should be dropped; with
+    ``confidence`` and ``no_credible_candidate`` when calibrated, else those
+    columns are empty).
 
     Returns :data:`RANKING_COLUMNS`, then ``coexpr_r_<motif>`` per motif
     type (rounded to 4 decimals) and ``method``; sorted by reaction id then
@@ -379,30 +361,6 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
     featurizer and fitted models are only read; rows keep ``top``'s order,
     so the table does not depend on ``n_jobs``).
     """
-    # validated precision among held-out reactions of the candidate's reaction
-    # kind (transport reactions rank far worse than enzymatic ones); all kinds
-    # pooled when the kind has no validated reaction
-    def no_precision(ranks):
-        return np.full(np.shape(ranks), np.nan)
-    # a reaction ranked without motif neighbours (on its subsystem or compounds):
-    # among held-out reactions of its kind that had no motif neighbour with a
-    # gene either, NaN when there were none
-    precision_of, motif_less_precision_of = {}, {}
-    pooled = validated_precision(true_ranks, method) if true_ranks is not None else no_precision
-    if true_ranks is not None and "reaction_kind" in net.reactions.columns \
-            and "reaction" in true_ranks.columns:
-        kind_of = net.reactions["reaction_kind"].reindex(true_ranks["reaction"]).to_numpy()
-        mine = (true_ranks["method"] == method).to_numpy()
-        held_out = pd.unique(true_ranks.loc[mine, "reaction"])
-        motif_less = {r for r in held_out if r in net.reactions.index and not featurizer.has_motif_gene(r)}
-        without = true_ranks["reaction"].isin(motif_less).to_numpy()
-        for kind in pd.unique(kind_of[mine & pd.notna(kind_of)]):
-            precision_of[kind] = validated_precision(true_ranks[kind_of == kind], method)
-            motif_less_precision_of[kind] = validated_precision(
-                true_ranks[(kind_of == kind) & without], method)
-    precision_of = {(kind, True): f for kind, f in precision_of.items()} | \
-        {(kind, False): f for kind, f in motif_less_precision_of.items()}
-    motif_ranked = {r: featurizer.has_motif_gene(r) for r in pd.unique(top["reaction"])}
     motif_cols = [f"coexpr_r_{t}" for t in featurizer.motif_types_]
     rows = []
 
@@ -413,17 +371,14 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
     with ThreadPoolExecutor(max_workers=max(1, int(n_jobs))) as pool:
         evidence = pool.map(evidence_of, top.itertuples(index=False))  # in order
         for i, (row, ev) in enumerate(zip(top.itertuples(index=False), evidence), start=1):
-            rows.append(_ranking_row(row, ev, net, featurizer, names, descriptions, method,
-                                     precision_of, pooled if motif_ranked[row.reaction] else no_precision,
-                                     motif_ranked[row.reaction]))
+            rows.append(_ranking_row(row, ev, net, featurizer, names, descriptions, method))
             if log is not None and i % 1000 == 0:
                 log.info("explained %d/%d ranked candidates", i, len(top))
     table = pd.DataFrame(rows, columns=RANKING_COLUMNS + motif_cols + ["method"])
     return table.sort_values(["reaction_id", "rank"], kind="stable").reset_index(drop=True)
 
 
-def _ranking_row(row, ev: dict, net, featurizer, names, descriptions, method: str,
-                 precision_of: dict, pooled, motif_ranked: bool) -> dict:
+def _ranking_row(row, ev: dict, net, featurizer, names, descriptions, method: str) -> dict:
     """One row of the ranking table from a ranked candidate and its evidence."""
     r, g = row.reaction, row.gene
     info = net.reactions.loc[r]
@@ -436,8 +391,8 @@ def _ranking_row(row, ev: dict, net, featurizer, names, descriptions, method: st
         "gene_description": descriptions.get(canonical_gene_id(g)[0], "") or "",
         "score": round(float(row.score), 6),
         "model_score": round(float(getattr(row, "model_score", row.score)), 6),
-        "validated_precision": round(float(precision_of.get((info.get("reaction_kind"), motif_ranked), pooled)(
-            np.array([row.rank]))[0]), 4),
+        "confidence": round(float(getattr(row, "confidence", np.nan)), 4),
+        "no_credible_candidate": getattr(row, "no_credible_candidate", ""),
         **{k: ev[k] for k in ("motif_blocks", "catalyses_adjacent", "catalyses_in_subsystem",
                               "similar_compounds", "supporting_neighbours",
                               "supporting_names",

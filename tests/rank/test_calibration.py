@@ -119,3 +119,25 @@ def test_no_credible_candidate_threshold():
     for bad in (0, 1, -0.1, "0.1"):
         with pytest.raises(ValueError, match="threshold"):
             no_credible_candidate([0.5], bad)
+
+
+def test_evidence_flags_are_the_explanations_evidence():
+    """On the toy with subsystems and the adjacency block, a candidate's
+    flags are set exactly when the ranking's explanation names the
+    evidence: catalyses_adjacent, catalyses_in_subsystem, similar_compounds."""
+    from test_evidence import motif_less_toy
+
+    from rank.calibration import evidence_flags
+    from rank.evidence import candidate_evidence
+
+    net, feat = motif_less_toy()
+    seen = np.zeros(3, dtype=int)
+    for r in net.reactions.index:
+        for g in ["G1", "G2", "G3", "G4", "G5"]:
+            flags = evidence_flags(feat, feat.candidate_matrix(r, [g]))[0]
+            ev = candidate_evidence(feat, lambda X: np.nansum(X, axis=1), r, g, names={}, gene_domains={},
+                                    gene_compartments={})
+            named = [bool(ev[k]) for k in ("catalyses_adjacent", "catalyses_in_subsystem", "similar_compounds")]
+            assert flags.tolist() == named, (r, g)
+            seen += flags
+    assert seen[0] > 0 and seen[1] > 0  # the toy has both kinds of evidence
