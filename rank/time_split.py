@@ -39,7 +39,7 @@ import pandas as pd
 from scipy.special import gammaln
 
 from common.checks import check_param, int_at_least, open_unit_interval
-from rank.scoring import candidate_order, correct_scores, gene_id_ranks, pair_score_fn, score_matrix
+from rank.scoring import candidate_order, correct_scores, gene_id_ranks, no_evidence_last, score_matrix
 
 __all__ = ["HIT_KS", "later_genes", "best_later_ranks", "random_expectation", "time_split_metrics",
            "time_split_rows", "time_split_table"]
@@ -246,7 +246,9 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
 
     Each model scores *every* eligible orphan (the reference set of a gene
     correction is the orphans ranked together, as in the final ranking),
-    then each of its rankings is read off for the benchmark reactions.
+    then each of its rankings is read off for the benchmark reactions. Each
+    candidate matrix is built once and scored by every model; the scores are
+    those of :func:`rank.scoring.pair_score_fn` per model.
 
     Parameters
     ----------
@@ -285,9 +287,15 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     eligible = [r for r in orphans.index[orphans["eligible"].astype(bool)]]
     bench = [r for r in orphans.index if r in benchmark]
     rows = []
-    scores: dict[str, np.ndarray] = {}
-    for model in dict.fromkeys(m for _, m, _ in rankings):
-        scores[model] = score_matrix(pair_score_fn(featurizer, decisions[model]), eligible, cands, batch_size)
+    # one candidate matrix per (orphan, batch of genes), scored by every model:
+    # the scores of pair_score_fn(featurizer, decisions[model]), built once
+    models = list(dict.fromkeys(m for _, m, _ in rankings))
+
+    def score(reaction: str, genes: list[str]) -> np.ndarray:
+        X = featurizer.candidate_matrix(reaction, genes)
+        return np.column_stack([no_evidence_last(decisions[m](X), X) for m in models])
+    S3 = score_matrix(score, eligible, cands, batch_size, n_scores=len(models))
+    scores = {m: S3[:, :, j] for j, m in enumerate(models)}
     where = {r: i for i, r in enumerate(eligible)}
     gene_rank = gene_id_ranks(cands)
     shown_frames = []

@@ -77,3 +77,37 @@ def test_metrics_count_every_benchmark_reaction():
     assert m["median_rank"] == 4
     assert m["hit@50_lo"] <= m["hit@50"] <= m["hit@50_hi"]
     assert m["random_hit@1"] == pytest.approx((0.1 + 0.1 + random_expectation(100, 2)["hit@1"]) / 5)
+
+
+def test_rows_score_each_matrix_once_as_each_model_alone():
+    """time_split_rows builds every candidate matrix once and scores it with
+    every model: the ranks are those of each model's own score matrix
+    (rank.scoring.pair_score_fn, the reference), gene corrections included."""
+    from toy_pairs import toy
+
+    from featurize.metabolic.pairs import PairFeaturizer
+    from rank.scoring import correct_scores, gene_id_ranks, pair_score_fn, score_matrix
+    from rank.time_split import time_split_rows
+
+    net, motifs, sources = toy()
+    f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
+    cands = ["G1", "G2", "G3", "G4", "G5"]
+    orphans = pd.DataFrame({"reaction_kind": ["enzymatic"] * 4, "eligible": [True, True, False, True]},
+                           index=["R1", "R2", "R3", "R4"])
+    benchmark = {"R1": frozenset({"G2"}), "R3": frozenset({"G1"}), "R4": frozenset({"G3", "G5"})}
+    w = np.linspace(-1.0, 1.0, f.n_features_)
+    decisions = {"a": lambda X: np.nan_to_num(X) @ w, "b": lambda X: -np.nanmean(np.abs(X), axis=1)}
+    rankings = [("a", "a", "none"), ("b+centred", "b", "centred"), ("b", "b", "none")]
+    got = time_split_rows(f, orphans, cands, benchmark, decisions, rankings, batch_size=2)
+    eligible = ["R1", "R2", "R4"]
+    gene_rank = gene_id_ranks(cands)
+    for name, model, correction in rankings:
+        S = correct_scores(score_matrix(pair_score_fn(f, decisions[model]), eligible, cands, 2), correction)
+        for r, genes in benchmark.items():
+            row = got[(got["ranking"] == name) & (got["reaction"] == r)].iloc[0]
+            if r not in eligible:
+                assert (row["ranked"], row["best_rank"], row["best_gene"]) == (False, 0, "")
+                continue
+            best, _, gene = best_later_ranks(S[eligible.index(r)], cands, genes, gene_rank)
+            assert (row["ranked"], row["best_rank"], row["best_gene"]) == (True, best, gene)
+    assert len(got) == len(rankings) * len(benchmark)
