@@ -52,7 +52,7 @@ from common.checks import check_param, int_at_least, open_unit_interval, positiv
 __all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrator", "calibration_rows", "evidence_flags",
            "calibration_features", "expected_calibration_error", "reliability_table",
            "out_of_fold_confidence", "no_credible_candidate", "best_per_reaction", "credible_threshold",
-           "THRESHOLD_GRID", "shown_rows"]
+           "THRESHOLD_GRID", "shown_rows", "check_table"]
 
 #: Candidate evidence flags: ``motifs`` (the reaction has motif neighbour
 #: genes), ``adjacent`` (the candidate already catalyses a related reaction:
@@ -374,3 +374,46 @@ def shown_rows(top: pd.DataFrame, featurizer, kind_of) -> pd.DataFrame:
     out["motifs"] = out["reaction"].map(motifs).astype(bool) if len(out) else pd.Series(dtype=bool)
     out["adjacent"], out["subsystem"], out["compound"] = flags[:, 0], flags[:, 1], flags[:, 2]
     return out
+
+
+def check_table(rows: pd.DataFrame, confidence, threshold: float, *, check: str, ranking: str,
+                threshold_rule: str = "") -> pd.DataFrame:
+    """The check of confidences ``confidence`` (one per row of ``rows``: a
+    calibrator that never saw their labels) against the rows' ``label``:
+    one row for all reactions, then one per reaction kind, with ``rows``,
+    ``reactions``, ``true_gene_rows``, ``mean_confidence``,
+    ``true_gene_share``, ``ece`` (:func:`expected_calibration_error`),
+    ``brier``, the ``threshold``, ``credible_reactions`` (best confidence at
+    or above it), and how often the rank-1 candidate is a true gene for
+    those (``credible_top1_is_true``) and for every reaction
+    (``all_top1_is_true``).
+
+    >>> rows = pd.DataFrame({"reaction": ["a", "a", "b", "b"], "rank": [1, 2, 1, 2], "label": [1, 0, 0, 1],
+    ...                      "reaction_kind": "transport"})
+    >>> t = check_table(rows, [0.6, 0.1, 0.2, 0.1], 0.5, check="toy", ranking="m")
+    >>> t[["reaction_kind", "credible_reactions", "credible_top1_is_true", "all_top1_is_true"]].values.tolist()
+    [['all', 1, 1.0, 0.5], ['transport', 1, 1.0, 0.5]]
+    """
+    conf = np.asarray(confidence, dtype=np.float64)
+    label = rows["label"].to_numpy(dtype=np.float64)
+    kinds = rows["reaction_kind"].astype(str).to_numpy()
+    best = best_per_reaction(rows, conf).set_index("reaction")
+    top1 = rows.loc[rows["rank"] == 1].set_index("reaction")["label"]
+    out = []
+    for scope in ["all", *sorted(set(kinds))]:
+        m = np.ones(len(rows), dtype=bool) if scope == "all" else kinds == scope
+        b = best if scope == "all" else best[best["reaction_kind"] == scope]
+        credible = b.index[b["confidence"] >= threshold]
+        t1 = top1.reindex(b.index).fillna(0)
+        out.append({
+            "ranking": ranking, "check": check, "reaction_kind": scope, "reactions": len(b),
+            "rows": int(m.sum()), "true_gene_rows": int(label[m].sum()),
+            "mean_confidence": float(conf[m].mean()) if m.any() else np.nan,
+            "true_gene_share": float(label[m].mean()) if m.any() else np.nan,
+            "ece": expected_calibration_error(label[m], conf[m]) if m.any() else np.nan,
+            "brier": float(((conf[m] - label[m]) ** 2).mean()) if m.any() else np.nan,
+            "threshold": float(threshold), "threshold_rule": threshold_rule,
+            "credible_reactions": len(credible),
+            "credible_top1_is_true": float(t1.loc[credible].mean()) if len(credible) else np.nan,
+            "all_top1_is_true": float(t1.mean()) if len(t1) else np.nan})
+    return pd.DataFrame(out)

@@ -165,6 +165,8 @@ rule enzyme_ranking:
         true_ranks=rules.metabolic_ranking_validation.output.ranks,
         # the confidence of every shown candidate and the "no credible candidate" threshold
         calibrator=rules.metabolic_calibration.output.calibrator,
+        # the held-out rank-1 candidates without network evidence: how often they were right
+        calibration_rows=rules.metabolic_ranking_validation.output.calibration_rows,
         # how often the orphans' most frequent first gene was first, and right, in validation
         tops=rules.metabolic_ranking_validation.output.tops,
     output:

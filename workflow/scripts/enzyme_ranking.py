@@ -83,6 +83,21 @@ top["no_credible_candidate"] = top["reaction"].map(flagged).astype(bool)
 log.info("confidence threshold %.2f: %d of %d ranked orphans have no credible candidate",
          calibration["threshold"], int(flagged.sum()), len(flagged))
 
+# rank-1 candidates without network evidence (no related, subsystem or similar-compound
+# reaction): their confidence beside how often such held-out rank-1 candidates were right
+cv_rows = pd.read_csv(smk.input.calibration_rows, sep="\t")
+NETWORK = ["adjacent", "subsystem", "compound"]
+cv_bare = cv_rows[(cv_rows["rank"] == 1) & ~cv_rows[NETWORK].astype(bool).any(axis=1)]
+orphan_bare = shown[(shown["rank"] == 1) & ~shown[NETWORK].astype(bool).any(axis=1)]
+bare = {"orphan_top1_without_network_evidence": len(orphan_bare),
+        "orphan_top1_without_network_evidence_max_confidence":
+            float(top.loc[orphan_bare.index, "confidence"].max()) if len(orphan_bare) else float("nan"),
+        "validated_top1_without_network_evidence": len(cv_bare),
+        "validated_top1_without_network_evidence_true_share":
+            float(cv_bare["label"].mean()) if len(cv_bare) else float("nan")}
+log.info("rank-1 candidates without network evidence: %d orphans (highest confidence %.3f); in the "
+         "validation %d held-out reactions, right for a share of %.3f", *bare.values())
+
 true_ranks = pd.read_csv(smk.input.true_ranks, sep="\t")
 with threadpool_limits(1):
     table = explain_ranking(top, featurizer, net, decision, method=method,
@@ -96,7 +111,7 @@ quality, top1 = ranking_quality(
     margin_rule=p.margin_rule, gene_correction=correction)
 # how far to trust the orphans ranked on their subsystem or compounds alone
 without = motif_less_validation(true_ranks, method, featurizer, top)
-for k, val in without.items():
+for k, val in {**without, **bare}.items():
     quality[k] = val
 log.info("ranked without a motif neighbour gene: %d orphans; in the validation %d such held-out "
          "reactions: hit@1 %.3f, hit@10 %.3f, median rank %s", without["orphans_ranked_without_motifs"],

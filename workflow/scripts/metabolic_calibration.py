@@ -8,8 +8,8 @@ import pickle
 import pandas as pd
 
 from common.io import atomic_path, write_tsv_atomic
-from rank.calibration import (ConfidenceCalibrator, best_per_reaction, credible_threshold,
-                              expected_calibration_error, out_of_fold_confidence, reliability_table)
+from rank.calibration import (ConfidenceCalibrator, best_per_reaction, check_table, credible_threshold,
+                              out_of_fold_confidence, reliability_table)
 from report.figures import plot_reliability
 
 from _bootstrap import setup
@@ -32,22 +32,8 @@ if smk.params.threshold == "auto":
         log.warning("no threshold reaches a precision of 0.5 out of fold: the highest, %.2f, is used", threshold)
 else:
     threshold, rule = float(smk.params.threshold), "config"
-table = []
-for scope in ["all", *sorted(rows["reaction_kind"].unique())]:
-    m = (rows["reaction_kind"] == scope).to_numpy() if scope != "all" else slice(None)
-    b = best if scope == "all" else best[best["reaction_kind"] == scope]
-    credible = b["confidence"] >= threshold
-    table.append({
-        "ranking": ranking, "check": "cross-validation (out of fold)", "reaction_kind": scope,
-        "reactions": int(rows.loc[m, "reaction"].nunique()), "rows": int(len(rows.loc[m])),
-        "true_gene_rows": int(rows.loc[m, "label"].sum()), "mean_confidence": float(oof[m].mean()),
-        "true_gene_share": float(rows.loc[m, "label"].mean()),
-        "ece": expected_calibration_error(rows.loc[m, "label"], oof[m]),
-        "brier": float(((oof[m] - rows.loc[m, "label"]) ** 2).mean()),
-        "threshold": threshold, "threshold_rule": rule, "credible_reactions": int(credible.sum()),
-        "credible_best_is_true": float(b.loc[credible, "label"].mean()) if credible.any() else float("nan"),
-        "all_best_is_true": float(b["label"].mean()) if len(b) else float("nan")})
-table = pd.DataFrame(table)
+table = check_table(rows, oof, threshold, check="cross-validation (out of fold)", ranking=ranking,
+                    threshold_rule=rule)
 log.info("calibration of %s, inner check:\n%s", ranking, table.drop(columns="threshold_rule").to_string(index=False))
 reliability = reliability_table(rows["label"], oof).assign(check="cross-validation (out of fold)")
 write_tsv_atomic(reliability, smk.output.reliability)
