@@ -52,7 +52,7 @@ from common.checks import check_param, int_at_least, open_unit_interval, positiv
 __all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrator", "calibration_rows", "evidence_flags",
            "calibration_features", "expected_calibration_error", "reliability_table",
            "out_of_fold_confidence", "no_credible_candidate", "best_per_reaction", "credible_threshold",
-           "THRESHOLD_GRID", "shown_rows", "check_table"]
+           "THRESHOLD_GRID", "shown_rows", "check_table", "CHECK_COLUMNS"]
 
 #: Candidate evidence flags: ``motifs`` (the reaction has motif neighbour
 #: genes), ``adjacent`` (the candidate already catalyses a related reaction:
@@ -376,6 +376,12 @@ def shown_rows(top: pd.DataFrame, featurizer, kind_of) -> pd.DataFrame:
     return out
 
 
+#: Columns of :func:`check_table` (``calibration.tsv``, ``time_split_calibration.tsv``).
+CHECK_COLUMNS = ["ranking", "check", "reaction_kind", "reactions", "rows", "true_gene_rows", "mean_confidence",
+                 "true_gene_share", "ece", "brier", "threshold", "threshold_rule", "credible_reactions",
+                 "credible_top1_is_true", "all_top1_is_true"]
+
+
 def check_table(rows: pd.DataFrame, confidence, threshold: float, *, check: str, ranking: str,
                 threshold_rule: str = "") -> pd.DataFrame:
     """The check of confidences ``confidence`` (one per row of ``rows``: a
@@ -416,4 +422,4 @@ def check_table(rows: pd.DataFrame, confidence, threshold: float, *, check: str,
             "credible_reactions": len(credible),
             "credible_top1_is_true": float(t1.loc[credible].mean()) if len(credible) else np.nan,
             "all_top1_is_true": float(t1.mean()) if len(t1) else np.nan})
-    return pd.DataFrame(out)
+    return pd.DataFrame(out, columns=CHECK_COLUMNS)

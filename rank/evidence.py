@@ -181,7 +181,8 @@ def mark_ranked(orphans: pd.DataFrame, ranked_reactions, best_confidence: pd.Ser
     ``ranked_on`` is emptied. Drops ``eligible``. With ``best_confidence``
     (reaction -> its best candidate's confidence) and ``threshold``, the
     columns ``best_confidence`` and ``no_credible_candidate`` ("yes"/"no";
-    both empty for a reaction not ranked) come before ``ranked``."""
+    both empty for a reaction not ranked or without a confidence, the flag
+    also without a threshold) come before ``ranked``."""
     ranked = set(ranked_reactions)
     out = orphans.copy()
     out["ranked"] = np.where(out["reaction_id"].isin(ranked), "yes", "no")
@@ -191,9 +192,10 @@ def mark_ranked(orphans: pd.DataFrame, ranked_reactions, best_confidence: pd.Ser
         out.loc[lost, "ranked_on"] = ""
     extra = []
     if best_confidence is not None:
-        best = out["reaction_id"].map(best_confidence).where(out["ranked"] == "yes")
+        best = out["reaction_id"].map(best_confidence).where(out["ranked"] == "yes").astype(float)
         out["best_confidence"] = best.round(4)
-        out["no_credible_candidate"] = np.where(best.isna(), "", np.where(best >= threshold, "no", "yes"))
+        out["no_credible_candidate"] = np.where(best.isna() | (threshold is None), "",
+                                                np.where(best >= (threshold or 0), "no", "yes"))
         extra = ["best_confidence", "no_credible_candidate"]
     cols = [c for c in out.columns if c not in ("eligible", "ranked", "reason", *extra)]
     return out[cols + extra + ["ranked", "reason"]].reset_index(drop=True)

@@ -221,12 +221,13 @@ def _rank_fold(fold: int, reactions: list[str], S3: np.ndarray, plan: dict, net,
                 ranks = true_gene_ranks(lambda r, genes, s=s: s, reaction, candidates, true[i],
                                         batch_size=len(candidates))
                 rows += [(name, fold, reaction, g, r, len(candidates)) for g, r in ranks.items()]
-                first = candidate_order(s, gene_rank)[0]
+                order = candidate_order(s, gene_rank)
+                first = order[0]
                 top = candidates[first] if not np.isnan(s[first]) else ""
                 tops.append((name, fold, reaction, top,
                              bool(top) and canonical_gene_id(top)[0] in true_ids[i], kinds[i]))
                 if top_n:
-                    c = calibration_rows(s, candidate_order(s, gene_rank), top_n, E[i])
+                    c = calibration_rows(s, order, top_n, E[i])
                     c.update(fold=fold, reaction=reaction, reaction_kind=kinds[i], motifs=motifs[i],
                              label=np.isin(cand_ids[c["index"]], list(true_ids[i])))
                     calib.setdefault(name, []).append(c)
@@ -325,7 +326,8 @@ def validate_ranking(featurizer, net, candidates: Sequence[str], instances: pd.D
     calibration : DataFrame
         :func:`calibration_table` of the ranking ``calibrate``: its
         ``calibration_top_n`` best candidates of every held-out reaction
-        (empty when ``calibration_top_n`` is 0).
+        (empty when ``calibration_top_n`` is 0 or ``calibrate`` is not a
+        validated ranking).
     """
     log = log if log is not None else logging.getLogger(__name__)
     candidates = list(candidates)
@@ -375,12 +377,13 @@ def validate_ranking(featurizer, net, candidates: Sequence[str], instances: pd.D
     if calibration_top_n:
         name = choose_ranking_method(table, "mrr") if calibrate == "auto" else calibrate
         if name not in plan["names"]:
-            raise ValueError(f"the ranking to calibrate, {name!r}, is not one of the validated rankings "
-                             f"{plan['names']}")
-        calibration = calibration_table(
-            [c for _, _, calib in results for c in calib.get(name, [])], candidates, name)
-        log.info("calibration rows of %s: %d (%d true genes) over %d held-out reactions", name,
-                 len(calibration), int(calibration["label"].sum()), calibration["reaction"].nunique())
+            log.warning("the final ranking %r is not validated (validated: %s): its candidates get no "
+                        "confidence", name, ", ".join(plan["names"]))
+        else:
+            calibration = calibration_table(
+                [c for _, _, calib in results for c in calib.get(name, [])], candidates, name)
+            log.info("calibration rows of %s: %d (%d true genes) over %d held-out reactions", name,
+                     len(calibration), int(calibration["label"].sum()), calibration["reaction"].nunique())
     return ranks, tops, table, calibration
 
 

@@ -138,6 +138,27 @@ def test_a_gene_corrected_ranking_centres_over_the_orphans(toy_run):
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 
+def test_a_ranking_that_is_not_validated_gets_no_confidence(toy_run):
+    """method "mean" is cross-validated but not in the ranking validation:
+    there are no calibration rows for it, so its candidates get no
+    confidence and no orphan is marked (said in the log), instead of a
+    confidence borrowed from another ranking."""
+    tmp, _, config, _ = toy_run
+    ranking_cfg = {**config["metabolic"]["ranking"], "method": "mean"}
+    config = {**config, "metabolic": {**config["metabolic"], "ranking": ranking_cfg}}
+    proc = run_snakemake(tmp, config, "results/enzyme_ranking.tsv")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
+    assert (ranking["method"] == "mean").all()
+    assert ranking["confidence"].isna().all() and ranking["no_credible_candidate"].isna().all()
+    orphans = pd.read_csv(tmp / "results/orphan_reactions.tsv", sep="\t")
+    assert orphans["best_confidence"].isna().all() and orphans["no_credible_candidate"].isna().all()
+    assert pd.read_csv(tmp / "results/metabolic/calibration.tsv", sep="\t").empty
+    assert "not validated" in (tmp / "logs/metabolic/ranking_validation.log").read_text()
+    proc = run_snakemake(tmp, toy_run[2], "results/enzyme_ranking.tsv")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+
+
 def test_evidence_columns_match_independent_computations(toy_run):
     """Co-expression r recomputed with numpy from expression.tsv (the toy
     orphans have one gene per chain neighbour, so the mean r is one Pearson

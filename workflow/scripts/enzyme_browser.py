@@ -22,10 +22,11 @@ if smk.input.time_split:
                                     *smk.params.time_split_releases)
     log.info("time split %s -> %s: %s", *smk.params.time_split_releases, time_split)
 calibration = pd.read_csv(smk.input.calibration, sep="\t")
-calibration = calibration[calibration["reaction_kind"] == "all"].iloc[0].to_dict()
+calibration = calibration[calibration["reaction_kind"] == "all"]
+calibration = ({k: calibration.iloc[0][k] for k in ("threshold", "ece", "brier", "check")}
+               if len(calibration) else None)
 data = browser_data(ranking, orphans, featurizer, quality=quality, dataset=smk.params.dataset,
-                    reaction_url=smk.params.reaction_url, time_split=time_split,
-                    calibration={k: calibration[k] for k in ("threshold", "ece", "brier", "check")})
+                    reaction_url=smk.params.reaction_url, time_split=time_split, calibration=calibration)
 html = render_browser(data)
 with atomic_path(smk.output[0]) as tmp:
     tmp.write_text(html, encoding="utf-8")

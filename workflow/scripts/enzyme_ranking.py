@@ -70,18 +70,23 @@ top = top.dropna(subset=["score"]).reset_index(drop=True)
 # the calibrated confidence of every shown candidate, and the orphans without a credible one
 with open(smk.input.calibrator, "rb") as fh:
     calibration = pickle.load(fh)
-if calibration["ranking"] != method:
+if calibration["ranking"] not in (None, method):
     raise ValueError(f"{smk.input.calibrator}: calibrated for ranking {calibration['ranking']!r}, but the "
                      f"ranking is {method!r}; rerun the ranking validation (its rows follow "
                      "metabolic.ranking.method)")
 with threadpool_limits(1):
     shown = shown_rows(top, featurizer, net.reactions["reaction_kind"])
-top["confidence"] = calibration["calibrator"].predict_proba(shown)
-best = top.groupby("reaction", sort=False)["confidence"].max()
-flagged = pd.Series(no_credible_candidate(best.to_numpy(), calibration["threshold"]), index=best.index)
-top["no_credible_candidate"] = top["reaction"].map(flagged).astype(bool)
-log.info("confidence threshold %.2f: %d of %d ranked orphans have no credible candidate",
-         calibration["threshold"], int(flagged.sum()), len(flagged))
+if calibration["calibrator"] is None:
+    log.warning("no calibrator (see the calibration log): no confidence, no orphan marked")
+    top["confidence"], top["no_credible_candidate"] = np.nan, ""
+    best = pd.Series(dtype=float)
+else:
+    top["confidence"] = calibration["calibrator"].predict_proba(shown)
+    best = top.groupby("reaction", sort=False)["confidence"].max()
+    flagged = pd.Series(no_credible_candidate(best.to_numpy(), calibration["threshold"]), index=best.index)
+    top["no_credible_candidate"] = top["reaction"].map(flagged).astype(bool)
+    log.info("confidence threshold %.2f: %d of %d ranked orphans have no credible candidate",
+             calibration["threshold"], int(flagged.sum()), len(flagged))
 
 # rank-1 candidates without network evidence (no related, subsystem or similar-compound
 # reaction): their confidence beside how often such held-out rank-1 candidates were right
