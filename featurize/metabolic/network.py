@@ -67,6 +67,14 @@ class DirectedNetwork:
         Compartment-free metabolite key -> the model's molecular formula (of
         the first metabolite with that key, by id, that has one); keys
         without a formula are left out.
+    lipid_reactions : dict[str, frozenset]
+        For every directed reaction with a lipid species (a key that
+        :func:`lipid_class` shortens), the reaction without its acyl chains:
+        the unordered pair of its sides, each a frozenset of
+        ``(lipid_class(key), compartment)``, currency metabolites and
+        compartments kept. The reactions that a model writes once per
+        acyl-chain combination of one reaction share it; a transport between
+        other compartments, or a reaction with other cofactors, does not.
     """
 
     reactions: pd.DataFrame
@@ -77,6 +85,7 @@ class DirectedNetwork:
     merged: dict[str, tuple[str, ...]] = field(default_factory=dict)
     dropped: dict[str, tuple[str, ...]] = field(default_factory=dict)
     formulas: dict[str, str] = field(default_factory=dict)
+    lipid_reactions: dict[str, frozenset] = field(default_factory=dict)
 
     @property
     def n_merged(self) -> int:
@@ -247,7 +256,7 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
     keys = metabolite_keys(model)
     tags = {str(c).lower() for c in model.compartments} | {
         str(n).lower() for n in model.compartments.values() if n}
-    rows, subs, prods = [], {}, {}
+    rows, subs, prods, lipid_reactions = [], {}, {}, {}
     for group in groups.values():
         first = group[0]
         lb = min(x.lower_bound for x in group)
@@ -283,6 +292,9 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
             })
             subs[did] = frozenset(keys[m.id] for m, _ in s_side)
             prods[did] = frozenset(keys[m.id] for m, _ in p_side)
+            if any(lipid_class(keys[m.id]) != keys[m.id] for m, _ in items):
+                lipid_reactions[did] = frozenset(
+                    frozenset((lipid_class(keys[m.id]), m.compartment) for m, _ in side) for side in (left, right))
 
     seen: dict[str, str] = {}
     for row in rows:
@@ -326,4 +338,5 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
     return DirectedNetwork(reactions=df, substrates=substrates, products=products, currency=tuple(currency),
                            degree={k: (int(v) if v == int(v) else float(v)) for k, v in degree.items()},
                            merged=merged,
-                           dropped={k: tuple(v) for k, v in dropped.items()}, formulas=formulas)
+                           dropped={k: tuple(v) for k, v in dropped.items()}, formulas=formulas,
+                           lipid_reactions=lipid_reactions)

@@ -275,7 +275,7 @@
             r.ranked_on.split("+").join(" and ") + " only: weaker evidence than most of the validation covers." })
         : "",
       r.near_copy_genes
-        ? el("div", { class: "hint", text: "Its near-copies (reactions between the same lipid classes for other acyl chains, in either direction and any compartments) have genes: " +
+        ? el("div", { class: "hint", text: "Its near-copies (the same reaction written for other acyl chains) have genes: " +
             r.near_copy_genes.split(";").join(", ") + ". The ranking never reads them: check by hand whether one does this reaction." })
         : "",
       r.ranked ? "" : el("div", { class: "hint", text: "Not ranked: " + r.reason })]));

@@ -15,7 +15,6 @@ import pandas as pd
 
 from common.exceptions import ConfigValueError, GeomarginInputError
 from featurize.metabolic.genes import canonical_gene_id
-from featurize.metabolic.network import lipid_class
 
 __all__ = ["build_instances", "candidate_pools", "fold_groups", "CANDIDATE_SETS", "IMPOSTOR_POOLS"]
 
@@ -101,26 +100,31 @@ def _check_pool_supplies(genes_of: pd.Series, pool: list[str], negatives_per_pos
 def fold_groups(net) -> pd.Series:
     """The cross-validation group of every directed reaction: its model
     reaction (both directions of a reversible reaction together), joined with
-    every reaction that the model writes once per acyl-chain combination of
-    the same lipid classes (:func:`featurize.metabolic.network.lipid_class`;
-    yeast-GEM writes one acyltransferase as many such reactions, with the
-    same genes).
+    every reaction that is the same reaction once its acyl chains are
+    stripped (``net.lipid_reactions``: the same lipid classes,
+    :func:`featurize.metabolic.network.lipid_class`, in the same
+    compartments, with the same cofactors; yeast-GEM writes one
+    acyltransferase as many such reactions, with the same genes).
 
     Holding out one of those near-copies while its twins train would test
-    the ranking on a reaction it has in effect seen. A group is labelled by
-    the smallest model reaction id in it, so a reaction without lipid
-    species keeps its model id as its group.
+    the ranking on a reaction it has in effect seen. A transport of the same
+    lipid class between other compartments, or a reaction of the same lipid
+    classes with other cofactors (a kinase and a phosphatase), is another
+    reaction and keeps its own group. A group is labelled by the smallest
+    model reaction id in it, so a reaction without lipid species keeps its
+    model id as its group.
 
     Examples
     --------
     >>> from types import SimpleNamespace
+    >>> er_to_lp = frozenset({frozenset({("PE", "er")}), frozenset({("PE", "lp")})})
     >>> net = SimpleNamespace(
-    ...     reactions=pd.DataFrame({"reaction_id": ["r2", "r1", "r1", "r3"]},
-    ...                            index=["r2", "r1", "r1__rev", "r3"]),
-    ...     substrates={"r2": {"PC (16:0)"}, "r1": {"PC (18:1)"}, "r1__rev": {"PA (18:1)"}, "r3": {"A"}},
-    ...     products={"r2": {"PA (16:0)"}, "r1": {"PA (18:1)"}, "r1__rev": {"PC (18:1)"}, "r3": {"B"}})
+    ...     reactions=pd.DataFrame({"reaction_id": ["r2", "r1", "r1", "r3", "r4"]},
+    ...                            index=["r2", "r1", "r1__rev", "r3", "r4"]),
+    ...     lipid_reactions={"r2": er_to_lp, "r1": er_to_lp, "r1__rev": er_to_lp,
+    ...                      "r4": frozenset({frozenset({("PE", "er")}), frozenset({("PE", "m")})})})
     >>> fold_groups(net).to_dict()
-    {'r2': 'r1', 'r1': 'r1', 'r1__rev': 'r1', 'r3': 'r3'}
+    {'r2': 'r1', 'r1': 'r1', 'r1__rev': 'r1', 'r3': 'r3', 'r4': 'r4'}
     """
     import networkx as nx
 
@@ -130,11 +134,8 @@ def fold_groups(net) -> pd.Series:
     graph = nx.Graph()
     for r in reactions.index:
         graph.add_edge(("directed", r), ("model", model_id.loc[r]))
-        keys = set(net.substrates.get(r, ())) | set(net.products.get(r, ()))
-        if any(lipid_class(k) != k for k in keys):
-            sides = frozenset({frozenset(map(lipid_class, net.substrates.get(r, ()))),
-                               frozenset(map(lipid_class, net.products.get(r, ())))})
-            graph.add_edge(("directed", r), ("lipid", sides))
+        if r in net.lipid_reactions:
+            graph.add_edge(("directed", r), ("lipid", net.lipid_reactions[r]))
     label = {}
     for component in nx.connected_components(graph):
         name = min(str(v) for kind, v in component if kind == "model")
@@ -167,7 +168,7 @@ def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
         Columns ``reaction`` (directed id), ``gene``, ``label`` (1 positive,
         0 negative), ``instance_group`` (the model reaction id, column
         ``reaction_id`` when present: the query of a ranking objective) and,
-        when ``net`` has ``substrates``, ``fold_group`` (:func:`fold_groups`:
+        when ``net`` has ``lipid_reactions``, ``fold_group`` (:func:`fold_groups`:
         the pairs that must share a cross-validation fold).
     """
     if not isinstance(negatives_per_positive, (int, np.integer)) or negatives_per_positive < 0:
@@ -213,6 +214,6 @@ def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
             pick = rng.choice(cand, size=k, replace=cand.size < k)
             rows.extend((r, genes_[i], 0, grp) for i in pick)
     out = pd.DataFrame(rows, columns=["reaction", "gene", "label", "instance_group"])
-    if hasattr(net, "substrates"):
+    if hasattr(net, "lipid_reactions"):
         out["fold_group"] = fold_groups(net).reindex(out["reaction"]).to_numpy()
     return out

@@ -726,27 +726,44 @@ def test_expression_zscores_hand_computed(feat):
 
 # ------------------------------------------------------------ fold groups
 def test_fold_groups_join_the_acyl_chain_copies_of_a_lipid_reaction():
+    """The copies of one reaction per acyl chain share a group; a transport
+    of the same lipid class between other compartments, and a reaction of
+    the same lipid classes with other cofactors, do not."""
     import cobra
 
     from featurize.metabolic.network import build_directed_network
     from featurize.metabolic.pairs.sampling import fold_groups
 
     m = cobra.Model("lipids")
-    mets = {n: cobra.Metabolite(n.replace(" ", "_").replace("(", "").replace(")", "").replace(":", "_"),
-                                name=n, compartment="c")
-            for n in ["PC (16:0)", "PC (18:1)", "PA (16:0)", "PA (18:1)", "A", "B"]}
-    for rid, (s, p), rule, lb in [("r_pc16", ("PC (16:0)", "PA (16:0)"), "YAL001C", 0),
-                                  ("r_pc18", ("PC (18:1)", "PA (18:1)"), "YAL001C", -1000),
-                                  ("r_ab", ("A", "B"), "YAL002W", -1000)]:
+    mets = {}   # yeast-GEM's style: s_NNNN ids, compartment as a field, keys from names
+    for n in ["PC (16:0)", "PC (18:1)", "PA (16:0)", "PA (18:1)", "A", "B", "ATP", "ADP", "H2O", "Pi"]:
+        for c in ("c", "er", "lp"):
+            mets[n, c] = cobra.Metabolite(f"s_{len(mets):04d}", name=n, compartment=c)
+    for rid, stoich, rule, lb in [
+            ("r_pc16", {("PC (16:0)", "c"): -1, ("PA (16:0)", "c"): 1}, "YAL001C", 0),
+            ("r_pc18", {("PC (18:1)", "c"): -1, ("PA (18:1)", "c"): 1}, "YAL001C", -1000),
+            ("r_ab", {("A", "c"): -1, ("B", "c"): 1}, "YAL002W", -1000),
+            # transports of PC: cytosol-ER (two chain copies) and ER-lipid particle
+            ("t_c_er16", {("PC (16:0)", "c"): -1, ("PC (16:0)", "er"): 1}, "YAL003W", 0),
+            ("t_c_er18", {("PC (18:1)", "c"): -1, ("PC (18:1)", "er"): 1}, "YAL003W", 0),
+            ("t_er_lp16", {("PC (16:0)", "er"): -1, ("PC (16:0)", "lp"): 1}, "", 0),
+            # a PA kinase and a phosphatase between the same lipid classes
+            ("k_pa16", {("PA (16:0)", "er"): -1, ("ATP", "er"): -1, ("PC (16:0)", "er"): 1,
+                        ("ADP", "er"): 1}, "YAL004W", 0),
+            ("p_pa18", {("PC (18:1)", "er"): -1, ("H2O", "er"): -1, ("PA (18:1)", "er"): 1,
+                        ("Pi", "er"): 1}, "", 0)]:
         r = cobra.Reaction(rid, lower_bound=lb, upper_bound=1000)
         m.add_reactions([r])
-        r.add_metabolites({mets[s]: -1, mets[p]: 1})
+        r.add_metabolites({mets[k]: v for k, v in stoich.items()})
         r.gene_reaction_rule = rule
     net = build_directed_network(m, n_currency=0)
     groups = fold_groups(net)
     assert groups.to_dict() == {"r_pc16": "r_pc16", "r_pc18": "r_pc16", "r_pc18__rev": "r_pc16",
-                                "r_ab": "r_ab", "r_ab__rev": "r_ab"}
-    inst = build_instances(net, ["YAL001C", "YAL002W", "YAL003W"], negatives_per_positive=1, seed=0)
+                                "r_ab": "r_ab", "r_ab__rev": "r_ab",
+                                "t_c_er16": "t_c_er16", "t_c_er18": "t_c_er16", "t_er_lp16": "t_er_lp16",
+                                "k_pa16": "k_pa16", "p_pa18": "p_pa18"}
+    inst = build_instances(net, ["YAL001C", "YAL002W", "YAL003W", "YAL004W", "YAL005W"],
+                           negatives_per_positive=1, seed=0)
     assert inst.set_index("reaction")["fold_group"].groupby(level=0).first().to_dict() == \
         {r: groups[r] for r in set(inst["reaction"])}
     assert inst.loc[inst.reaction == "r_pc18", "instance_group"].eq("r_pc18").all()  # the query
@@ -766,3 +783,12 @@ def test_fold_groups_on_real_models(imm904, yeast_gem_902):
     models = net.reactions.loc[with_genes, "reaction_id"]
     assert groups.nunique() < models.nunique() - 1000
     assert groups.value_counts().iloc[0] > 100   # one acyltransferase, written per chain pair
+    # DRS2 flips PE and PS between the Golgi and the ER; the orphan PE
+    # transports between the ER and lipid particles are other reactions
+    groups = fold_groups(net)
+    has_genes = net.reactions["genes"].map(bool)
+    drs2 = net.reactions.index[net.reactions["genes"].map(lambda g: "YAL026C" in g)]
+    assert len(drs2) == 32
+    assert has_genes[groups.isin(groups[drs2])].all()
+    # no group joins an orphan with reactions that have genes
+    assert has_genes.groupby(groups).nunique().eq(1).all()
