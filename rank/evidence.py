@@ -33,7 +33,8 @@ from featurize.metabolic.reaction_kinds import REACTION_KINDS
 from rank.metrics import ranking_metrics
 
 __all__ = ["EVIDENCE", "ORPHAN_COLUMNS", "RANKING_COLUMNS", "supporting_neighbours", "orphan_reactions", "mark_ranked",
-           "motif_less_validation", "coexpression_r", "candidate_evidence", "explain_ranking"]
+           "motif_less_validation", "coexpression_r", "candidate_evidence", "candidates_evidence", "explain_ranking",
+           "supporting_neighbours_many"]
 
 #: What an orphan reaction may be ranked on (:func:`orphan_reactions`; config
 #: ``metabolic.ranking.evidence``).
@@ -57,18 +58,45 @@ def supporting_neighbours(featurizer, decision_function: Callable[[np.ndarray], 
     :meth:`featurize.metabolic.pairs.PairFeaturizer.leave_one_out`); its support is the
     drop of ``decision_function`` when it is removed. Returns up to ``top``
     tuples ``(gene, motif types joined by '+', drop)`` with positive drops,
-    largest first (ties by gene id).
+    largest first (ties by gene id). :func:`supporting_neighbours_many` does
+    the same for several candidates of one reaction at once.
     """
-    hs, Xh = featurizer.leave_one_out(reaction, gene)
-    if not hs:
-        return []
-    x = featurizer.candidate_matrix(reaction, [gene])
-    base = float(np.asarray(decision_function(x)).reshape(-1)[0])
-    drops = base - np.asarray(decision_function(Xh), dtype=np.float64).reshape(-1)
-    nb = featurizer.neighbour_genes(reaction, gene)
-    motifs_of = {h: "+".join(t for t, genes in nb.items() if h in genes) for h in hs}
-    order = sorted(range(len(hs)), key=lambda i: (-drops[i], hs[i]))
-    return [(hs[i], motifs_of[hs[i]], float(drops[i])) for i in order[:top] if drops[i] > 0]
+    return supporting_neighbours_many(featurizer, decision_function, reaction, [gene], top=top)[0]
+
+
+def supporting_neighbours_many(featurizer, decision_function: Callable[[np.ndarray], np.ndarray],
+                               reaction: str, genes: Sequence[str], top: int = 3, X: np.ndarray | None = None
+                               ) -> list[list[tuple[str, str, float]]]:
+    """:func:`supporting_neighbours` of every candidate in ``genes``, from
+    one candidate matrix (``X``,
+    :meth:`~featurize.metabolic.pairs.PairFeaturizer.candidate_matrix` when
+    not given) and one stacked leave-one-out matrix
+    (:meth:`~featurize.metabolic.pairs.PairFeaturizer.leave_one_out_many`).
+
+    ``decision_function`` is still called per candidate, on its own row and
+    then on its own leave-one-out rows, as :func:`supporting_neighbours`
+    would: a BLAS product can round a row differently inside a larger
+    batch, and a last-bit change could reorder neighbours whose drops tie.
+    """
+    hss, Xh = featurizer.leave_one_out_many(reaction, genes)
+    if not len(Xh):
+        return [[] for _ in genes]
+    if X is None:
+        X = featurizer.candidate_matrix(reaction, list(genes))
+    out, start = [], 0
+    for i, (gene, hs) in enumerate(zip(genes, hss)):
+        rows = Xh[start:start + len(hs)]
+        start += len(hs)
+        if not hs:
+            out.append([])
+            continue
+        base = float(np.asarray(decision_function(X[i:i + 1])).reshape(-1)[0])
+        drops = base - np.asarray(decision_function(rows), dtype=np.float64).reshape(-1)
+        nb = featurizer.neighbour_genes(reaction, gene)
+        motifs_of = {h: "+".join(t for t, members in nb.items() if h in members) for h in hs}
+        order = sorted(range(len(hs)), key=lambda j: (-drops[j], hs[j]))
+        out.append([(hs[j], motifs_of[hs[j]], float(drops[j])) for j in order[:top] if drops[j] > 0])
+    return out
 
 
 def _check_kinds(kinds) -> list[str]:
@@ -239,10 +267,15 @@ def coexpression_r(featurizer, reaction: str, gene: str) -> dict[str, float]:
     """Per motif type, the mean Pearson r of ``gene`` with that type's
     neighbours (:meth:`featurize.metabolic.pairs.PairFeaturizer.block_sums` of the
     ``expr`` blocks, in either representation); NaN where the block is absent."""
+    return _coexpression_rows(featurizer, featurizer.candidate_matrix(reaction, [gene]))[0]
+
+
+def _coexpression_rows(featurizer, X: np.ndarray) -> list[dict[str, float]]:
+    """:func:`coexpression_r` of every row of a candidate matrix ``X``."""
     if "expr" not in featurizer.sources_:
-        return {t: float("nan") for t in featurizer.motif_types_}
-    sums = featurizer.block_sums(featurizer.candidate_matrix(reaction, [gene]), "expr")[0]
-    return {t: float(v) for t, v in zip(featurizer.motif_types_, sums)}
+        return [{t: float("nan") for t in featurizer.motif_types_} for _ in range(len(X))]
+    sums = featurizer.block_sums(X, "expr")
+    return [{t: float(v) for t, v in zip(featurizer.motif_types_, row)} for row in sums]
 
 
 def _shared(items_of: Mapping[str, Sequence[str]], gene: str, neighbours: Sequence[str]
@@ -258,7 +291,8 @@ def _shared(items_of: Mapping[str, Sequence[str]], gene: str, neighbours: Sequen
 def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, *,
                        names: Mapping[str, str], gene_domains: Mapping[str, Sequence[str]],
                        gene_compartments: Mapping[str, Sequence[str]], top: int = 3) -> dict:
-    """Evidence for one (reaction, candidate gene) pair.
+    """Evidence for one (reaction, candidate gene) pair
+    (:func:`candidates_evidence` of one candidate).
 
     Returns
     -------
@@ -285,11 +319,32 @@ def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, 
         ids only), ``evidence`` (one sentence) and ``neighbours`` (every
         motif neighbour gene of the pair).
     """
+    return candidates_evidence(featurizer, decision_function, reaction, [gene], names=names,
+                               gene_domains=gene_domains, gene_compartments=gene_compartments, top=top)[0]
+
+
+def candidates_evidence(featurizer, decision_function, reaction: str, genes: Sequence[str], *,
+                        names: Mapping[str, str], gene_domains: Mapping[str, Sequence[str]],
+                        gene_compartments: Mapping[str, Sequence[str]], top: int = 3) -> list[dict]:
+    """:func:`candidate_evidence` of every candidate in ``genes`` of one
+    reaction, each as it would be alone, from one candidate matrix and one
+    leave-one-out matrix (:func:`supporting_neighbours_many`)."""
+    genes = list(genes)
+    X = featurizer.candidate_matrix(reaction, genes)
+    supports = supporting_neighbours_many(featurizer, decision_function, reaction, genes, top=top, X=X)
+    coexprs = _coexpression_rows(featurizer, X)
+    return [_evidence(featurizer, reaction, gene, support, coexpr, names=names, gene_domains=gene_domains,
+                      gene_compartments=gene_compartments)
+            for gene, support, coexpr in zip(genes, supports, coexprs)]
+
+
+def _evidence(featurizer, reaction: str, gene: str, support, coexpr, *, names, gene_domains,
+              gene_compartments) -> dict:
+    """The evidence dict of :func:`candidate_evidence`, given the pair's
+    supporting neighbours and co-expression r."""
     nb = featurizer.neighbour_genes(reaction, gene)
     blocks = [t for t, hs in nb.items() if hs]
     all_nb = sorted(set().union(*nb.values())) if nb else []
-    support = supporting_neighbours(featurizer, decision_function, reaction, gene, top=top)
-    coexpr = coexpression_r(featurizer, reaction, gene)
     g = canonical_gene_id(gene)[0]
     doms = _shared(gene_domains, g, all_nb)
     comps = _shared(gene_compartments, g, all_nb)
@@ -359,23 +414,31 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
 
     Returns :data:`RANKING_COLUMNS`, then ``coexpr_r_<motif>`` per motif
     type (rounded to 4 decimals) and ``method``; sorted by reaction id then
-    rank. ``n_jobs`` threads compute the candidates' evidence (the
+    rank. The evidence is computed per reaction, for all its candidates at
+    once (:func:`candidates_evidence`), by ``n_jobs`` threads (the
     featurizer and fitted models are only read; rows keep ``top``'s order,
     so the table does not depend on ``n_jobs``).
     """
     motif_cols = [f"coexpr_r_{t}" for t in featurizer.motif_types_]
     rows = []
+    positions = {r: np.flatnonzero(top["reaction"].to_numpy() == r) for r in pd.unique(top["reaction"])}
 
-    def evidence_of(row):
-        return candidate_evidence(featurizer, decision_function, row.reaction, row.gene, names=names,
-                                  gene_domains=gene_domains, gene_compartments=gene_compartments)
+    def evidence_of(reaction):
+        return candidates_evidence(featurizer, decision_function, reaction,
+                                   top["gene"].to_numpy()[positions[reaction]].tolist(), names=names,
+                                   gene_domains=gene_domains, gene_compartments=gene_compartments)
 
+    evidence = [None] * len(top)
     with ThreadPoolExecutor(max_workers=max(1, int(n_jobs))) as pool:
-        evidence = pool.map(evidence_of, top.itertuples(index=False))  # in order
-        for i, (row, ev) in enumerate(zip(top.itertuples(index=False), evidence), start=1):
-            rows.append(_ranking_row(row, ev, net, featurizer, names, descriptions, method))
-            if log is not None and i % 1000 == 0:
-                log.info("explained %d/%d ranked candidates", i, len(top))
+        done = 0
+        for reaction, evs in zip(positions, pool.map(evidence_of, positions)):  # in order
+            for i, ev in zip(positions[reaction], evs):
+                evidence[i] = ev
+            done += len(evs)
+            if log is not None and done // 1000 > (done - len(evs)) // 1000:
+                log.info("explained %d/%d ranked candidates", done, len(top))
+    for row, ev in zip(top.itertuples(index=False), evidence):
+        rows.append(_ranking_row(row, ev, net, featurizer, names, descriptions, method))
     table = pd.DataFrame(rows, columns=RANKING_COLUMNS + motif_cols + ["method"])
     return table.sort_values(["reaction_id", "rank"], kind="stable").reset_index(drop=True)
 

@@ -221,8 +221,8 @@ class FakeFeaturizer:
     def candidate_matrix(self, reaction, genes):
         return np.array([[3.0, 1.0]] * len(genes))
 
-    def leave_one_out(self, reaction, gene):
-        return ["H1", "H2"], np.array([[2.5, 1.0], [1.0, np.nan]])
+    def leave_one_out_many(self, reaction, genes):
+        return [["H1", "H2"]] * len(genes), np.array([[2.5, 1.0], [1.0, np.nan]] * len(genes))
 
 
 def test_supporting_neighbours():
@@ -246,3 +246,37 @@ def test_supporting_neighbours_with_pair_featurizer():
     # score = 1 - Hamming: G agrees with B, not with C -> B supports
     dec = lambda X: 1 - np.nan_to_num(X[:, 0], nan=1.0)  # noqa: E731
     assert supporting_neighbours(f, dec, "R1", "G") == [("B", "fork", 0.5)]
+
+
+def test_candidates_evidence_equals_each_candidate_alone(setup):
+    """The evidence of a reaction's candidates computed together (one
+    candidate matrix, one stacked leave-one-out matrix) is each candidate's
+    evidence computed alone, with a score that mixes every feature."""
+    from rank.evidence import candidates_evidence
+
+    _, feat, domains, comps = setup
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=feat.n_features_)
+
+    def score(X):
+        return np.nan_to_num(X, nan=-0.5) @ w
+
+    genes = ["G3", "G5", "G1", "G2", "G4"]
+    for r in ["R1", "R4", "R6"]:
+        hss, X = feat.leave_one_out_many(r, genes)
+        assert len(X) == sum(map(len, hss))
+        start = 0
+        for g, hs in zip(genes, hss):
+            alone_hs, alone_X = feat.leave_one_out(r, g)
+            assert hs == alone_hs
+            np.testing.assert_array_equal(X[start:start + len(hs)], alone_X)
+            start += len(hs)
+        together = candidates_evidence(feat, score, r, genes, names={}, gene_domains=domains,
+                                       gene_compartments=comps)
+        for g, ev in zip(genes, together):
+            alone = candidate_evidence(feat, score, r, g, names={}, gene_domains=domains, gene_compartments=comps)
+            assert {k: v for k, v in ev.items() if k != "coexpr"} == \
+                {k: v for k, v in alone.items() if k != "coexpr"}
+            np.testing.assert_array_equal(list(ev["coexpr"].values()), list(alone["coexpr"].values()))
+    assert any(candidates_evidence(feat, score, "R4", genes, names={}, gene_domains=domains,
+                                   gene_compartments=comps)[i]["supporting_neighbours"] for i in range(5))
