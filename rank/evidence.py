@@ -7,9 +7,9 @@ whether it is ranked (and why not). :func:`explain_ranking` turns the top
 candidates of :func:`rank.scoring.rank_candidates` into the rows of
 ``results/enzyme_ranking.tsv``: per candidate its supporting neighbours with
 gene names and motif types, its co-expression r with each motif type's
-neighbours, the domains and compartments it shares with them, and the
-``validated_precision`` of its rank (:func:`validated_precision`). Every
-column is described in the README ("Outputs").
+neighbours, the domains and compartments it shares with them, and its
+calibrated ``confidence`` (:mod:`rank.calibration`). Every column is
+described in the README ("Outputs").
 
 Co-expression r of a candidate g with the neighbours of motif type t is the
 sum over conditions of the pair's ``t:expr`` features (unscaled): ``sum_k
@@ -33,7 +33,8 @@ from featurize.metabolic.reaction_kinds import REACTION_KINDS
 from rank.metrics import ranking_metrics
 
 __all__ = ["EVIDENCE", "ORPHAN_COLUMNS", "RANKING_COLUMNS", "supporting_neighbours", "orphan_reactions", "mark_ranked",
-           "motif_less_validation", "validated_precision", "coexpression_r", "candidate_evidence", "explain_ranking"]
+           "motif_less_validation", "coexpression_r", "candidate_evidence", "candidates_evidence", "explain_ranking",
+           "supporting_neighbours_many"]
 
 #: What an orphan reaction may be ranked on (:func:`orphan_reactions`; config
 #: ``metabolic.ranking.evidence``).
@@ -44,7 +45,7 @@ ORPHAN_COLUMNS = ["reaction_id", "model_reaction", "reaction_name", "equation", 
 #: Columns of results/enzyme_ranking.tsv, before the per-motif co-expression r.
 RANKING_COLUMNS = ["reaction_id", "reaction_name", "equation", "reaction_kind", "named_diffusion",
                    "subsystem", "ec_numbers", "rank", "gene", "gene_name", "gene_description",
-                   "score", "model_score", "validated_precision", "motif_blocks", "catalyses_adjacent",
+                   "score", "model_score", "confidence", "no_credible_candidate", "motif_blocks", "catalyses_adjacent",
                    "catalyses_in_subsystem", "similar_compounds", "supporting_neighbours", "supporting_names", "shared_domains",
                    "shared_compartments", "evidence"]
 
@@ -57,18 +58,45 @@ def supporting_neighbours(featurizer, decision_function: Callable[[np.ndarray], 
     :meth:`featurize.metabolic.pairs.PairFeaturizer.leave_one_out`); its support is the
     drop of ``decision_function`` when it is removed. Returns up to ``top``
     tuples ``(gene, motif types joined by '+', drop)`` with positive drops,
-    largest first (ties by gene id).
+    largest first (ties by gene id). :func:`supporting_neighbours_many` does
+    the same for several candidates of one reaction at once.
     """
-    hs, Xh = featurizer.leave_one_out(reaction, gene)
-    if not hs:
-        return []
-    x = featurizer.candidate_matrix(reaction, [gene])
-    base = float(np.asarray(decision_function(x)).reshape(-1)[0])
-    drops = base - np.asarray(decision_function(Xh), dtype=np.float64).reshape(-1)
-    nb = featurizer.neighbour_genes(reaction, gene)
-    motifs_of = {h: "+".join(t for t, genes in nb.items() if h in genes) for h in hs}
-    order = sorted(range(len(hs)), key=lambda i: (-drops[i], hs[i]))
-    return [(hs[i], motifs_of[hs[i]], float(drops[i])) for i in order[:top] if drops[i] > 0]
+    return supporting_neighbours_many(featurizer, decision_function, reaction, [gene], top=top)[0]
+
+
+def supporting_neighbours_many(featurizer, decision_function: Callable[[np.ndarray], np.ndarray],
+                               reaction: str, genes: Sequence[str], top: int = 3, X: np.ndarray | None = None
+                               ) -> list[list[tuple[str, str, float]]]:
+    """:func:`supporting_neighbours` of every candidate in ``genes``, from
+    one candidate matrix (``X``,
+    :meth:`~featurize.metabolic.pairs.PairFeaturizer.candidate_matrix` when
+    not given) and one stacked leave-one-out matrix
+    (:meth:`~featurize.metabolic.pairs.PairFeaturizer.leave_one_out_many`).
+
+    ``decision_function`` is still called per candidate, on its own row and
+    then on its own leave-one-out rows, as :func:`supporting_neighbours`
+    would: a BLAS product can round a row differently inside a larger
+    batch, and a last-bit change could reorder neighbours whose drops tie.
+    """
+    hss, Xh = featurizer.leave_one_out_many(reaction, genes)
+    if not len(Xh):
+        return [[] for _ in genes]
+    if X is None:
+        X = featurizer.candidate_matrix(reaction, list(genes))
+    out, start = [], 0
+    for i, (gene, hs) in enumerate(zip(genes, hss)):
+        rows = Xh[start:start + len(hs)]
+        start += len(hs)
+        if not hs:
+            out.append([])
+            continue
+        base = float(np.asarray(decision_function(X[i:i + 1])).reshape(-1)[0])
+        drops = base - np.asarray(decision_function(rows), dtype=np.float64).reshape(-1)
+        nb = featurizer.neighbour_genes(reaction, gene)
+        motifs_of = {h: "+".join(t for t, members in nb.items() if h in members) for h in hs}
+        order = sorted(range(len(hs)), key=lambda j: (-drops[j], hs[j]))
+        out.append([(hs[j], motifs_of[hs[j]], float(drops[j])) for j in order[:top] if drops[j] > 0])
+    return out
 
 
 def _check_kinds(kinds) -> list[str]:
@@ -173,11 +201,16 @@ def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None,
     return pd.DataFrame(rows, columns=cols).set_index("reaction_id", drop=False)
 
 
-def mark_ranked(orphans: pd.DataFrame, ranked_reactions) -> pd.DataFrame:
+def mark_ranked(orphans: pd.DataFrame, ranked_reactions, best_confidence: pd.Series | None = None,
+                threshold: float | None = None) -> pd.DataFrame:
     """``orphans`` (from :func:`orphan_reactions`) with ``ranked`` ("yes"/"no")
     and the final ``reason``: an eligible reaction without any ranked
     candidate (every candidate's features absent) says so, and its
-    ``ranked_on`` is emptied. Drops ``eligible``."""
+    ``ranked_on`` is emptied. Drops ``eligible``. With ``best_confidence``
+    (reaction -> its best candidate's confidence) and ``threshold``, the
+    columns ``best_confidence`` and ``no_credible_candidate`` ("yes"/"no";
+    both empty for a reaction not ranked or without a confidence, the flag
+    also without a threshold) come before ``ranked``."""
     ranked = set(ranked_reactions)
     out = orphans.copy()
     out["ranked"] = np.where(out["reaction_id"].isin(ranked), "yes", "no")
@@ -185,8 +218,15 @@ def mark_ranked(orphans: pd.DataFrame, ranked_reactions) -> pd.DataFrame:
     out.loc[lost, "reason"] = "no candidate has data of a source its neighbours have"
     if "ranked_on" in out.columns:
         out.loc[lost, "ranked_on"] = ""
-    cols = [c for c in out.columns if c not in ("eligible", "ranked", "reason")]
-    return out[cols + ["ranked", "reason"]].reset_index(drop=True)
+    extra = []
+    if best_confidence is not None:
+        best = out["reaction_id"].map(best_confidence).where(out["ranked"] == "yes").astype(float)
+        out["best_confidence"] = best.round(4)
+        out["no_credible_candidate"] = np.where(best.isna() | (threshold is None), "",
+                                                np.where(best >= (threshold or 0), "no", "yes"))
+        extra = ["best_confidence", "no_credible_candidate"]
+    cols = [c for c in out.columns if c not in ("eligible", "ranked", "reason", *extra)]
+    return out[cols + extra + ["ranked", "reason"]].reset_index(drop=True)
 
 
 def motif_less_validation(true_ranks: pd.DataFrame, method: str, featurizer, top: pd.DataFrame) -> dict:
@@ -223,43 +263,19 @@ def motif_less_validation(true_ranks: pd.DataFrame, method: str, featurizer, top
             **{f"validated_without_motifs_{k}": m[k] for k in ("hit@1", "hit@10", "median_rank")}}
 
 
-def validated_precision(true_ranks: pd.DataFrame, method: str) -> Callable[[np.ndarray], np.ndarray]:
-    """``f(rank)`` = fraction of the true genes ranked at ``rank`` or better
-    by ``method`` in the cross-validated ranking (``true_gene_ranks.tsv``:
-    columns ``method``, ``rank``; one row per held-out reaction and true
-    gene). NaN when the method was not validated.
-
-    Examples
-    --------
-    >>> t = pd.DataFrame({"method": ["m"] * 4, "rank": [1, 3, 3, 40]})
-    >>> validated_precision(t, "m")(np.array([1, 2, 3, 50])).tolist()
-    [0.25, 0.25, 0.75, 1.0]
-    >>> bool(np.isnan(validated_precision(t, "other")(np.array([1]))[0]))
-    True
-    """
-    for col in ("method", "rank"):
-        if col not in true_ranks.columns:
-            raise ValueError(f"true gene ranks table has no column {col!r} "
-                             f"(columns: {list(true_ranks.columns)}); expected the "
-                             "true_gene_ranks.tsv of metabolic_ranking_validation")
-    r = np.sort(true_ranks.loc[true_ranks["method"] == method, "rank"].to_numpy(dtype=float))
-
-    def f(ranks):
-        ranks = np.asarray(ranks, dtype=float)
-        if r.size == 0:
-            return np.full(ranks.shape, np.nan)
-        return np.searchsorted(r, ranks, side="right") / r.size
-    return f
-
-
 def coexpression_r(featurizer, reaction: str, gene: str) -> dict[str, float]:
     """Per motif type, the mean Pearson r of ``gene`` with that type's
     neighbours (:meth:`featurize.metabolic.pairs.PairFeaturizer.block_sums` of the
     ``expr`` blocks, in either representation); NaN where the block is absent."""
+    return _coexpression_rows(featurizer, featurizer.candidate_matrix(reaction, [gene]))[0]
+
+
+def _coexpression_rows(featurizer, X: np.ndarray) -> list[dict[str, float]]:
+    """:func:`coexpression_r` of every row of a candidate matrix ``X``."""
     if "expr" not in featurizer.sources_:
-        return {t: float("nan") for t in featurizer.motif_types_}
-    sums = featurizer.block_sums(featurizer.candidate_matrix(reaction, [gene]), "expr")[0]
-    return {t: float(v) for t, v in zip(featurizer.motif_types_, sums)}
+        return [{t: float("nan") for t in featurizer.motif_types_} for _ in range(len(X))]
+    sums = featurizer.block_sums(X, "expr")
+    return [{t: float(v) for t, v in zip(featurizer.motif_types_, row)} for row in sums]
 
 
 def _shared(items_of: Mapping[str, Sequence[str]], gene: str, neighbours: Sequence[str]
@@ -275,7 +291,8 @@ def _shared(items_of: Mapping[str, Sequence[str]], gene: str, neighbours: Sequen
 def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, *,
                        names: Mapping[str, str], gene_domains: Mapping[str, Sequence[str]],
                        gene_compartments: Mapping[str, Sequence[str]], top: int = 3) -> dict:
-    """Evidence for one (reaction, candidate gene) pair.
+    """Evidence for one (reaction, candidate gene) pair
+    (:func:`candidates_evidence` of one candidate).
 
     Returns
     -------
@@ -302,11 +319,32 @@ def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, 
         ids only), ``evidence`` (one sentence) and ``neighbours`` (every
         motif neighbour gene of the pair).
     """
+    return candidates_evidence(featurizer, decision_function, reaction, [gene], names=names,
+                               gene_domains=gene_domains, gene_compartments=gene_compartments, top=top)[0]
+
+
+def candidates_evidence(featurizer, decision_function, reaction: str, genes: Sequence[str], *,
+                        names: Mapping[str, str], gene_domains: Mapping[str, Sequence[str]],
+                        gene_compartments: Mapping[str, Sequence[str]], top: int = 3) -> list[dict]:
+    """:func:`candidate_evidence` of every candidate in ``genes`` of one
+    reaction, each as it would be alone, from one candidate matrix and one
+    leave-one-out matrix (:func:`supporting_neighbours_many`)."""
+    genes = list(genes)
+    X = featurizer.candidate_matrix(reaction, genes)
+    supports = supporting_neighbours_many(featurizer, decision_function, reaction, genes, top=top, X=X)
+    coexprs = _coexpression_rows(featurizer, X)
+    return [_evidence(featurizer, reaction, gene, support, coexpr, names=names, gene_domains=gene_domains,
+                      gene_compartments=gene_compartments)
+            for gene, support, coexpr in zip(genes, supports, coexprs)]
+
+
+def _evidence(featurizer, reaction: str, gene: str, support, coexpr, *, names, gene_domains,
+              gene_compartments) -> dict:
+    """The evidence dict of :func:`candidate_evidence`, given the pair's
+    supporting neighbours and co-expression r."""
     nb = featurizer.neighbour_genes(reaction, gene)
     blocks = [t for t, hs in nb.items() if hs]
     all_nb = sorted(set().union(*nb.values())) if nb else []
-    support = supporting_neighbours(featurizer, decision_function, reaction, gene, top=top)
-    coexpr = coexpression_r(featurizer, reaction, gene)
     g = canonical_gene_id(gene)[0]
     doms = _shared(gene_domains, g, all_nb)
     comps = _shared(gene_compartments, g, all_nb)
@@ -367,63 +405,45 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
                     names: Mapping[str, str], descriptions: Mapping[str, str],
                     gene_domains: Mapping[str, Sequence[str]],
                     gene_compartments: Mapping[str, Sequence[str]],
-                    true_ranks: pd.DataFrame | None = None, log=None,
-                    n_jobs: int = 1) -> pd.DataFrame:
+                    log=None, n_jobs: int = 1) -> pd.DataFrame:
     """Rows of ``results/enzyme_ranking.tsv`` for the ranked candidates ``top``
     (columns ``reaction, rank, gene, score`` as from
-    :func:`rank.scoring.rank_candidates`; NaN scores should be dropped).
+    :func:`rank.scoring.rank_candidates`; NaN scores should be dropped; with
+    ``confidence`` and ``no_credible_candidate`` when calibrated, else those
+    columns are empty).
 
     Returns :data:`RANKING_COLUMNS`, then ``coexpr_r_<motif>`` per motif
     type (rounded to 4 decimals) and ``method``; sorted by reaction id then
-    rank. ``n_jobs`` threads compute the candidates' evidence (the
+    rank. The evidence is computed per reaction, for all its candidates at
+    once (:func:`candidates_evidence`), by ``n_jobs`` threads (the
     featurizer and fitted models are only read; rows keep ``top``'s order,
     so the table does not depend on ``n_jobs``).
     """
-    # validated precision among held-out reactions of the candidate's reaction
-    # kind (transport reactions rank far worse than enzymatic ones); all kinds
-    # pooled when the kind has no validated reaction
-    def no_precision(ranks):
-        return np.full(np.shape(ranks), np.nan)
-    # a reaction ranked without motif neighbours (on its subsystem or compounds):
-    # among held-out reactions of its kind that had no motif neighbour with a
-    # gene either, NaN when there were none
-    precision_of, motif_less_precision_of = {}, {}
-    pooled = validated_precision(true_ranks, method) if true_ranks is not None else no_precision
-    if true_ranks is not None and "reaction_kind" in net.reactions.columns \
-            and "reaction" in true_ranks.columns:
-        kind_of = net.reactions["reaction_kind"].reindex(true_ranks["reaction"]).to_numpy()
-        mine = (true_ranks["method"] == method).to_numpy()
-        held_out = pd.unique(true_ranks.loc[mine, "reaction"])
-        motif_less = {r for r in held_out if r in net.reactions.index and not featurizer.has_motif_gene(r)}
-        without = true_ranks["reaction"].isin(motif_less).to_numpy()
-        for kind in pd.unique(kind_of[mine & pd.notna(kind_of)]):
-            precision_of[kind] = validated_precision(true_ranks[kind_of == kind], method)
-            motif_less_precision_of[kind] = validated_precision(
-                true_ranks[(kind_of == kind) & without], method)
-    precision_of = {(kind, True): f for kind, f in precision_of.items()} | \
-        {(kind, False): f for kind, f in motif_less_precision_of.items()}
-    motif_ranked = {r: featurizer.has_motif_gene(r) for r in pd.unique(top["reaction"])}
     motif_cols = [f"coexpr_r_{t}" for t in featurizer.motif_types_]
     rows = []
+    positions = {r: np.flatnonzero(top["reaction"].to_numpy() == r) for r in pd.unique(top["reaction"])}
 
-    def evidence_of(row):
-        return candidate_evidence(featurizer, decision_function, row.reaction, row.gene, names=names,
-                                  gene_domains=gene_domains, gene_compartments=gene_compartments)
+    def evidence_of(reaction):
+        return candidates_evidence(featurizer, decision_function, reaction,
+                                   top["gene"].to_numpy()[positions[reaction]].tolist(), names=names,
+                                   gene_domains=gene_domains, gene_compartments=gene_compartments)
 
+    evidence = [None] * len(top)
     with ThreadPoolExecutor(max_workers=max(1, int(n_jobs))) as pool:
-        evidence = pool.map(evidence_of, top.itertuples(index=False))  # in order
-        for i, (row, ev) in enumerate(zip(top.itertuples(index=False), evidence), start=1):
-            rows.append(_ranking_row(row, ev, net, featurizer, names, descriptions, method,
-                                     precision_of, pooled if motif_ranked[row.reaction] else no_precision,
-                                     motif_ranked[row.reaction]))
-            if log is not None and i % 1000 == 0:
-                log.info("explained %d/%d ranked candidates", i, len(top))
+        done = 0
+        for reaction, evs in zip(positions, pool.map(evidence_of, positions)):  # in order
+            for i, ev in zip(positions[reaction], evs):
+                evidence[i] = ev
+            done += len(evs)
+            if log is not None and done // 1000 > (done - len(evs)) // 1000:
+                log.info("explained %d/%d ranked candidates", done, len(top))
+    for row, ev in zip(top.itertuples(index=False), evidence):
+        rows.append(_ranking_row(row, ev, net, featurizer, names, descriptions, method))
     table = pd.DataFrame(rows, columns=RANKING_COLUMNS + motif_cols + ["method"])
     return table.sort_values(["reaction_id", "rank"], kind="stable").reset_index(drop=True)
 
 
-def _ranking_row(row, ev: dict, net, featurizer, names, descriptions, method: str,
-                 precision_of: dict, pooled, motif_ranked: bool) -> dict:
+def _ranking_row(row, ev: dict, net, featurizer, names, descriptions, method: str) -> dict:
     """One row of the ranking table from a ranked candidate and its evidence."""
     r, g = row.reaction, row.gene
     info = net.reactions.loc[r]
@@ -436,8 +456,8 @@ def _ranking_row(row, ev: dict, net, featurizer, names, descriptions, method: st
         "gene_description": descriptions.get(canonical_gene_id(g)[0], "") or "",
         "score": round(float(row.score), 6),
         "model_score": round(float(getattr(row, "model_score", row.score)), 6),
-        "validated_precision": round(float(precision_of.get((info.get("reaction_kind"), motif_ranked), pooled)(
-            np.array([row.rank]))[0]), 4),
+        "confidence": round(float(getattr(row, "confidence", np.nan)), 4),
+        "no_credible_candidate": getattr(row, "no_credible_candidate", ""),
         **{k: ev[k] for k in ("motif_blocks", "catalyses_adjacent", "catalyses_in_subsystem",
                               "similar_compounds", "supporting_neighbours",
                               "supporting_names",

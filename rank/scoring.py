@@ -118,7 +118,7 @@ def gene_id_ranks(genes: Sequence[str]) -> np.ndarray:
 def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
                     reactions: Sequence[str], candidates: Sequence[str],
                     top_n: int | None = 20, batch_size: int = 2000,
-                    gene_correction: str = "none") -> pd.DataFrame:
+                    gene_correction: str = "none", standardised: bool = False) -> pd.DataFrame:
     """Top candidates per reaction.
 
     Parameters
@@ -136,6 +136,10 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
         Rank by the scores corrected per gene over all ``reactions``
         (:func:`correct_scores`): the reactions passed are the reference
         set, so the whole ``reactions x candidates`` matrix is held at once.
+    standardised : bool, default False
+        Add the columns ``score_z``, ``gap_next_z`` and ``gap_top_z`` of
+        :func:`rank.calibration.calibration_rows` (the score standardised over
+        the reaction's scored candidates; NaN for a candidate without one).
 
     Returns
     -------
@@ -146,6 +150,8 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
         1-based; sorted by reaction (input order) then rank. Ties: gene id
         ascending.
     """
+    from rank.calibration import calibration_rows
+
     batch_size = check_positive_int("rank_candidates", "batch_size", batch_size)
     check_param("rank_candidates", "top_n", top_n, *none_or_positive_int())
     check_param("rank_candidates", "gene_correction", gene_correction, *one_of(*GENE_CORRECTIONS))
@@ -166,16 +172,25 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
         C = correct_scores(S, gene_correction)
         for i, r in enumerate(rs):
             s = C[i]
-            order = candidate_order(s, gene_rank)
-            if top_n is not None:
-                order = order[:top_n]
-            frames.append(pd.DataFrame({"reaction": r, "rank": np.arange(1, len(order) + 1),
-                                        "gene": [cands[j] for j in order], "score": s[order],
-                                        "model_score": S[i, order]}))
+            full = candidate_order(s, gene_rank)
+            order = full[:top_n] if top_n is not None else full
+            frame = pd.DataFrame({"reaction": r, "rank": np.arange(1, len(order) + 1),
+                                  "gene": [cands[j] for j in order], "score": s[order],
+                                  "model_score": S[i, order]})
+            if standardised:
+                c = calibration_rows(s, full, max(1, len(order)), np.zeros((len(s), 3), dtype=bool))
+                for col in ("score_z", "gap_next_z", "gap_top_z"):
+                    # the scored candidates come first in the order, so row k is c's row k
+                    frame[col] = np.r_[c[col], np.full(len(order) - len(c[col]), np.nan)]
+            frames.append(frame)
     if not frames:
-        return pd.DataFrame({"reaction": pd.Series(dtype=object), "rank": pd.Series(dtype=int),
-                             "gene": pd.Series(dtype=object), "score": pd.Series(dtype=float),
-                             "model_score": pd.Series(dtype=float)})
+        empty = pd.DataFrame({"reaction": pd.Series(dtype=object), "rank": pd.Series(dtype=int),
+                              "gene": pd.Series(dtype=object), "score": pd.Series(dtype=float),
+                              "model_score": pd.Series(dtype=float)})
+        if standardised:
+            empty = empty.assign(score_z=pd.Series(dtype=float), gap_next_z=pd.Series(dtype=float),
+                                 gap_top_z=pd.Series(dtype=float))
+        return empty
     return pd.concat(frames, ignore_index=True)
 
 

@@ -240,7 +240,8 @@ def time_split_table(rows: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> p
 def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str],
                     benchmark: Mapping[str, frozenset],
                     decisions: Mapping[str, Callable[[np.ndarray], np.ndarray]],
-                    rankings: Sequence[tuple[str, str, str]], batch_size: int = 2048) -> pd.DataFrame:
+                    rankings: Sequence[tuple[str, str, str]], batch_size: int = 2048,
+                    shown: tuple[str, int] | None = None) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """Best later-gene rank of every benchmark reaction under every ranking.
 
     Each model scores *every* eligible orphan (the reference set of a gene
@@ -263,6 +264,12 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
         Model name -> decision function (:func:`rank.refit.ranking_decision_for`).
     rankings : sequence of (name, model, gene correction)
         The rankings to evaluate, e.g. ``("hgb+centred", "hgb", "centred")``.
+    shown : (ranking name, top_n), optional
+        Also return the rows that ranking shows for every ranked benchmark
+        reaction: its ``top_n`` best candidates with ``reaction``, ``rank``,
+        ``gene``, ``score`` and the standardised ``score_z``, ``gap_next_z``,
+        ``gap_top_z`` (:func:`rank.calibration.calibration_rows`), and
+        ``label`` (a later gene): the time split's check of the confidence.
 
     Returns
     -------
@@ -270,7 +277,11 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
         One row per (ranking, benchmark reaction), the input of
         :func:`time_split_table`, plus ``later_genes`` (``;``-joined) and
         ``best_gene`` (the best-ranked later gene, "" if none).
+    shown : DataFrame
+        Only with ``shown``.
     """
+    from rank.calibration import calibration_rows
+
     cands = list(dict.fromkeys(candidates))
     in_cands = set(cands)
     eligible = [r for r in orphans.index[orphans["eligible"].astype(bool)]]
@@ -287,8 +298,22 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     scores = {m: S3[:, :, j] for j, m in enumerate(models)}
     where = {r: i for i, r in enumerate(eligible)}
     gene_rank = gene_id_ranks(cands)
+    shown_frames = []
+    if shown is not None and shown[0] not in [name for name, _, _ in rankings]:
+        raise ValueError(f"time_split_rows: shown ranking {shown[0]!r} is not one of the rankings")
     for name, model, correction in rankings:
         C = correct_scores(scores[model], correction)
+        if shown is not None and name == shown[0]:
+            for r in bench:
+                if r not in where:
+                    continue
+                s = C[where[r]]
+                c = calibration_rows(s, candidate_order(s, gene_rank), shown[1], np.zeros((len(s), 3), dtype=bool))
+                genes = [cands[j] for j in c["index"]]
+                shown_frames.append(pd.DataFrame({
+                    "reaction": r, "rank": c["rank"], "gene": genes, "score": c["score"],
+                    "score_z": c["score_z"], "gap_next_z": c["gap_next_z"], "gap_top_z": c["gap_top_z"],
+                    "label": [int(g in benchmark[r]) for g in genes]}))
         for r in bench:
             genes = benchmark[r]
             n_later_cands = len(genes & in_cands)
@@ -299,5 +324,9 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
                          "ranked": r in where, "best_rank": best, "best_gene": best_gene,
                          "n_candidates": len(cands), "n_later_genes": len(genes),
                          "n_later_candidates": n_later_cands, "later_genes": ";".join(sorted(genes))})
-    return pd.DataFrame(rows, columns=["ranking", "reaction", "reaction_kind", "ranked", "best_rank", "best_gene",
-                                       "n_candidates", "n_later_genes", "n_later_candidates", "later_genes"])
+    out = pd.DataFrame(rows, columns=["ranking", "reaction", "reaction_kind", "ranked", "best_rank", "best_gene",
+                                      "n_candidates", "n_later_genes", "n_later_candidates", "later_genes"])
+    if shown is None:
+        return out
+    columns = ["reaction", "rank", "gene", "score", "score_z", "gap_next_z", "gap_top_z", "label"]
+    return out, (pd.concat(shown_frames, ignore_index=True) if shown_frames else pd.DataFrame(columns=columns))

@@ -41,12 +41,13 @@ from threadpoolctl import threadpool_limits
 
 from featurize.metabolic.genes import canonical_gene_id
 from rank.baselines import ADJACENCY, BASELINES, baseline_scores
-from rank.metrics import bootstrap_ranking_metrics, top1_concentration, top1_record
+from rank.calibration import CALIBRATION_COLUMNS, calibration_rows, evidence_flags
+from rank.metrics import bootstrap_ranking_metrics, choose_ranking_method, top1_concentration, top1_record
 from rank.scoring import (MARGIN_RULES, candidate_order, correct_scores, gene_id_ranks, no_evidence_last,
                           ranking_decisions, ranking_name, score_matrix, true_gene_ranks)
 
 __all__ = ["RANK_COLUMNS", "TOP_COLUMNS", "check_same_folds", "validated_rankings", "fold_reactions",
-           "beats_baselines", "validation_table", "validate_ranking"]
+           "beats_baselines", "validation_table", "validate_ranking", "calibration_table"]
 
 #: Columns of the ranks of the true genes (``true_gene_ranks.tsv``).
 RANK_COLUMNS = ["method", "fold", "reaction", "gene", "rank", "n_candidates"]
@@ -147,7 +148,9 @@ def fold_reactions(instances: pd.DataFrame, test_idx, fold: int, *, per_fold: in
 class _PartScorer:
     """Scores a part of a fold's reactions against every candidate with the
     baselines and every method's fold model: ``(reactions, candidates,
-    len(scored))``, the last axis in the order of ``plan["scored"]``."""
+    len(scored))``, the last axis in the order of ``plan["scored"]``, and
+    the candidates' evidence flags ``(reactions, candidates, 3)``
+    (:func:`rank.calibration.evidence_flags`)."""
 
     def __init__(self, featurizer, cvs, candidates, plan, margin_rule, batch_size, shared_models):
         self.featurizer, self.cvs, self.candidates = featurizer, cvs, candidates
@@ -172,9 +175,11 @@ class _PartScorer:
                 for rule, s in fn(X).items():
                     name = method if rule == margin_rule else f"{method}@{rule}"
                     columns[name] = no_evidence_last(s, X)
-            return np.column_stack([columns[name] for name in plan["scored"]])
-        return score_matrix(score, reactions, self.candidates, self.batch_size,
-                            n_scores=len(plan["scored"]))
+            # the candidate evidence flags ride along as the last three columns
+            return np.column_stack([*(columns[name] for name in plan["scored"]), evidence_flags(featurizer, X)])
+        S = score_matrix(score, reactions, self.candidates, self.batch_size,
+                         n_scores=len(plan["scored"]) + 3)
+        return S[:, :, :-3], S[:, :, -3:].astype(bool)
 
 
 #: The part scorer of a worker (set in each worker by :func:`_init_worker`:
@@ -187,16 +192,22 @@ def _init_worker(scorer: _PartScorer) -> None:
     _part_scorer = scorer
 
 
-def _score_part(fold: int, reactions: list[str]) -> np.ndarray:
+def _score_part(fold: int, reactions: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return _part_scorer(fold, reactions)
 
 
 def _rank_fold(fold: int, reactions: list[str], S3: np.ndarray, plan: dict, net, candidates,
-               gene_rank: np.ndarray) -> tuple[list[tuple], list[tuple]]:
+               gene_rank: np.ndarray, E: np.ndarray | None = None, featurizer=None, top_n: int = 0
+               ) -> tuple[list[tuple], list[tuple], dict]:
     """Ranks of the true genes, and the rank-1 gene, of the fold's reactions,
     for every ranking (the gene corrections take the fold's reactions as the
-    reference set)."""
+    reference set); with ``top_n`` > 0, also each ranking's calibration rows
+    of the fold ({name: [dict of arrays per reaction]},
+    :func:`rank.calibration.calibration_rows`, with ``E`` the evidence flags)."""
     rows, tops = [], []
+    calib: dict[str, list[dict]] = {}
+    cand_ids = np.array([canonical_gene_id(g)[0] for g in candidates], dtype=object) if top_n else None
+    motifs = [bool(featurizer.has_motif_gene(r)) for r in reactions] if top_n else None
     kind_of = net.reactions["reaction_kind"] if "reaction_kind" in net.reactions.columns else None
     true = [list(net.reactions.at[reaction, "genes"]) for reaction in reactions]
     true_ids = [{canonical_gene_id(g)[0] for g in genes} for genes in true]
@@ -210,11 +221,17 @@ def _rank_fold(fold: int, reactions: list[str], S3: np.ndarray, plan: dict, net,
                 ranks = true_gene_ranks(lambda r, genes, s=s: s, reaction, candidates, true[i],
                                         batch_size=len(candidates))
                 rows += [(name, fold, reaction, g, r, len(candidates)) for g, r in ranks.items()]
-                first = candidate_order(s, gene_rank)[0]
+                order = candidate_order(s, gene_rank)
+                first = order[0]
                 top = candidates[first] if not np.isnan(s[first]) else ""
                 tops.append((name, fold, reaction, top,
                              bool(top) and canonical_gene_id(top)[0] in true_ids[i], kinds[i]))
-    return rows, tops
+                if top_n:
+                    c = calibration_rows(s, order, top_n, E[i])
+                    c.update(fold=fold, reaction=reaction, reaction_kind=kinds[i], motifs=motifs[i],
+                             label=np.isin(cand_ids[c["index"]], list(true_ids[i])))
+                    calib.setdefault(name, []).append(c)
+    return rows, tops, calib
 
 
 def validation_table(ranks: pd.DataFrame, tops: pd.DataFrame, names: Sequence[str], n_candidates: int,
@@ -265,8 +282,9 @@ def beats_baselines(table: pd.DataFrame, baselines: Sequence[str], methods: Sequ
 def validate_ranking(featurizer, net, candidates: Sequence[str], instances: pd.DataFrame,
                      cvs: Mapping[str, object], *, margin_rule: str, gene_corrections: Sequence[str] = (),
                      per_fold: int = 0, batch_size: int = 2048, n_bootstrap: int = 1000, seed: int = 0,
-                     n_jobs: int = 1, log: logging.Logger | None = None
-                     ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+                     n_jobs: int = 1, log: logging.Logger | None = None, calibration_top_n: int = 0,
+                     calibrate: str = "auto"
+                     ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Rank every candidate for the held-out reactions of every outer fold.
 
     Parameters
@@ -288,6 +306,13 @@ def validate_ranking(featurizer, net, candidates: Sequence[str], instances: pd.D
     n_jobs : int, default 1
         Worker processes (threads where fork is unsafe).
     log : Logger, optional
+    calibration_top_n : int, default 0
+        Calibration rows per held-out reaction (the rows the final ranking
+        shows, ``metabolic.ranking.top_n``); 0: none.
+    calibrate : str, default "auto"
+        The ranking whose calibration rows are returned: a ranking name, or
+        "auto" for the one the final ranking's "auto" chooses (best MRR,
+        :func:`rank.metrics.choose_ranking_method`).
 
     Returns
     -------
@@ -298,6 +323,11 @@ def validate_ranking(featurizer, net, candidates: Sequence[str], instances: pd.D
     table : DataFrame
         :func:`validation_table` with the ``beats_<baseline>`` columns
         (:func:`beats_baselines`).
+    calibration : DataFrame
+        :func:`calibration_table` of the ranking ``calibrate``: its
+        ``calibration_top_n`` best candidates of every held-out reaction
+        (empty when ``calibration_top_n`` is 0 or ``calibrate`` is not a
+        validated ranking).
     """
     log = log if log is not None else logging.getLogger(__name__)
     candidates = list(candidates)
@@ -326,17 +356,50 @@ def validate_ranking(featurizer, net, candidates: Sequence[str], instances: pd.D
                 np.array(reactions, dtype=object), min(n_workers, max(1, len(reactions))))]
                 for fold, reactions in folds]
             for (fold, reactions), futures in zip(folds, pending):
-                S3 = np.concatenate([f.result() for f in futures])
+                parts = [f.result() for f in futures]
+                S3 = np.concatenate([p[0] for p in parts])
+                E = np.concatenate([p[1] for p in parts])
                 futures.clear()
+                del parts
                 log.info("fold %d/%d: %d reactions scored (%.0f s)", fold, n_folds, len(reactions),
                          time.perf_counter() - start)
-                results.append(_rank_fold(fold, reactions, S3, plan, net, candidates, gene_rank))
-                del S3
+                results.append(_rank_fold(fold, reactions, S3, plan, net, candidates, gene_rank, E,
+                                          featurizer, calibration_top_n))
+                del S3, E
     _init_worker(None)  # the thread fallback set it in this process
-    ranks = pd.DataFrame([row for fold_rows, _ in results for row in fold_rows], columns=RANK_COLUMNS)
-    tops = pd.DataFrame([t for _, fold_tops in results for t in fold_tops], columns=TOP_COLUMNS)
+    ranks = pd.DataFrame([row for fold_rows, _, _ in results for row in fold_rows], columns=RANK_COLUMNS)
+    tops = pd.DataFrame([t for _, fold_tops, _ in results for t in fold_tops], columns=TOP_COLUMNS)
     table = validation_table(ranks, tops, plan["names"], len(candidates), n_bootstrap, seed)
     beats_baselines(table, plan["baselines"], list(cvs), log)
     log.info("ranked %d reactions in %.0f s\n%s", ranks["reaction"].nunique(),
              time.perf_counter() - start, table.to_string(index=False))
-    return ranks, tops, table
+    calibration = pd.DataFrame(columns=CALIBRATION_COLUMNS)
+    if calibration_top_n:
+        name = choose_ranking_method(table, "mrr") if calibrate == "auto" else calibrate
+        if name not in plan["names"]:
+            log.warning("the final ranking %r is not validated (validated: %s): its candidates get no "
+                        "confidence", name, ", ".join(plan["names"]))
+        else:
+            calibration = calibration_table(
+                [c for _, _, calib in results for c in calib.get(name, [])], candidates, name)
+            log.info("calibration rows of %s: %d (%d true genes) over %d held-out reactions", name,
+                     len(calibration), int(calibration["label"].sum()), calibration["reaction"].nunique())
+    return ranks, tops, table, calibration
+
+
+def calibration_table(parts: Sequence[dict], candidates: Sequence[str], name: str) -> pd.DataFrame:
+    """The calibration rows (:data:`rank.calibration.CALIBRATION_COLUMNS`, plus
+    ``ranking`` = ``name`` first) from :func:`_rank_fold`'s per-reaction parts."""
+    cands = np.asarray(list(candidates), dtype=object)
+    frames = []
+    for c in parts:
+        n = len(c["index"])
+        frames.append(pd.DataFrame({
+            "fold": np.full(n, c["fold"]), "reaction": np.full(n, c["reaction"], dtype=object),
+            "reaction_kind": np.full(n, c["reaction_kind"], dtype=object), "gene": cands[c["index"]],
+            "rank": c["rank"], "score": c["score"], "score_z": c["score_z"], "gap_next_z": c["gap_next_z"],
+            "gap_top_z": c["gap_top_z"], "motifs": np.full(n, c["motifs"]), "adjacent": c["adjacent"],
+            "subsystem": c["subsystem"], "compound": c["compound"], "label": c["label"].astype(int)}))
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=CALIBRATION_COLUMNS)
+    out.insert(0, "ranking", name)
+    return out

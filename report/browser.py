@@ -103,7 +103,8 @@ def time_split_summary(table: pd.DataFrame, older: str, newer: str) -> dict:
 
 def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
                  quality: Mapping[str, object] | None = None, dataset: str = "",
-                 reaction_url: str = "", time_split: Mapping[str, object] | None = None) -> dict:
+                 reaction_url: str = "", time_split: Mapping[str, object] | None = None,
+                 calibration: Mapping[str, object] | None = None) -> dict:
     """Everything the page shows, as JSON-ready Python objects.
 
     Parameters
@@ -127,6 +128,9 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
     time_split : mapping, optional
         :func:`time_split_summary` of this run's time split; None when the
         job did not run it (the header says so).
+    calibration : mapping, optional
+        The confidence's check (the ``all`` row of ``calibration.tsv``):
+        ``threshold`` (no credible candidate below it), ``ece``, ``brier``.
     """
     if reaction_url and "{id}" not in reaction_url:
         raise ValueError(f"reaction_url is {reaction_url!r}; expected an address with {{id}} for the "
@@ -176,7 +180,7 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
             rows.append({
                 "rank": int(rec["rank"]), "gene": _str(rec["gene"]), "key": g,
                 "name": _str(rec.get("gene_name")), "desc": _str(rec.get("gene_description")),
-                "score": _num(rec["score"], 6), "vp": _num(rec.get("validated_precision")),
+                "score": _num(rec["score"], 6), "conf": _num(rec.get("confidence")),
                 "coexpr": {t: _num(rec.get(f"coexpr_r_{t}"), 3) for t in motif_types},
                 "support": support, "domains": _split(rec.get("shared_domains")),
                 "comps": _split(rec.get("shared_compartments")),
@@ -196,6 +200,8 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
             "ranked": _str(rec.get("ranked")) == "yes", "reason": _str(rec.get("reason")),
             "ranked_on": _str(rec.get("ranked_on")), "near_copy_genes": _str(rec.get("near_copy_genes")),
             "best": _num(best.get(rid)), "n": len(cands.get(rid, [])),
+            "conf": _num(rec.get("best_confidence")),
+            "no_credible": _str(rec.get("no_credible_candidate")) == "yes",
             "neighbours": {t: int(rec.get(f"{t}_genes") or 0) for t in motif_types},
         })
     q = {}
@@ -203,6 +209,9 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
         q[str(k)] = _num(v) if not isinstance(v, str) else v
     return {"meta": {"method": ", ".join(methods), "dataset": dataset, "reaction_url": reaction_url,
                      "motif_types": motif_types, "quality": q, "n_conditions": len(conditions),
+                     "confidence_threshold": _num((calibration or {}).get("threshold")),
+                     "calibration": {str(k): (v if isinstance(v, str) else _num(v))
+                                     for k, v in dict(calibration or {}).items()},
                      "time_split": None if time_split is None else
                      {str(k): (v if isinstance(v, str) else _num(v)) for k, v in time_split.items()}},
             "conditions": conditions, "reactions": reactions, "candidates": cands,

@@ -117,3 +117,37 @@ def plot_precision_recall(curves: Mapping[str, pd.DataFrame], path: str | os.Pat
     with atomic_path(path, suffix=".png") as tmp:
         fig.savefig(tmp, dpi=120, bbox_inches="tight")
     plt.close(fig)
+
+
+def plot_reliability(tables: Mapping[str, pd.DataFrame], path: str | os.PathLike, title: str = "") -> None:
+    """Reliability diagram: per bin of confidence, the share of true genes
+    against the mean confidence, one line per checked set (``tables[label]``:
+    :func:`rank.calibration.reliability_table`, the label including its ECE),
+    point areas by rows, and the diagonal of perfect calibration; written
+    atomically to ``path`` (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from common.io import atomic_path
+
+    fig, ax = plt.subplots(figsize=(5.6, 5.2))
+    ax.plot([0, 1], [0, 1], c="grey", lw=1, ls=":", label="perfect calibration")
+    colors = plt.get_cmap("tab10").colors
+    for i, (label, t) in enumerate(tables.items()):
+        if not len(t):
+            continue
+        size = 20 + 180 * np.sqrt(t["rows"].to_numpy() / max(float(t["rows"].max()), 1.0))
+        ax.plot(t["mean_confidence"], t["frequency"], c=colors[i % 10], lw=1.2, label=label)
+        ax.scatter(t["mean_confidence"], t["frequency"], s=size, c=[colors[i % 10]], alpha=0.6)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("confidence (mean in bin)")
+    ax.set_ylabel("share of true genes in bin")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120, format="png")
+    plt.close(fig)

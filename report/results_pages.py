@@ -86,6 +86,10 @@ PAGES = (
         Table("enzyme_ranking_quality.tsv",
               "The method that ranked the orphan reactions, its validated figures and the rank-1 "
               "concentration over the orphans (one row, shown as column and value).", "transpose"),
+        Table("metabolic/calibration.tsv",
+              "The confidence of the shown candidates, checked out of fold on the cross-validation's "
+              "held-out reactions: expected calibration error (10 bins), Brier score, the \"no credible "
+              "candidate\" threshold and how often the rank-1 candidate was a true gene above it."),
     )),
     Page("time_split.md", "Enzyme ranking, time split: measured results", (
         Table("metabolic/time_split_validation.tsv",
@@ -93,6 +97,11 @@ PAGES = (
               "against the genes a later release gave them: hit@k, MRR and median rank of the "
               "best-ranked later gene per ranking and reaction kind, 95% bootstrap intervals over "
               "reactions, and what a random order of the same candidates would score."),
+        Table("metabolic/time_split_calibration.tsv",
+              "The older run's confidence, checked on the rows its default ranking shows for the "
+              "orphans that later gained a gene: expected calibration error, Brier score, and how "
+              "often the rank-1 candidate was a later gene for the orphans marked credible against "
+              "all of them."),
     )),
     Page("vision.md", "Car detection: measured results", (
         Table("detection_accuracy.tsv",

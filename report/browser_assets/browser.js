@@ -7,7 +7,8 @@
   var META = DATA.meta;
   var MOTIFS = META.motif_types;
   var SVGNS = "http://www.w3.org/2000/svg";
-  var state = { sortKey: "best", sortDir: -1, query: "", kind: "", rankedOnly: true, selected: null };
+  var state = { sortKey: "conf", sortDir: -1, query: "", kind: "", rankedOnly: true, credibleOnly: false,
+                minConf: 0, selected: null };
 
   function el(tag, attrs, children) {
     var e = document.createElement(tag);
@@ -58,9 +59,16 @@
     var explain = el("div", { class: "explain", text:
       "Cross-validation: reactions with known genes were hidden, ranked like orphans" +
       nCand + nTrue + ". hit@10 / hit@50: fraction of their true genes ranked in the top 10 / 50. " +
-      "MRR: mean of 1/rank of the true gene (1 = always first). Column 'precision' below: " +
-      "fraction of true genes of held-out reactions of the same kind found at that rank or better " +
-      "(transport reactions rank far worse than enzymatic ones)." });
+      "MRR: mean of 1/rank of the true gene (1 = always first). Column 'confidence' below: the " +
+      "probability that the candidate is a true gene of the reaction, calibrated on the held-out " +
+      "reactions' shown candidates and conditional on the reaction having a gene among the candidates " +
+      "(a real orphan may have none)." });
+    var cal = META.calibration || {};
+    var calPart = cal.ece === null || cal.ece === undefined ? null : el("div", { class: "explain", text:
+      "Confidence check (" + (cal.check || "cross-validation") + "): expected calibration error " +
+      Number(cal.ece).toFixed(3) + ", Brier score " + Number(cal.brier).toFixed(3) +
+      ". An orphan whose best candidate is below " + (100 * cal.threshold).toFixed(0) +
+      "% is marked 'no credible candidate'." });
     var ts = META.time_split;
     var tsPart;
     if (ts) {
@@ -94,14 +102,19 @@
       el("h1", { text: "Candidate enzymes and transporters for orphan reactions" }),
       el("div", { class: "meta", text: "Input set: " + (META.dataset || "?") + " \u2022 method: " +
         (META.method || "?") + " \u2022 " + nR + " orphan reactions, " + nRanked + " ranked" }),
-      metrics, explain].concat(tsPart));
+      metrics, explain, calPart].concat(tsPart));
   }
 
   // ------------------------------------------------------------ reaction list
   var COLUMNS = [
     { key: "name", label: "Reaction" }, { key: "kind", label: "Kind" },
-    { key: "subsystem", label: "Subsystem" }, { key: "best", label: "Best score", num: true },
-    { key: "n", label: "Cand.", num: true }];
+    { key: "subsystem", label: "Subsystem" }, { key: "conf", label: "Best conf.", num: true },
+    { key: "best", label: "Best score", num: true }, { key: "n", label: "Cand.", num: true }];
+  function confBar(v) {
+    if (v === null || v === undefined) { return el("span"); }
+    var bar = el("span", { class: "bar" }, [el("span", { class: "fill", style: "width:" + Math.round(100 * v) + "%" })]);
+    return el("span", { class: "conf" }, [el("span", { class: "num", text: (100 * v).toFixed(1) + "%" }), bar]);
+  }
   var searchText = {};
   DATA.reactions.forEach(function (r) {
     var parts = [r.id, r.model_id, r.name, r.kind, r.subsystem, r.ec, r.equation];
@@ -112,6 +125,8 @@
     var q = state.query.toLowerCase().trim().replace(/\s+/g, " ");
     var rows = DATA.reactions.filter(function (r) {
       if (state.rankedOnly && !r.ranked) { return false; }
+      if (state.credibleOnly && (!r.ranked || r.no_credible)) { return false; }
+      if (state.minConf > 0 && !(r.conf !== null && r.conf >= state.minConf)) { return false; }
       if (state.kind && r.kind !== state.kind) { return false; }
       return !q || searchText[r.id].indexOf(q) >= 0;
     });
@@ -136,6 +151,7 @@
       var kindCell = el("td", null, [kindChip(r.kind), r.diffusion ? el("span", { class: "flag", text: "diffusion" }) : null]);
       var tr = el("tr", { "data-id": r.id, class: (r.ranked ? "" : "unranked") + (r.id === state.selected ? " selected" : "") }, [
         nameCell, kindCell, el("td", { text: r.subsystem }),
+        el("td", { class: "num" + (r.no_credible ? " weak" : ""), text: r.conf === null ? "" : (100 * r.conf).toFixed(1) + "%" }),
         el("td", { class: "num", text: fmt(r.best, 3) }), el("td", { class: "num", text: String(r.n) })]);
       tr.addEventListener("click", function () { select(r.id); });
       tbody.appendChild(tr);
@@ -158,6 +174,15 @@
     var ranked = el("input", { type: "checkbox", id: "ranked-only" });
     ranked.checked = state.rankedOnly;
     ranked.addEventListener("change", function () { state.rankedOnly = ranked.checked; renderList(); });
+    var credible = el("input", { type: "checkbox", id: "credible-only" });
+    credible.addEventListener("change", function () { state.credibleOnly = credible.checked; renderList(); });
+    var minConf = el("input", { type: "number", id: "min-confidence", min: "0", max: "100", step: "1", value: "0",
+      title: "hide reactions whose best candidate's confidence is below this (%)" });
+    minConf.addEventListener("input", function () {
+      var v = Number(minConf.value);
+      state.minConf = isFinite(v) && v > 0 ? v / 100 : 0;
+      renderList();
+    });
     var head = el("tr", null, COLUMNS.map(function (c) {
       var th = el("th", { "data-key": c.key, class: c.num ? "num" : "", text: c.label });
       th.addEventListener("click", function () {
@@ -168,7 +193,9 @@
       return th;
     }));
     return el("div", { id: "left" }, [
-      el("div", { class: "controls" }, [search, kind, el("label", null, [ranked, " ranked only"])]),
+      el("div", { class: "controls" }, [search, kind, el("label", null, [ranked, " ranked only"]),
+        el("label", null, [credible, " credible only"]),
+        el("label", null, ["best confidence ≥ ", minConf, "%"])]),
       el("div", { class: "count", id: "count" }),
       el("div", { class: "tablewrap" }, [el("table", { id: "reactions" }, [el("thead", null, [head]), el("tbody")])])]);
   }
@@ -252,6 +279,12 @@
             r.near_copy_genes.split(";").join(", ") + ". The ranking never reads them: check by hand whether one does this reaction." })
         : "",
       r.ranked ? "" : el("div", { class: "hint", text: "Not ranked: " + r.reason })]));
+    if (r.ranked && r.no_credible) {
+      box.appendChild(el("div", { class: "notice", id: "no-credible", text:
+        "No credible candidate: the best candidate's confidence, " + (100 * r.conf).toFixed(1) +
+        "%, is below the threshold of " + (100 * META.confidence_threshold).toFixed(0) + "%. The candidates are " +
+        "listed, but none is better supported than filler; test them only with other evidence." }));
+    }
     var cands = DATA.candidates[r.id] || [];
     if (!cands.length) { return; }
     box.appendChild(el("div", { class: "legend" }, [
@@ -259,7 +292,7 @@
       el("span", { style: "color:#1f5fbf", text: "blue" }),
       ") against the mean profile of the reaction's motif neighbours (",
       el("span", { style: "color:#e07b00", text: "orange" }), "), over " + META.n_conditions + " conditions."]));
-    var head = el("tr", null, ["#", "Candidate", "Score", "Precision", "Co-expression r",
+    var head = el("tr", null, ["#", "Candidate", "Score", "Confidence", "Co-expression r",
       "Supporting neighbours", "Shared domains", "Shared compartments", "Expression"].map(function (h) {
       return el("th", { text: h });
     }));
@@ -278,7 +311,7 @@
       tbody.appendChild(el("tr", { class: "candidate" }, [
         el("td", { class: "num", text: String(c.rank) }), geneCell,
         el("td", { class: "num", text: fmt(c.score, 3) }),
-        el("td", { class: "num", text: c.vp === null ? "" : (100 * c.vp).toFixed(0) + "%" }),
+        el("td", null, [confBar(c.conf)]),
         co, sup, el("td", null, [chips(c.domains)]), el("td", null, [chips(c.comps)]),
         el("td", null, [profilePlot(r, c)])]));
       var ev = el("td", { class: "evidence", text: "Evidence: " + c.evidence });

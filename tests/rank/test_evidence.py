@@ -1,6 +1,6 @@
 """rank.evidence on the hand-computed toy of test_pairs: orphan table and
 reasons, co-expression r (hand-computed Pearson r), shared domains and
-compartments, validated precision, the ranking rows."""
+compartments, the ranking rows."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from featurize.metabolic.pairs import PairFeaturizer
 from featurize.metabolic.bundle import items_by_gene
 from rank.evidence import (candidate_evidence, coexpression_r, explain_ranking, mark_ranked,
-                           motif_less_validation, orphan_reactions, RANKING_COLUMNS, supporting_neighbours, validated_precision)
+                           motif_less_validation, orphan_reactions, RANKING_COLUMNS, supporting_neighbours)
 from toy_pairs import ToyNet, toy
 
 
@@ -123,25 +123,6 @@ def test_reactions_without_a_motif_neighbour_are_ranked_on_other_evidence():
         "", "no", "no candidate has data of a source its neighbours have"]
 
 
-def test_validated_precision_of_a_reaction_without_motif_neighbours():
-    """R5 (spontaneous, ranked on its subsystem) is judged by the held-out
-    spontaneous reactions without a motif neighbour gene (R7, rank 3), not
-    by all of them (R7 and R8, ranks 3 and 1)."""
-    net, feat = motif_less_toy()
-    true_ranks = pd.DataFrame({"method": "m", "reaction": ["R7", "R8", "R2"], "rank": [3, 1, 1]})
-    top = pd.DataFrame({"reaction": ["R5", "R5", "R4"], "rank": [1, 3, 1], "gene": ["G1", "G2", "G3"],
-                        "score": [2.0, 1.0, 1.0]})
-    t = explain_ranking(top, feat, net, lambda X: np.nansum(X, axis=1), method="m", names={},
-                        descriptions={}, gene_domains={}, gene_compartments={}, true_ranks=true_ranks)
-    # R4 (rank 1): all kinds pooled, there is no held-out transport (ranks 3, 1, 1)
-    assert t["validated_precision"].tolist() == [pytest.approx(2 / 3, abs=1e-4), 0.0, 1.0]
-    # no held-out reaction of its kind without motif neighbours: no figure
-    t = explain_ranking(top, feat, net, lambda X: np.nansum(X, axis=1), method="m", names={},
-                        descriptions={}, gene_domains={}, gene_compartments={},
-                        true_ranks=true_ranks[true_ranks["reaction"] != "R7"])
-    assert np.isnan(t["validated_precision"].iloc[1:]).all()
-
-
 def test_validation_summary_of_reactions_without_motif_neighbours():
     net, feat = motif_less_toy()
     true_ranks = pd.DataFrame({"method": ["m", "m", "m", "other"], "reaction": ["R7", "R7", "R8", "R7"],
@@ -194,53 +175,38 @@ def test_candidate_evidence_hand_computed(setup):
     assert "ONE (chain_up)" in ev["evidence"] and "with chain_up neighbours" in ev["evidence"]
 
 
-def test_validated_precision_and_ranking_rows(setup):
+def test_ranking_rows(setup):
+    """The rows carry the candidates' confidence and flag as given (empty
+    without them), the reaction's facts, and do not depend on the threads."""
     net, feat, domains, comps = setup
     top = pd.DataFrame({"reaction": ["R4", "R4"], "rank": [1, 2], "gene": ["G3", "G5"],
-                        "score": [2.0, 1.0]})
-    true_ranks = pd.DataFrame({"method": ["m", "m", "m", "other"], "rank": [1, 2, 5, 1]})
+                        "score": [2.0, 1.0], "confidence": [0.61234, 0.2], "no_credible_candidate": False})
     names = pd.Series({"G3": "THREE"})
     desc = pd.Series({"G3": "a <b>gene</b>"})
     t = explain_ranking(top, feat, net, lambda X: np.nansum(X, axis=1), method="m", names=names,
-                        descriptions=desc, gene_domains=domains, gene_compartments=comps,
-                        true_ranks=true_ranks)
+                        descriptions=desc, gene_domains=domains, gene_compartments=comps)
     assert list(t.columns) == RANKING_COLUMNS + [f"coexpr_r_{m}" for m in feat.motif_types_] + ["method"]
-    assert t["validated_precision"].tolist() == [pytest.approx(1 / 3, abs=1e-4),
-                                                 pytest.approx(2 / 3, abs=1e-4)]
+    assert t["confidence"].tolist() == [0.6123, 0.2] and not t["no_credible_candidate"].any()
     assert t.loc[0, "reaction_kind"] == "transport" and t.loc[0, "subsystem"] == "S_Transport"
     assert t.loc[0, "ec_numbers"] == "1.1.1.1" and t.loc[0, "gene_description"] == "a <b>gene</b>"
     assert t.loc[1, "gene_name"] == "" and (t["method"] == "m").all()
     # threads compute the evidence; the table does not depend on how many
     t2 = explain_ranking(top, feat, net, lambda X: np.nansum(X, axis=1), method="m", names=names,
-                         descriptions=desc, gene_domains=domains, gene_compartments=comps,
-                         true_ranks=true_ranks, n_jobs=2)
+                         descriptions=desc, gene_domains=domains, gene_compartments=comps, n_jobs=2)
     pd.testing.assert_frame_equal(t, t2)
-    f = validated_precision(true_ranks, "m")
-    assert f(np.array([0, 1, 4, 5, 100])).tolist() == [0.0, 1 / 3, 2 / 3, 1.0, 1.0]
-    with pytest.raises(ValueError, match="no column 'rank'"):
-        validated_precision(true_ranks.rename(columns={"rank": "r"}), "m")
+    bare = explain_ranking(top.drop(columns=["confidence", "no_credible_candidate"]), feat, net,
+                           lambda X: np.nansum(X, axis=1), method="m", names=names, descriptions=desc,
+                           gene_domains=domains, gene_compartments=comps)
+    assert bare["confidence"].isna().all()
 
 
-def test_validated_precision_is_taken_within_the_reaction_kind(setup):
-    """R1, R2 are enzymatic, R4 transport: a transport candidate at rank 5 is
-    judged by the transport reactions' validated ranks (5, 9: half within 5),
-    not by all of them (1, 2, 5, 9: three quarters)."""
-    net, feat, domains, comps = setup
-    true_ranks = pd.DataFrame({"method": "m", "reaction": ["R1", "R2", "R4", "R4"],
-                               "rank": [1, 2, 5, 9]})
-    top = pd.DataFrame({"reaction": ["R4", "R2"], "rank": [5, 5], "gene": ["G3", "G3"],
-                        "score": [2.0, 1.0]})
-    t = explain_ranking(top, feat, net, lambda X: np.nansum(X, axis=1), method="m",
-                        names={}, descriptions={}, gene_domains=domains,
-                        gene_compartments=comps, true_ranks=true_ranks).set_index("reaction_id")
-    assert t.loc["R4", "validated_precision"] == pytest.approx(0.5)
-    assert t.loc["R2", "validated_precision"] == pytest.approx(1.0)   # enzymatic: 1, 2
-    # a kind without validated reactions falls back to all kinds pooled
-    only_transport = true_ranks[true_ranks["reaction"] == "R4"]
-    t = explain_ranking(top, feat, net, lambda X: np.nansum(X, axis=1), method="m",
-                        names={}, descriptions={}, gene_domains=domains,
-                        gene_compartments=comps, true_ranks=only_transport)
-    assert t.set_index("reaction_id").loc["R2", "validated_precision"] == pytest.approx(0.5)
+def test_mark_ranked_with_confidence():
+    net, feat = motif_less_toy()
+    o = mark_ranked(orphan_reactions(net, feat), ["R4", "R5"], best_confidence=pd.Series({"R4": 0.3, "R5": 0.05}),
+                    threshold=0.1).set_index("reaction_id")
+    assert o["best_confidence"].tolist()[:2] == [0.3, 0.05] and np.isnan(o.loc["R6", "best_confidence"])
+    assert o["no_credible_candidate"].tolist() == ["no", "yes", ""]
+    assert list(o.columns[-4:]) == ["best_confidence", "no_credible_candidate", "ranked", "reason"]
 
 
 # ------------------------------------------------------------ supporting neighbours
@@ -255,8 +221,8 @@ class FakeFeaturizer:
     def candidate_matrix(self, reaction, genes):
         return np.array([[3.0, 1.0]] * len(genes))
 
-    def leave_one_out(self, reaction, gene):
-        return ["H1", "H2"], np.array([[2.5, 1.0], [1.0, np.nan]])
+    def leave_one_out_many(self, reaction, genes):
+        return [["H1", "H2"]] * len(genes), np.array([[2.5, 1.0], [1.0, np.nan]] * len(genes))
 
 
 def test_supporting_neighbours():
@@ -280,3 +246,37 @@ def test_supporting_neighbours_with_pair_featurizer():
     # score = 1 - Hamming: G agrees with B, not with C -> B supports
     dec = lambda X: 1 - np.nan_to_num(X[:, 0], nan=1.0)  # noqa: E731
     assert supporting_neighbours(f, dec, "R1", "G") == [("B", "fork", 0.5)]
+
+
+def test_candidates_evidence_equals_each_candidate_alone(setup):
+    """The evidence of a reaction's candidates computed together (one
+    candidate matrix, one stacked leave-one-out matrix) is each candidate's
+    evidence computed alone, with a score that mixes every feature."""
+    from rank.evidence import candidates_evidence
+
+    _, feat, domains, comps = setup
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=feat.n_features_)
+
+    def score(X):
+        return np.nan_to_num(X, nan=-0.5) @ w
+
+    genes = ["G3", "G5", "G1", "G2", "G4"]
+    for r in ["R1", "R4", "R6"]:
+        hss, X = feat.leave_one_out_many(r, genes)
+        assert len(X) == sum(map(len, hss))
+        start = 0
+        for g, hs in zip(genes, hss):
+            alone_hs, alone_X = feat.leave_one_out(r, g)
+            assert hs == alone_hs
+            np.testing.assert_array_equal(X[start:start + len(hs)], alone_X)
+            start += len(hs)
+        together = candidates_evidence(feat, score, r, genes, names={}, gene_domains=domains,
+                                       gene_compartments=comps)
+        for g, ev in zip(genes, together):
+            alone = candidate_evidence(feat, score, r, g, names={}, gene_domains=domains, gene_compartments=comps)
+            assert {k: v for k, v in ev.items() if k != "coexpr"} == \
+                {k: v for k, v in alone.items() if k != "coexpr"}
+            np.testing.assert_array_equal(list(ev["coexpr"].values()), list(alone["coexpr"].values()))
+    assert any(candidates_evidence(feat, score, "R4", genes, names={}, gene_domains=domains,
+                                   gene_compartments=comps)[i]["supporting_neighbours"] for i in range(5))

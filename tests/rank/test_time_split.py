@@ -111,3 +111,16 @@ def test_rows_score_each_matrix_once_as_each_model_alone():
             best, _, gene = best_later_ranks(S[eligible.index(r)], cands, genes, gene_rank)
             assert (row["ranked"], row["best_rank"], row["best_gene"]) == (True, best, gene)
     assert len(got) == len(rankings) * len(benchmark)
+    # the rows the ranking "b+centred" shows (top 2): a later gene is labelled at its rank
+    again, shown = time_split_rows(f, orphans, cands, benchmark, decisions, rankings, batch_size=2,
+                                   shown=("b+centred", 2))
+    pd.testing.assert_frame_equal(again, got)
+    assert set(shown["reaction"]) == {"R1", "R4"} and (shown.groupby("reaction")["rank"].max() <= 2).all()
+    for row in got[got["ranking"] == "b+centred"].itertuples():
+        if not row.ranked:
+            continue
+        mine = shown[shown["reaction"] == row.reaction]
+        labelled = mine.loc[mine["label"] == 1, "rank"].tolist()
+        assert (labelled[:1] == [row.best_rank]) if row.best_rank <= 2 else labelled == []
+    with pytest.raises(ValueError, match="shown ranking"):
+        time_split_rows(f, orphans, cands, benchmark, decisions, rankings, shown=("nope", 2))

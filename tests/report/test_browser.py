@@ -11,6 +11,7 @@ import json
 import os
 import re
 
+import pandas as pd
 import pytest
 
 from chromium import missing_reason, page_url, start_chromium, stop_chromium
@@ -66,6 +67,8 @@ def page(tmp_path_factory):
     _inject(inputs)
     config = toy_config(inputs, tmp)
     config["metabolic"]["datasets"]["toy"]["reaction_url"] = "https://models.example.org/r?id={id}&v=1"
+    # every ranked toy orphan is below it: the "no credible candidate" notice shows
+    config["metabolic"]["ranking"]["confidence_threshold"] = 0.99
     proc = run_snakemake(tmp, config, "results/enzyme_ranking.html")
     assert proc.returncode == 0, proc.stderr[-4000:]
     return tmp, inputs
@@ -131,6 +134,10 @@ def test_search_click_candidates_plot(page, driver, tmp_path):
         # format may round a last ...5 differently: one unit of the third decimal)
         assert len(cells[2].text.split(".")[1]) == 3
         assert abs(float(cells[2].text) - float(exp["score"])) <= 0.0005 + 1e-9
+        # the confidence as a percentage with one decimal, and its bar
+        assert abs(float(cells[3].text.rstrip("%")) - 100 * float(exp["confidence"])) <= 0.05 + 1e-9
+        width = cells[3].find_element(By.CSS_SELECTOR, ".bar .fill").get_attribute("style")
+        assert f"width: {round(100 * float(exp['confidence']))}%" in width
         # the profile plot: two polylines (candidate, neighbours' mean) with points
         lines = tr.find_elements(By.CSS_SELECTOR, "svg.profile polyline")
         assert len(lines) >= 2
@@ -170,6 +177,45 @@ def test_near_copy_notice(page, driver):
     # an orphan without near-copies shows no such notice
     driver.get(page_url(tmp / "results/enzyme_ranking.html", "R_p0_3"))
     assert "near-copies" not in driver.find_element(By.CSS_SELECTOR, "#detail .facts").text
+    assert _severe(driver) == []
+
+
+def test_no_credible_candidate_notice_and_confidence_filters(page, driver):
+    """Every ranked toy orphan is below the threshold (0.99): its page says
+    so above the candidates it still lists; "credible only" empties the
+    list; the best-confidence filter keeps exactly the reactions at or above
+    it; sorting by best confidence orders them."""
+    from selenium.webdriver.common.by import By
+
+    tmp, inputs = page
+    orphans = pd.read_csv(tmp / "results/orphan_reactions.tsv", sep="\t")
+    ranked = orphans[orphans["ranked"] == "yes"].set_index("reaction_id")
+    assert (ranked["no_credible_candidate"] == "yes").all()
+    driver.get(page_url(tmp / "results/enzyme_ranking.html", "R_p0_3"))
+    header = driver.find_element(By.TAG_NAME, "header").text
+    calibration = pd.read_csv(tmp / "results/metabolic/calibration.tsv", sep="\t").iloc[0]
+    assert f"expected calibration error {calibration['ece']:.3f}" in header and "below 99%" in header
+    notice = driver.find_element(By.ID, "no-credible").text
+    assert notice.startswith("No credible candidate") and "99%" in notice
+    assert f"{100 * ranked.loc['R_p0_3', 'best_confidence']:.1f}%" in notice
+    assert driver.find_elements(By.CSS_SELECTOR, "#candidates tbody tr.candidate")
+    listed = driver.find_elements(By.CSS_SELECTOR, "#reactions tbody tr")
+    assert len(listed) == len(ranked)
+    driver.find_element(By.ID, "credible-only").click()
+    assert driver.find_elements(By.CSS_SELECTOR, "#reactions tbody tr") == []
+    driver.find_element(By.ID, "credible-only").click()
+    cut = float(ranked["best_confidence"].median())
+    box = driver.find_element(By.ID, "min-confidence")
+    box.clear()
+    box.send_keys(f"{100 * cut:.4f}")
+    shown = {r.get_attribute("data-id") for r in driver.find_elements(By.CSS_SELECTOR, "#reactions tbody tr")}
+    assert shown == set(ranked.index[ranked["best_confidence"] >= round(100 * cut, 4) / 100])
+    box.clear()
+    box.send_keys("0")
+    driver.find_element(By.CSS_SELECTOR, "#reactions th[data-key=conf]").click()
+    ids = [r.get_attribute("data-id") for r in driver.find_elements(By.CSS_SELECTOR, "#reactions tbody tr")]
+    confs = ranked.loc[ids, "best_confidence"].tolist()
+    assert confs == sorted(confs) or confs == sorted(confs, reverse=True)
     assert _severe(driver) == []
 
 

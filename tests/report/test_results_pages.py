@@ -42,6 +42,11 @@ def _accuracy_rows(methods, extra=0):
              "9472", "59", *(["x"] * extra)] for i, m in enumerate(methods)]
 
 
+CALIBRATION = ["ranking", "check", "reaction_kind", "reactions", "rows", "true_gene_rows", "mean_confidence",
+               "true_gene_share", "ece", "brier", "threshold", "threshold_rule", "credible_reactions",
+               "credible_top1_is_true", "all_top1_is_true"]
+
+
 @pytest.fixture
 def small_run(tmp_path):
     """Result tables shaped like a real run's (metabolic and vision, no mcar)."""
@@ -56,6 +61,9 @@ def small_run(tmp_path):
         "hgb+centred", "auto (best validated MRR)", "scaled", "centred", "12", "0.93", "0.91", "0.95",
         "0.487", "538", "YKL217W", "0.0297", "False",
         "transport: orphans 9/424, validated 3/200 (right 1, hit@1 0.250)", "True"]])
+    _write(res / "metabolic" / "calibration.tsv", CALIBRATION, [
+        ["hgb+centred", "cross-validation (out of fold)", "all", "12", "240", "9", "0.04", "0.0375", "0.0123",
+         "0.031", "0.45", "lowest confidence ...", "3", "0.6667", "0.4167"]])
     _write(res / "detection_accuracy.tsv", ACCURACY + ["n_features_used_mean", "paper_accuracy"],
            _accuracy_rows(["geometric", "hgb"], extra=2))
     for name in ("scene_detection.tsv", "scene_detection_scale.tsv"):

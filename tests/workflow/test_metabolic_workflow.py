@@ -3,6 +3,8 @@ a temporary directory (real Snakemake, real estimators, toy data)."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -28,7 +30,7 @@ def test_main_target_writes_all_three_outputs(toy_run):
     ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
     expected_cols = ["reaction_id", "reaction_name", "equation", "reaction_kind",
                      "named_diffusion", "subsystem", "ec_numbers", "rank", "gene", "gene_name",
-                     "gene_description", "score", "model_score", "validated_precision", "motif_blocks",
+                     "gene_description", "score", "model_score", "confidence", "no_credible_candidate", "motif_blocks",
                      "catalyses_adjacent", "catalyses_in_subsystem", "similar_compounds", "supporting_neighbours", "supporting_names", "shared_domains",
                      "shared_compartments", "evidence", "coexpr_r_fork", "coexpr_r_funnel",
                      "coexpr_r_chain_up", "coexpr_r_chain_down", "method"]
@@ -136,11 +138,34 @@ def test_a_gene_corrected_ranking_centres_over_the_orphans(toy_run):
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 
+def test_a_ranking_that_is_not_validated_gets_no_confidence(toy_run):
+    """method "mean" is cross-validated but not in the ranking validation:
+    there are no calibration rows for it, so its candidates get no
+    confidence and no orphan is marked (said in the log), instead of a
+    confidence borrowed from another ranking."""
+    tmp, _, config, _ = toy_run
+    ranking_cfg = {**config["metabolic"]["ranking"], "method": "mean"}
+    config = {**config, "metabolic": {**config["metabolic"], "ranking": ranking_cfg}}
+    proc = run_snakemake(tmp, config, "results/enzyme_ranking.tsv")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
+    assert (ranking["method"] == "mean").all()
+    assert ranking["confidence"].isna().all() and ranking["no_credible_candidate"].isna().all()
+    orphans = pd.read_csv(tmp / "results/orphan_reactions.tsv", sep="\t")
+    assert orphans["best_confidence"].isna().all() and orphans["no_credible_candidate"].isna().all()
+    assert pd.read_csv(tmp / "results/metabolic/calibration.tsv", sep="\t").empty
+    assert "not validated" in (tmp / "logs/metabolic/ranking_validation.log").read_text()
+    proc = run_snakemake(tmp, toy_run[2], "results/enzyme_ranking.tsv")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+
+
 def test_evidence_columns_match_independent_computations(toy_run):
     """Co-expression r recomputed with numpy from expression.tsv (the toy
     orphans have one gene per chain neighbour, so the mean r is one Pearson
-    r); validated_precision recounted from true_gene_ranks.tsv; supporting
-    names from the GAF; the orphan table lists every orphan as ranked."""
+    r); the calibration rows recounted from true_gene_ranks.tsv; confidence
+    and the "no credible candidate" flag against the calibrator's threshold;
+    supporting names from the GAF; the orphan table lists every orphan as
+    ranked."""
     tmp, inputs, _, _ = toy_run
     ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
     expr = pd.read_csv(inputs["expression"], sep="\t", index_col=0)
@@ -161,9 +186,27 @@ def test_evidence_columns_match_independent_computations(toy_run):
             checked += 1
     assert checked >= 3
     true_ranks = pd.read_csv(tmp / "results/metabolic/ranking/true_gene_ranks.tsv", sep="\t")
-    geo = true_ranks.loc[true_ranks["method"] == "geometric", "rank"]
-    for row in ranking.itertuples():
-        assert row.validated_precision == pytest.approx((geo <= row.rank).mean(), abs=1e-4)
+    calib = pd.read_csv(tmp / "results/metabolic/ranking/calibration_rows.tsv", sep="\t")
+    geo = true_ranks[true_ranks["method"] == "geometric"]
+    assert (calib["ranking"] == "geometric").all()
+    assert set(calib["reaction"]) == set(geo["reaction"])
+    # a reaction with one true gene: its row is labelled at its rank when shown (top_n = 3)
+    single = geo.groupby("reaction").filter(lambda b: len(b) == 1)
+    for r in single.itertuples():
+        rows = calib[calib["reaction"] == r.reaction]
+        assert rows["rank"].tolist() == [1, 2, 3]
+        labelled = rows.loc[rows["label"] == 1, "rank"].tolist()
+        assert labelled == ([r.rank] if r.rank <= 3 else [])
+        assert rows.loc[rows["label"] == 1, "gene"].tolist() == ([r.gene] if r.rank <= 3 else [])
+    with open(tmp / "results/metabolic/ranking/calibrator.pkl", "rb") as fh:
+        threshold = pickle.load(fh)["threshold"]
+    assert ranking["confidence"].between(0, 1).all()
+    best = ranking.groupby("reaction_id")["confidence"].max()
+    flagged = ranking.groupby("reaction_id")["no_credible_candidate"].first()
+    assert (flagged == (best < threshold)).all()
+    o = orphans.set_index("reaction_id")
+    assert (o.loc[best.index, "best_confidence"] - best).abs().max() <= 1e-4
+    assert (o.loc[best.index, "no_credible_candidate"] == np.where(best < threshold, "yes", "no")).all()
     gaf = pd.read_csv(inputs["annotation"], sep="\t", comment="!", header=None)
     name_of = dict(zip(gaf[10].str.split("|").str[0], gaf[2]))
     for row in ranking.itertuples():

@@ -109,3 +109,49 @@ def test_main_job_with_the_time_split_shows_it_in_the_browser(time_split_run):
     assert f"time split hit@1 {100 * row['hit@1']:.1f}%" in text
     assert f"hit@20 {100 * row['hit@20']:.1f}% [{100 * row['hit@20_lo']:.1f}, {100 * row['hit@20_hi']:.1f}]" in text
     assert "orphan reactions of toy_older were ranked by a run that saw only that release" in text
+
+
+def test_confidence_is_checked_on_the_time_split_and_never_fitted_on_it(time_split_run):
+    """The shown rows of the default ranking carry the older run's confidence
+    and a label that is exactly "a later gene"; the check table counts them.
+    Then the newer release gives the two reactions other genes: the time
+    split's labels change, and the older run's calibrator and calibration
+    rows stay byte for byte what they were (no time-split label reaches
+    them; the test fails if the calibration step read the newer release)."""
+    import hashlib
+
+    tmp, inputs, later = time_split_run
+    shown = pd.read_csv(tmp / "results/metabolic/time_split_shown.tsv", sep="\t")
+    assert set(shown["reaction"]) == set(GAINED) and shown["confidence"].between(0, 1).all()
+    for r in shown.itertuples():
+        assert r.label == int(r.gene == later[r.reaction])
+    check = pd.read_csv(tmp / "results/metabolic/time_split_calibration.tsv", sep="\t")
+    every = check[check["reaction_kind"] == "all"].iloc[0]
+    assert every["rows"] == len(shown) and every["true_gene_rows"] == shown["label"].sum()
+    assert every["reactions"] == 2 and every["ranking"] == "geometric"
+    assert (tmp / "results/metabolic/time_split_calibration.png").stat().st_size > 1000
+
+    older = tmp / "results/time_split/toy_older/metabolic/ranking"
+    before = {f: hashlib.sha256((older / f).read_bytes()).hexdigest()
+              for f in ("calibrator.pkl", "calibration_rows.tsv")}
+    newer = cobra.io.load_json_model(str(inputs["model"]))
+    other = {GAINED[0]: later[GAINED[1]], GAINED[1]: later[GAINED[0]]}  # each gets the other's gene
+    for rid, rule in other.items():
+        newer.reactions.get_by_id(rid).gene_reaction_rule = rule
+    newer_path = tmp / "inputs" / "newer_swapped.json"
+    cobra.io.save_json_model(newer, str(newer_path))
+    config = toy_config(inputs, tmp)
+    toy = config["metabolic"]["datasets"]["toy"]
+    config["metabolic"]["datasets"]["toy_older"] = {**toy, "network": f"file:{tmp / 'inputs' / 'older.json'}"}
+    config["metabolic"]["datasets"]["toy_swapped"] = {**toy, "network": f"file:{newer_path}"}
+    config["metabolic"]["time_split"] = {"older": "toy_older", "newer": "toy_swapped"}
+    proc = run_snakemake(tmp, config, "results/metabolic/time_split_validation.tsv")
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    swapped = pd.read_csv(tmp / "results/metabolic/time_split_shown.tsv", sep="\t")
+    for r in swapped.itertuples():
+        assert r.label == int(r.gene == other[r.reaction])
+    # the same rows (the older run decides them), with labels that changed
+    assert swapped[["reaction", "rank", "gene"]].equals(shown[["reaction", "rank", "gene"]])
+    assert shown["label"].sum() + swapped["label"].sum() > 0
+    after = {f: hashlib.sha256((older / f).read_bytes()).hexdigest() for f in before}
+    assert after == before

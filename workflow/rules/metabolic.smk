@@ -106,6 +106,7 @@ rule metabolic_ranking_validation:
     output:
         ranks=f"{MET_DIR}/ranking/true_gene_ranks.tsv",
         tops=f"{MET_DIR}/ranking/top_genes.tsv",
+        calibration_rows=f"{MET_DIR}/ranking/calibration_rows.tsv",
         table=f"{MET_STAGED}/ranking_validation.tsv",
     log:
         "logs/metabolic/ranking_validation.log",
@@ -123,8 +124,33 @@ rule metabolic_ranking_validation:
         gene_corrections=MET["ranking"]["gene_corrections"],
         n_bootstrap=MET["ranking"]["n_bootstrap"],
         seed=config["seed"],
+        # the calibration rows: the shown candidates of the ranking the final step uses
+        top_n=MET["ranking"]["top_n"],
+        method=MET["ranking"]["method"],
     script:
         "../scripts/metabolic_ranking_validation.py"
+
+
+rule metabolic_calibration:
+    input:
+        rows=rules.metabolic_ranking_validation.output.calibration_rows,
+    output:
+        calibrator=f"{MET_DIR}/ranking/calibrator.pkl",
+        table=f"{MET_STAGED}/calibration.tsv",
+        reliability=f"{MET_STAGED}/calibration_reliability.tsv",
+        plot=f"{MET_STAGED}/calibration.png",
+    log:
+        "logs/metabolic/calibration.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        threshold=MET["ranking"]["confidence_threshold"],
+    script:
+        "../scripts/metabolic_calibration.py"
 
 
 rule enzyme_ranking:
@@ -135,8 +161,12 @@ rule enzyme_ranking:
         featurizer=rules.metabolic_features.output.featurizer,
         # "auto" chooses the method from the validation; its quality is reported
         validation=rules.metabolic_ranking_validation.output.table,
-        # cross-validated ranks of true genes: validated_precision per rank
+        # cross-validated ranks of true genes: how the held-out reactions without motifs did
         true_ranks=rules.metabolic_ranking_validation.output.ranks,
+        # the confidence of every shown candidate and the "no credible candidate" threshold
+        calibrator=rules.metabolic_calibration.output.calibrator,
+        # the held-out rank-1 candidates without network evidence: how often they were right
+        calibration_rows=rules.metabolic_ranking_validation.output.calibration_rows,
         # how often the orphans' most frequent first gene was first, and right, in validation
         tops=rules.metabolic_ranking_validation.output.tops,
     output:
@@ -170,6 +200,8 @@ rule enzyme_browser:
         orphans=rules.enzyme_ranking.output.orphans,
         featurizer=rules.metabolic_features.output.featurizer,
         validation=rules.metabolic_ranking_validation.output.table,
+        # the confidence's threshold and its check
+        calibration=rules.metabolic_calibration.output.table,
         # the time split, when the main job runs it (metabolic.time_split.in_main_job)
         time_split=time_split_in_main_job(),
         # the page's inlined JavaScript and CSS: editing them rebuilds the page
@@ -211,6 +243,9 @@ rule metabolic_provenance:
         staged_accuracy=rules.metabolic_accuracy.output.table,
         staged_accuracy_plot=rules.metabolic_accuracy.output.plot,
         staged_validation=rules.metabolic_ranking_validation.output.table,
+        staged_calibration=rules.metabolic_calibration.output.table,
+        staged_calibration_reliability=rules.metabolic_calibration.output.reliability,
+        staged_calibration_plot=rules.metabolic_calibration.output.plot,
     output:
         ranking=report(
             update("results/enzyme_ranking.tsv"),
@@ -243,6 +278,17 @@ rule metabolic_provenance:
             caption="../report/ranking_validation.rst",
             category="Enzyme ranking",
         ),
+        calibration=report(
+            update(f"{MET_DIR}/calibration.tsv"),
+            caption="../report/calibration.rst",
+            category="Enzyme ranking",
+        ),
+        calibration_reliability=update(f"{MET_DIR}/calibration_reliability.tsv"),
+        calibration_plot=report(
+            update(f"{MET_DIR}/calibration.png"),
+            caption="../report/calibration.rst",
+            category="Enzyme ranking",
+        ),
         provenance=report(
             update(f"{MET_DIR}/provenance.tsv"),
             caption="../report/provenance.rst",
@@ -266,6 +312,9 @@ rule metabolic_provenance:
             "staged_accuracy": "accuracy",
             "staged_accuracy_plot": "accuracy_plot",
             "staged_validation": "validation",
+            "staged_calibration": "calibration",
+            "staged_calibration_reliability": "calibration_reliability",
+            "staged_calibration_plot": "calibration_plot",
         },
     script:
         "../scripts/provenance.py"

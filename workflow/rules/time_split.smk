@@ -36,6 +36,10 @@ rule metabolic_time_split:
         features=rules.older_metabolic_features.output.features,
         validation=rules.older_metabolic_ranking_validation.output.table,
         cv=expand(f"{OLDER_DIR}/metabolic/cv/{{method}}.pkl", method=ranking_models()),
+        # the older run's confidence and its own check (never fitted on the time split)
+        calibrator=rules.older_metabolic_calibration.output.calibrator,
+        older_calibration=rules.older_metabolic_calibration.output.table,
+        older_reliability=rules.older_metabolic_calibration.output.reliability,
         newer_network=input_ref(MET["datasets"][TIME_SPLIT["newer"]]["network"]),
     output:
         table=report(
@@ -44,6 +48,18 @@ rule metabolic_time_split:
             category="Enzyme ranking",
         ),
         reactions=f"{MET_DIR}/time_split_reactions.tsv",
+        calibration=report(
+            f"{MET_DIR}/time_split_calibration.tsv",
+            caption="../report/time_split_calibration.rst",
+            category="Enzyme ranking",
+        ),
+        reliability=f"{MET_DIR}/time_split_reliability.tsv",
+        shown=f"{MET_DIR}/time_split_shown.tsv",
+        plot=report(
+            f"{MET_DIR}/time_split_calibration.png",
+            caption="../report/time_split_calibration.rst",
+            category="Enzyme ranking",
+        ),
     log:
         "logs/metabolic/time_split.log",
     conda:
@@ -64,6 +80,8 @@ rule metabolic_time_split:
         n_bootstrap=MET["ranking"]["n_bootstrap"],
         kinds=MET["ranking"]["kinds"],
         evidence=MET["ranking"]["evidence"],
+        top_n=MET["ranking"]["top_n"],
+        releases=[TIME_SPLIT["older"], TIME_SPLIT["newer"]],
         seed=config["seed"],
     script:
         "../scripts/metabolic_time_split.py"

@@ -21,8 +21,12 @@ if smk.input.time_split:
     time_split = time_split_summary(pd.read_csv(smk.input.time_split[0], sep="\t"),
                                     *smk.params.time_split_releases)
     log.info("time split %s -> %s: %s", *smk.params.time_split_releases, time_split)
+calibration = pd.read_csv(smk.input.calibration, sep="\t")
+calibration = calibration[calibration["reaction_kind"] == "all"]
+calibration = ({k: calibration.iloc[0][k] for k in ("threshold", "ece", "brier", "check")}
+               if len(calibration) else None)
 data = browser_data(ranking, orphans, featurizer, quality=quality, dataset=smk.params.dataset,
-                    reaction_url=smk.params.reaction_url, time_split=time_split)
+                    reaction_url=smk.params.reaction_url, time_split=time_split, calibration=calibration)
 html = render_browser(data)
 with atomic_path(smk.output[0]) as tmp:
     tmp.write_text(html, encoding="utf-8")

@@ -1,7 +1,9 @@
 """Refit the chosen method on all known reactions and rank candidate genes
 for every directed reaction without a known gene (after the chosen gene
-correction, whose reference set is the ranked orphan reactions)."""
+correction, whose reference set is the ranked orphan reactions), each shown
+candidate with its calibrated confidence (the cross-validation's calibrator)."""
 
+import pickle
 import time
 
 import numpy as np
@@ -10,6 +12,7 @@ from threadpoolctl import threadpool_limits
 
 from common.io import write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
+from rank.calibration import no_credible_candidate, shown_rows
 from rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions
 from rank.metrics import choose_ranking_method, ranking_quality
 from rank.refit import ranking_decision_for
@@ -59,10 +62,46 @@ start = time.perf_counter()
 # scored ~40x slower with them on a busy machine)
 with threadpool_limits(1):
     top = rank_candidates(score, with_evidence, candidates, top_n=p.top_n,
-                          batch_size=p.batch_size, gene_correction=correction)
+                          batch_size=p.batch_size, gene_correction=correction, standardised=True)
 log.info("scored %d reactions x %d candidates in %.1f s (gene correction: %s)", len(with_evidence),
          len(candidates), time.perf_counter() - start, correction)
-top = top.dropna(subset=["score"])
+top = top.dropna(subset=["score"]).reset_index(drop=True)
+
+# the calibrated confidence of every shown candidate, and the orphans without a credible one
+with open(smk.input.calibrator, "rb") as fh:
+    calibration = pickle.load(fh)
+if calibration["ranking"] not in (None, method):
+    raise ValueError(f"{smk.input.calibrator}: calibrated for ranking {calibration['ranking']!r}, but the "
+                     f"ranking is {method!r}; rerun the ranking validation (its rows follow "
+                     "metabolic.ranking.method)")
+with threadpool_limits(1):
+    shown = shown_rows(top, featurizer, net.reactions["reaction_kind"])
+if calibration["calibrator"] is None:
+    log.warning("no calibrator (see the calibration log): no confidence, no orphan marked")
+    top["confidence"], top["no_credible_candidate"] = np.nan, ""
+    best = pd.Series(dtype=float)
+else:
+    top["confidence"] = calibration["calibrator"].predict_proba(shown)
+    best = top.groupby("reaction", sort=False)["confidence"].max()
+    flagged = pd.Series(no_credible_candidate(best.to_numpy(), calibration["threshold"]), index=best.index)
+    top["no_credible_candidate"] = top["reaction"].map(flagged).astype(bool)
+    log.info("confidence threshold %.2f: %d of %d ranked orphans have no credible candidate",
+             calibration["threshold"], int(flagged.sum()), len(flagged))
+
+# rank-1 candidates without network evidence (no related, subsystem or similar-compound
+# reaction): their confidence beside how often such held-out rank-1 candidates were right
+cv_rows = pd.read_csv(smk.input.calibration_rows, sep="\t")
+NETWORK = ["adjacent", "subsystem", "compound"]
+cv_bare = cv_rows[(cv_rows["rank"] == 1) & ~cv_rows[NETWORK].astype(bool).any(axis=1)]
+orphan_bare = shown[(shown["rank"] == 1) & ~shown[NETWORK].astype(bool).any(axis=1)]
+bare = {"orphan_top1_without_network_evidence": len(orphan_bare),
+        "orphan_top1_without_network_evidence_max_confidence":
+            float(top.loc[orphan_bare.index, "confidence"].max()) if len(orphan_bare) else float("nan"),
+        "validated_top1_without_network_evidence": len(cv_bare),
+        "validated_top1_without_network_evidence_true_share":
+            float(cv_bare["label"].mean()) if len(cv_bare) else float("nan")}
+log.info("rank-1 candidates without network evidence: %d orphans (highest confidence %.3f); in the "
+         "validation %d held-out reactions, right for a share of %.3f", *bare.values())
 
 true_ranks = pd.read_csv(smk.input.true_ranks, sep="\t")
 with threadpool_limits(1):
@@ -70,14 +109,14 @@ with threadpool_limits(1):
                             names=bundle.gene_names, descriptions=bundle.gene_descriptions,
                             gene_domains=bundle.gene_domains,
                             gene_compartments=bundle.gene_compartments,
-                            true_ranks=true_ranks, log=log, n_jobs=smk.threads)
+                            log=log, n_jobs=smk.threads)
 quality, top1 = ranking_quality(
     top, v, pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False), net.reactions["reaction_kind"],
     method=method, chosen_by="auto (best validated MRR)" if p.method == "auto" else "config",
     margin_rule=p.margin_rule, gene_correction=correction)
 # how far to trust the orphans ranked on their subsystem or compounds alone
 without = motif_less_validation(true_ranks, method, featurizer, top)
-for k, val in without.items():
+for k, val in {**without, **bare}.items():
     quality[k] = val
 log.info("ranked without a motif neighbour gene: %d orphans; in the validation %d such held-out "
          "reactions: hit@1 %.3f, hit@10 %.3f, median rank %s", without["orphans_ranked_without_motifs"],
@@ -98,7 +137,8 @@ for k in top1["by_kind"].itertuples():
 write_tsv_atomic(quality.round(4), smk.output.quality)
 write_tsv_atomic(table, smk.output.ranking)
 log.info("wrote %d rows for %d reactions", len(table), table["reaction_id"].nunique())
-orphan_table = mark_ranked(orphans, table["reaction_id"].unique())
+orphan_table = mark_ranked(orphans, table["reaction_id"].unique(), best_confidence=best,
+                           threshold=calibration["threshold"])
 write_tsv_atomic(orphan_table, smk.output.orphans)
 log.info("orphan reactions: %d, ranked %d; not ranked: %s", len(orphan_table),
          int((orphan_table["ranked"] == "yes").sum()),

@@ -1,7 +1,10 @@
 """Time-split validation: the older release's orphans, ranked by the older
 run's models exactly as today's orphans are ranked, scored against the genes
-that the newer release gave them (rank/time_split.py)."""
+that the newer release gave them (rank/time_split.py); and the older run's
+confidence, checked on the rows its default ranking shows for them."""
 
+
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -11,11 +14,13 @@ from common.io import write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
 from featurize.metabolic.model_io import load_model
 from rank.baselines import BASELINES
+from rank.calibration import CHECK_COLUMNS, check_table, reliability_table, shown_rows
 from rank.evidence import orphan_reactions
 from rank.metrics import choose_ranking_method
 from rank.refit import ranking_decision_for
 from rank.scoring import ranking_name, split_ranking_name
 from rank.time_split import later_genes, time_split_rows, time_split_table
+from report.figures import plot_reliability
 
 from _bootstrap import setup
 
@@ -55,9 +60,39 @@ decisions = {}
 for model in dict.fromkeys(m for _, m, _ in plan):
     decisions[model], _ = ranking_decision_for(model, cv_of.get(model), data, featurizer, seed=p.seed,
                                                margin_rule=p.margin_rule, log=log)
+# the older run's calibrator, fitted on its own cross-validation: no label of the time split reaches it
+with open(smk.input.calibrator, "rb") as fh:
+    calibration = pickle.load(fh)
+if calibration["ranking"] not in (None, default):
+    raise ValueError(f"{smk.input.calibrator}: calibrated for {calibration['ranking']!r}, but the older "
+                     f"release's ranking is {default!r}; rerun its ranking validation")
 with threadpool_limits(1):
-    rows = time_split_rows(featurizer, orphans, candidates, benchmark, decisions, plan,
-                           batch_size=p.batch_size)
+    rows, shown = time_split_rows(featurizer, orphans, candidates, benchmark, decisions, plan,
+                                  batch_size=p.batch_size, shown=(default, p.top_n))
+    shown = shown_rows(shown, featurizer, net.reactions["reaction_kind"])
+CHECK = "time split (reactions that gained a gene)"
+older_reliability = pd.read_csv(smk.input.older_reliability, sep="\t")
+if calibration["calibrator"] is None:
+    log.warning("the older run has no calibrator (see its calibration log): the confidence is not checked")
+    shown["confidence"] = np.nan
+    check = pd.DataFrame(columns=CHECK_COLUMNS)
+    reliability = reliability_table([], []).assign(check=CHECK)
+    plot_reliability({}, smk.output.plot, title="No calibration in the older run")
+else:
+    shown["confidence"] = calibration["calibrator"].predict_proba(shown)
+    check = check_table(shown, shown["confidence"], calibration["threshold"], check=CHECK, ranking=default,
+                        threshold_rule="the older release's cross-validation")
+    log.info("confidence of %s on the time split:\n%s", default,
+             check.drop(columns="threshold_rule").to_string(index=False))
+    reliability = reliability_table(shown["label"], shown["confidence"]).assign(check=CHECK)
+    older_check = pd.read_csv(smk.input.older_calibration, sep="\t")
+    plot_reliability({
+        f"{p.releases[0]} cross-validation, out of fold (ECE {older_check['ece'].iloc[0]:.3f})": older_reliability,
+        f"time split {p.releases[0]} -> {p.releases[1]} (ECE {check['ece'].iloc[0]:.3f})": reliability},
+        smk.output.plot, title=f"Confidence of {default}'s shown candidates, {p.releases[0]} run")
+write_tsv_atomic(shown.round(6), smk.output.shown)
+write_tsv_atomic(check.round(4), smk.output.calibration)
+write_tsv_atomic(pd.concat([older_reliability, reliability], ignore_index=True), smk.output.reliability)
 table = time_split_table(rows, n_boot=p.n_bootstrap, seed=p.seed)
 table.insert(1, "default", table["ranking"] == default)
 for r in table[table["reaction_kind"] == "all"].to_dict("records"):

@@ -72,13 +72,31 @@ class PairExplanations:
             Row i = the pair's features computed as if ``neighbours[i]`` were
             not a neighbour (in every motif where it is one).
         """
-        nb = self.neighbour_genes(reaction, gene)
-        hs = sorted(set().union(*nb.values())) if nb else []
-        if not hs:
-            return [], np.empty((0, self.n_features_))
-        g = self._gids([gene])
-        X = self._matrix(reaction, np.repeat(g, len(hs)), self._gids(hs))
+        (hs,), X = self.leave_one_out_many(reaction, [gene])
         return hs, X
+
+    def leave_one_out_many(self, reaction: str, genes: Sequence[str]) -> tuple[list[list[str]], np.ndarray]:
+        """:meth:`leave_one_out` for several candidates of one reaction, in one
+        pass over the feature blocks (every row is computed as it would be
+        alone).
+
+        Returns
+        -------
+        neighbours : list of list of str
+            Per candidate, its neighbour genes (any motif type), sorted.
+        X : ndarray (sum of their lengths, n_features)
+            The candidates' leave-one-out rows, stacked in candidate order.
+        """
+        hss = []
+        for gene in genes:
+            nb = self.neighbour_genes(reaction, gene)
+            hss.append(sorted(set().union(*nb.values())) if nb else [])
+        counts = [len(hs) for hs in hss]
+        if not sum(counts):
+            return hss, np.empty((0, self.n_features_))
+        g = np.repeat(self._gids(list(genes)), counts)
+        X = self._matrix(reaction, g, self._gids([h for hs in hss for h in hs]))
+        return hss, X
 
     def related_reactions(self, reaction: str, motif: str) -> list[str]:
         """The reactions related to ``reaction`` by ``motif`` that its

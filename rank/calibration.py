@@ -1,0 +1,425 @@
+"""A calibrated confidence per candidate: the probability that a ranked
+candidate is a true gene of its reaction.
+
+The cross-validation ranks every held-out reaction with known genes with the
+model of the fold that held it out (:mod:`rank.validation`). Its shown rows,
+the top candidates of each held-out reaction, are the calibration rows
+(:data:`CALIBRATION_COLUMNS`): a candidate's rank, its score relative to the
+reaction's other candidates, the reaction kind, which evidence the reaction
+and the candidate have, and whether the candidate is a true gene.
+:class:`ConfidenceCalibrator` fits a logistic regression of the label on
+these (Platt scaling [1]_ with more than the score); a time split's labels
+never reach it. The probability is conditional on the reaction having a gene
+among the candidates: a real orphan may have none.
+
+The check is made where the calibrator never looked
+(:func:`out_of_fold_confidence`: fitted on the other folds' rows), by the
+expected calibration error over 10 equal-width bins of confidence [3]_
+(:func:`expected_calibration_error`), the Brier score and the reliability
+table (:func:`reliability_table`).
+
+References
+----------
+.. [1] J. Platt, "Probabilistic outputs for support vector machines and
+   comparisons to regularized likelihood methods", Advances in Large Margin
+   Classifiers, MIT Press, 1999.
+.. [2] A. Niculescu-Mizil and R. Caruana, "Predicting good probabilities
+   with supervised learning", ICML 2005.
+.. [3] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of
+   modern neural networks", ICML 2017.
+
+Examples
+--------
+>>> rng = np.random.default_rng(0)
+>>> rows = pd.DataFrame({"rank": np.tile(np.arange(1, 6), 40), "score_z": rng.normal(size=200),
+...                      "gap_next_z": 0.1, "gap_top_z": 0.2, "reaction_kind": "transport",
+...                      "motifs": True, "adjacent": False, "subsystem": False, "compound": False})
+>>> y = (rng.random(200) < 1 / rows["rank"]).astype(int)
+>>> p = ConfidenceCalibrator().fit(rows, y).predict_proba(rows)
+>>> bool(p[rows["rank"] == 1].mean() > p[rows["rank"] == 5].mean())
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from common.checks import check_param, int_at_least, open_unit_interval, positive_float, validate_params
+
+__all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrator", "calibration_rows", "evidence_flags",
+           "calibration_features", "expected_calibration_error", "reliability_table",
+           "out_of_fold_confidence", "no_credible_candidate", "best_per_reaction", "credible_threshold",
+           "THRESHOLD_GRID", "shown_rows", "check_table", "CHECK_COLUMNS"]
+
+#: Candidate evidence flags: ``motifs`` (the reaction has motif neighbour
+#: genes), ``adjacent`` (the candidate already catalyses a related reaction:
+#: the ``net`` block), ``subsystem`` (another reaction of the subsystem) and
+#: ``compound`` (a reaction of this kind on similar compounds).
+EVIDENCE_FLAGS = ("motifs", "adjacent", "subsystem", "compound")
+#: Reaction kinds the calibrator distinguishes (one indicator each; any other kind has none).
+KINDS = ("enzymatic", "spontaneous", "transport")
+#: Columns of the calibration rows: one per (held-out reaction, shown candidate).
+CALIBRATION_COLUMNS = ["fold", "reaction", "reaction_kind", "gene", "rank", "score", "score_z",
+                       "gap_next_z", "gap_top_z", *EVIDENCE_FLAGS, "label"]
+
+
+#: Feature-name endings (``PairFeaturizer.feature_names_``) behind the candidate
+#: flags ``adjacent``, ``subsystem`` and ``compound``: a flag is set when one of
+#: its features is > 0.
+FLAG_FEATURES = {"adjacent": (":net:adjacent_log1p_count",),
+                 "subsystem": (":subsystem:same_subsystem_log1p_count",),
+                 "compound": (":max_similarity",)}
+
+
+def evidence_flags(featurizer, X: np.ndarray) -> np.ndarray:
+    """The candidate flags ``adjacent``, ``subsystem`` and ``compound`` of
+    the rows of a candidate matrix ``X`` (:data:`FLAG_FEATURES`; absent
+    features count as 0), shape ``(n, 3)``: the same evidence the ranking's
+    ``catalyses_adjacent``, ``catalyses_in_subsystem`` and
+    ``similar_compounds`` columns name.
+
+    >>> from types import SimpleNamespace
+    >>> f = SimpleNamespace(feature_names_=["fork:net:adjacent_log1p_count", "candidate:x:max_similarity"],
+    ...                     feature_scale_=None)
+    >>> evidence_flags(f, np.array([[0.7, np.nan], [0.0, 0.2]])).tolist()
+    [[True, False, False], [False, False, True]]
+    """
+    names = list(featurizer.feature_names_)
+    X = np.asarray(X, dtype=np.float64)
+    out = np.zeros((X.shape[0], 3), dtype=bool)
+    for j, flag in enumerate(("adjacent", "subsystem", "compound")):
+        cols = [i for i, n in enumerate(names) if n.endswith(FLAG_FEATURES[flag])]
+        if cols:
+            out[:, j] = (np.nan_to_num(X[:, cols], nan=0.0) > 0).any(axis=1)
+    return out
+
+
+def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence: np.ndarray
+                     ) -> dict[str, np.ndarray]:
+    """The shown rows of one reaction's ranking, as calibration features.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_candidates,)
+        The ranking's scores (after its gene correction); NaN = no evidence,
+        never shown.
+    order : ndarray of int
+        Candidate indices, best first (:func:`rank.scoring.candidate_order`).
+    top_n : int
+        Rows shown per reaction.
+    evidence : ndarray of shape (n_candidates, 3) of bool
+        The candidate flags ``adjacent``, ``subsystem``, ``compound``.
+
+    Returns
+    -------
+    dict
+        ``index`` (candidate indices of the rows), ``rank`` (1-based),
+        ``score``, ``score_z`` (the score standardised over the reaction's
+        scored candidates), ``gap_next_z`` (to the next row's score, in the
+        same units; 0 for the last candidate) and ``gap_top_z`` (below the
+        first row), and the three flags.
+
+    Examples
+    --------
+    >>> s = np.array([0.0, 2.0, np.nan, 1.0])
+    >>> out = calibration_rows(s, np.array([1, 3, 0, 2]), 2, np.zeros((4, 3), bool))
+    >>> out["index"].tolist(), out["rank"].tolist(), out["gap_next_z"].round(3).tolist()
+    ([1, 3], [1, 2], [1.225, 1.225])
+    """
+    top_n = check_param("calibration_rows", "top_n", top_n, *int_at_least(1))
+    scored = order[~np.isnan(scores[order])]
+    finite = scores[scored]
+    sd = float(np.std(finite)) if len(finite) > 1 else 0.0
+    sd = sd if sd > 0 else 1.0
+    z = (finite - float(np.mean(finite))) / sd if len(finite) else finite
+    k = min(top_n, len(scored))
+    nxt = np.append(z[1:], z[-1:])[:k] if len(z) else z
+    return {"index": scored[:k], "rank": np.arange(1, k + 1), "score": finite[:k], "score_z": z[:k],
+            "gap_next_z": z[:k] - nxt, "gap_top_z": (z[0] - z[:k]) if k else z[:k],
+            "adjacent": evidence[scored[:k], 0], "subsystem": evidence[scored[:k], 1],
+            "compound": evidence[scored[:k], 2]}
+
+
+def calibration_features(rows: pd.DataFrame) -> np.ndarray:
+    """The calibrator's inputs: log rank, ``score_z``, ``gap_next_z``,
+    ``gap_top_z``, one indicator per kind of :data:`KINDS` and the
+    :data:`EVIDENCE_FLAGS`, in that order.
+
+    >>> r = pd.DataFrame({"rank": [1, 4], "score_z": [2.0, 0.5], "gap_next_z": [1.0, 0.0],
+    ...                   "gap_top_z": [0.0, 1.5], "reaction_kind": ["transport", "other"],
+    ...                   "motifs": [True, True], "adjacent": [1, 0], "subsystem": [0, 0],
+    ...                   "compound": [0, 1]})
+    >>> calibration_features(r).round(3).tolist()[1]
+    [1.386, 0.5, 0.0, 1.5, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0]
+    """
+    missing = [c for c in ("rank", "score_z", "gap_next_z", "gap_top_z", "reaction_kind", *EVIDENCE_FLAGS)
+               if c not in rows.columns]
+    if missing:
+        raise ValueError(f"calibration rows: missing column(s) {missing}; expected {CALIBRATION_COLUMNS}")
+    rank = rows["rank"].to_numpy(dtype=np.float64)
+    if len(rank) and (not np.isfinite(rank).all() or rank.min() < 1):
+        raise ValueError(f"calibration rows: column 'rank' must hold ranks >= 1; got minimum {rank.min()!r}")
+    cols = [np.log(rank), *(rows[c].to_numpy(dtype=np.float64) for c in ("score_z", "gap_next_z", "gap_top_z"))]
+    kind = rows["reaction_kind"].astype(str).to_numpy()
+    cols += [(kind == k).astype(np.float64) for k in KINDS]
+    cols += [rows[f].astype(bool).to_numpy(dtype=np.float64) for f in EVIDENCE_FLAGS]
+    X = np.column_stack(cols) if len(rows) else np.empty((0, len(cols)))
+    if not np.isfinite(X).all():
+        raise ValueError("calibration rows: score_z, gap_next_z and gap_top_z must be finite")
+    return X
+
+
+class ConfidenceCalibrator:
+    """Probability that a shown candidate is a true gene of its reaction: a
+    logistic regression (scikit-learn) of the label on
+    :func:`calibration_features`, standardised.
+
+    Parameters
+    ----------
+    C : float, default 1.0
+        Inverse L2 regularisation strength of the logistic regression.
+    max_iter : int, default 1000
+
+    Attributes
+    ----------
+    pipeline_ : sklearn.pipeline.Pipeline
+        ``StandardScaler`` then ``LogisticRegression``.
+    n_rows_ : int
+    base_rate_ : float
+        The share of true genes among the fitted rows.
+    """
+
+    _parameter_constraints: dict = {"C": positive_float(), "max_iter": int_at_least(1)}
+
+    def __init__(self, C: float = 1.0, max_iter: int = 1000):
+        self.C = C
+        self.max_iter = max_iter
+
+    def fit(self, rows: pd.DataFrame, y) -> ConfidenceCalibrator:
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        validate_params(self)
+        X = calibration_features(rows)
+        y = np.asarray(y).astype(int).reshape(-1)
+        if len(y) != len(X):
+            raise ValueError(f"ConfidenceCalibrator.fit: {len(X)} rows but {len(y)} labels")
+        if set(np.unique(y)) != {0, 1}:
+            raise ValueError("ConfidenceCalibrator.fit: the labels must hold both 0 (not a true gene) and "
+                             f"1 (a true gene); got {sorted(set(np.unique(y).tolist()))}")
+        self.pipeline_ = make_pipeline(StandardScaler(), LogisticRegression(C=self.C, max_iter=self.max_iter))
+        self.pipeline_.fit(X, y)
+        self.n_rows_ = len(y)
+        self.base_rate_ = float(y.mean())
+        return self
+
+    def predict_proba(self, rows: pd.DataFrame) -> np.ndarray:
+        """The probability of a true gene, one per row."""
+        if not hasattr(self, "pipeline_"):
+            raise ValueError("ConfidenceCalibrator: call fit before predict_proba")
+        X = calibration_features(rows)
+        return self.pipeline_.predict_proba(X)[:, 1] if len(X) else np.empty(0)
+
+
+def expected_calibration_error(y, p, n_bins: int = 10) -> float:
+    """Expected calibration error: over ``n_bins`` equal-width bins of ``p``
+    on [0, 1] (the last bin closed), the row-weighted mean of
+    ``|mean p - share of y|`` [3]_.
+
+    >>> expected_calibration_error([0, 1, 0, 1], [0.5, 0.5, 0.0, 1.0])
+    0.0
+    >>> expected_calibration_error([0, 0], [0.3, 0.3])
+    0.3
+    """
+    n_bins = check_param("expected_calibration_error", "n_bins", n_bins, *int_at_least(1))
+    y, p = np.asarray(y, dtype=np.float64).reshape(-1), np.asarray(p, dtype=np.float64).reshape(-1)
+    _check_probabilities(y, p)
+    if not len(p):
+        return float("nan")
+    t = reliability_table(y, p, n_bins)
+    return float(round((t["rows"] * (t["mean_confidence"] - t["frequency"]).abs()).sum() / len(p), 12))
+
+
+def reliability_table(y, p, n_bins: int = 10) -> pd.DataFrame:
+    """One row per non-empty bin of ``p`` (equal width on [0, 1]): ``bin_lo``,
+    ``bin_hi``, ``rows``, ``mean_confidence``, ``frequency`` (share of
+    ``y`` = 1), the points of a reliability diagram.
+
+    >>> reliability_table([0, 1, 1], [0.05, 0.95, 1.0], n_bins=2)[["rows", "frequency"]].values.tolist()
+    [[1.0, 0.0], [2.0, 1.0]]
+    """
+    n_bins = check_param("reliability_table", "n_bins", n_bins, *int_at_least(1))
+    y, p = np.asarray(y, dtype=np.float64).reshape(-1), np.asarray(p, dtype=np.float64).reshape(-1)
+    _check_probabilities(y, p)
+    which = np.minimum((p * n_bins).astype(int), n_bins - 1)
+    out = []
+    for b in range(n_bins):
+        m = which == b
+        if m.any():
+            out.append({"bin_lo": b / n_bins, "bin_hi": (b + 1) / n_bins, "rows": float(m.sum()),
+                        "mean_confidence": float(p[m].mean()), "frequency": float(y[m].mean())})
+    return pd.DataFrame(out, columns=["bin_lo", "bin_hi", "rows", "mean_confidence", "frequency"])
+
+
+def _check_probabilities(y: np.ndarray, p: np.ndarray) -> None:
+    if y.shape != p.shape:
+        raise ValueError(f"calibration check: {len(y)} labels but {len(p)} probabilities")
+    if len(p) and (np.isnan(p).any() or p.min() < 0 or p.max() > 1):
+        raise ValueError("calibration check: probabilities must lie in [0, 1]")
+    if len(y) and not np.isin(y, (0.0, 1.0)).all():
+        raise ValueError("calibration check: labels must be 0 or 1")
+
+
+def out_of_fold_confidence(rows: pd.DataFrame, calibrator: ConfidenceCalibrator | None = None) -> np.ndarray:
+    """Each row's confidence from a calibrator fitted on the *other* folds'
+    rows (column ``fold``): the inner check of the cross-validation.
+
+    >>> rng = np.random.default_rng(1)
+    >>> rows = pd.DataFrame({"fold": np.repeat([1, 2, 3], 100), "rank": np.tile(np.arange(1, 11), 30),
+    ...                      "score_z": 0.0, "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": "transport",
+    ...                      "motifs": True, "adjacent": False, "subsystem": False, "compound": False})
+    >>> rows["label"] = (rng.random(300) < 0.5 / rows["rank"]).astype(int)
+    >>> p = out_of_fold_confidence(rows)
+    >>> p.shape, bool(p[rows["rank"] == 1].mean() > 0.3)
+    ((300,), True)
+    """
+    if "fold" not in rows.columns or "label" not in rows.columns:
+        raise ValueError("out_of_fold_confidence: rows need the columns 'fold' and 'label'")
+    folds = rows["fold"].to_numpy()
+    if len(np.unique(folds)) < 2:
+        raise ValueError("out_of_fold_confidence: rows of at least 2 folds are needed")
+    out = np.full(len(rows), np.nan)
+    for f in np.unique(folds):
+        train, test = folds != f, folds == f
+        cal = ConfidenceCalibrator(**({} if calibrator is None else {"C": calibrator.C,
+                                                                     "max_iter": calibrator.max_iter}))
+        cal.fit(rows[train], rows.loc[train, "label"])
+        out[test] = cal.predict_proba(rows[test])
+    return out
+
+
+def no_credible_candidate(best_confidence: Sequence[float] | np.ndarray, threshold: float) -> np.ndarray:
+    """Whether a reaction has no credible candidate: its best candidate's
+    confidence is below ``threshold`` (a reaction without a scored
+    candidate, NaN, has none either).
+
+    >>> no_credible_candidate([0.05, 0.2, np.nan], 0.1).tolist()
+    [True, False, True]
+    """
+    threshold = check_param("no_credible_candidate", "threshold", threshold, *open_unit_interval())
+    best = np.asarray(best_confidence, dtype=np.float64).reshape(-1)
+    return ~(best >= threshold)
+
+
+#: Thresholds :func:`credible_threshold` tries, lowest first.
+THRESHOLD_GRID = tuple(round(0.05 * i, 2) for i in range(1, 20))
+
+
+def best_per_reaction(rows: pd.DataFrame, confidence) -> pd.DataFrame:
+    """Each reaction's most confident row: columns ``reaction``, ``confidence``,
+    ``label`` (whether that candidate is a true gene), ``reaction_kind``;
+    ties go to the better rank.
+
+    >>> r = pd.DataFrame({"reaction": ["a", "a", "b"], "rank": [1, 2, 1], "label": [0, 1, 0],
+    ...                   "reaction_kind": "transport"})
+    >>> best_per_reaction(r, [0.2, 0.3, 0.1])[["reaction", "confidence", "label"]].values.tolist()
+    [['a', 0.3, 1], ['b', 0.1, 0]]
+    """
+    t = rows[["reaction", "rank", "label", "reaction_kind"]].copy()
+    t["confidence"] = np.asarray(confidence, dtype=np.float64)
+    t = t.sort_values(["reaction", "confidence", "rank"], ascending=[True, False, True], kind="mergesort")
+    return t.drop_duplicates("reaction")[["reaction", "confidence", "label", "reaction_kind"]].reset_index(drop=True)
+
+
+def credible_threshold(best: pd.DataFrame, min_precision: float = 0.5,
+                       grid: Sequence[float] = THRESHOLD_GRID) -> tuple[float, bool]:
+    """The lowest threshold of ``grid`` at which the reactions whose best
+    confidence reaches it have a true gene as that best candidate at least
+    ``min_precision`` of the time (``best``: :func:`best_per_reaction` of
+    confidences the calibrator did not fit on). Returns ``(threshold, met)``;
+    when no threshold meets it, the highest of ``grid`` and False.
+
+    >>> b = pd.DataFrame({"confidence": [0.9, 0.6, 0.3, 0.1], "label": [1, 0, 1, 0]})
+    >>> credible_threshold(b, min_precision=0.6)
+    (0.15, True)
+    >>> credible_threshold(b, min_precision=0.9)
+    (0.65, True)
+    """
+    conf = best["confidence"].to_numpy(dtype=np.float64)
+    label = best["label"].to_numpy(dtype=np.float64)
+    for t in grid:
+        sel = conf >= t
+        if sel.any() and label[sel].mean() >= min_precision:
+            return float(t), True
+    return float(grid[-1]), False
+
+
+def shown_rows(top: pd.DataFrame, featurizer, kind_of) -> pd.DataFrame:
+    """The calibration features of ranked rows ``top`` (columns ``reaction``,
+    ``rank``, ``gene``, ``score_z``, ``gap_next_z``, ``gap_top_z``, as
+    :func:`rank.scoring.rank_candidates` with ``standardised=True`` gives
+    them): ``top`` plus ``reaction_kind`` (``kind_of``: reaction -> kind)
+    and the :data:`EVIDENCE_FLAGS`, computed as the validation computes
+    them for its calibration rows."""
+    out = top.reset_index(drop=True).copy()
+    flags = np.zeros((len(out), 3), dtype=bool)
+    for r, idx in out.groupby("reaction", sort=False).indices.items():
+        flags[idx] = evidence_flags(featurizer, featurizer.candidate_matrix(r, list(out["gene"].iloc[idx])))
+    motifs = {r: bool(featurizer.has_motif_gene(r)) for r in pd.unique(out["reaction"])}
+    out["reaction_kind"] = [kind_of.get(r, "") if hasattr(kind_of, "get") else kind_of[r] for r in out["reaction"]]
+    out["motifs"] = out["reaction"].map(motifs).astype(bool) if len(out) else pd.Series(dtype=bool)
+    out["adjacent"], out["subsystem"], out["compound"] = flags[:, 0], flags[:, 1], flags[:, 2]
+    return out
+
+
+#: Columns of :func:`check_table` (``calibration.tsv``, ``time_split_calibration.tsv``).
+CHECK_COLUMNS = ["ranking", "check", "reaction_kind", "reactions", "rows", "true_gene_rows", "mean_confidence",
+                 "true_gene_share", "ece", "brier", "threshold", "threshold_rule", "credible_reactions",
+                 "credible_top1_is_true", "all_top1_is_true"]
+
+
+def check_table(rows: pd.DataFrame, confidence, threshold: float, *, check: str, ranking: str,
+                threshold_rule: str = "") -> pd.DataFrame:
+    """The check of confidences ``confidence`` (one per row of ``rows``: a
+    calibrator that never saw their labels) against the rows' ``label``:
+    one row for all reactions, then one per reaction kind, with ``rows``,
+    ``reactions``, ``true_gene_rows``, ``mean_confidence``,
+    ``true_gene_share``, ``ece`` (:func:`expected_calibration_error`),
+    ``brier``, the ``threshold``, ``credible_reactions`` (best confidence at
+    or above it), and how often the rank-1 candidate is a true gene for
+    those (``credible_top1_is_true``) and for every reaction
+    (``all_top1_is_true``).
+
+    >>> rows = pd.DataFrame({"reaction": ["a", "a", "b", "b"], "rank": [1, 2, 1, 2], "label": [1, 0, 0, 1],
+    ...                      "reaction_kind": "transport"})
+    >>> t = check_table(rows, [0.6, 0.1, 0.2, 0.1], 0.5, check="toy", ranking="m")
+    >>> t[["reaction_kind", "credible_reactions", "credible_top1_is_true", "all_top1_is_true"]].values.tolist()
+    [['all', 1, 1.0, 0.5], ['transport', 1, 1.0, 0.5]]
+    """
+    conf = np.asarray(confidence, dtype=np.float64)
+    label = rows["label"].to_numpy(dtype=np.float64)
+    kinds = rows["reaction_kind"].astype(str).to_numpy()
+    best = best_per_reaction(rows, conf).set_index("reaction")
+    top1 = rows.loc[rows["rank"] == 1].set_index("reaction")["label"]
+    out = []
+    for scope in ["all", *sorted(set(kinds))]:
+        m = np.ones(len(rows), dtype=bool) if scope == "all" else kinds == scope
+        b = best if scope == "all" else best[best["reaction_kind"] == scope]
+        credible = b.index[b["confidence"] >= threshold]
+        t1 = top1.reindex(b.index).fillna(0)
+        out.append({
+            "ranking": ranking, "check": check, "reaction_kind": scope, "reactions": len(b),
+            "rows": int(m.sum()), "true_gene_rows": int(label[m].sum()),
+            "mean_confidence": float(conf[m].mean()) if m.any() else np.nan,
+            "true_gene_share": float(label[m].mean()) if m.any() else np.nan,
+            "ece": expected_calibration_error(label[m], conf[m]) if m.any() else np.nan,
+            "brier": float(((conf[m] - label[m]) ** 2).mean()) if m.any() else np.nan,
+            "threshold": float(threshold), "threshold_rule": threshold_rule,
+            "credible_reactions": len(credible),
+            "credible_top1_is_true": float(t1.loc[credible].mean()) if len(credible) else np.nan,
+            "all_top1_is_true": float(t1.mean()) if len(t1) else np.nan})
+    return pd.DataFrame(out, columns=CHECK_COLUMNS)

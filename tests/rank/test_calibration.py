@@ -1,0 +1,143 @@
+"""Tests for rank.calibration: the calibrator on hand-made rows with known
+frequencies, the calibration error and reliability table by hand, the inner
+check's folds, and the "no credible candidate" threshold."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rank.calibration import (ConfidenceCalibrator, calibration_features, calibration_rows,
+                              expected_calibration_error, no_credible_candidate, out_of_fold_confidence,
+                              reliability_table)
+
+
+def _rows(n, rng, **fixed):
+    base = {"fold": rng.integers(1, 4, n), "rank": rng.integers(1, 21, n), "score_z": rng.normal(size=n),
+            "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": "transport", "motifs": True,
+            "adjacent": rng.random(n) < 0.3, "subsystem": False, "compound": False}
+    base.update(fixed)
+    return pd.DataFrame(base)
+
+
+def test_saturated_groups_get_their_frequencies():
+    """Two groups that differ only in one flag, with true-gene shares 0.1 and
+    0.4 exactly: the (nearly unregularised) logistic fit returns each share."""
+    rows = pd.DataFrame({"rank": 1, "score_z": 0.0, "gap_next_z": 0.0, "gap_top_z": 0.0,
+                         "reaction_kind": "enzymatic", "motifs": True, "adjacent": [False] * 100 + [True] * 100,
+                         "subsystem": False, "compound": False})
+    y = np.r_[np.arange(100) < 10, np.arange(100) < 40].astype(int)
+    p = ConfidenceCalibrator(C=1e6).fit(rows, y).predict_proba(rows)
+    np.testing.assert_allclose(p[:100], 0.1, atol=1e-3)
+    np.testing.assert_allclose(p[100:], 0.4, atol=1e-3)
+
+
+def test_known_logistic_frequencies_are_recovered_and_calibrated():
+    """Labels drawn with a known probability (logistic in log rank, the
+    score and a flag): the fitted probabilities match it, and a fresh draw
+    has a small calibration error."""
+    rng = np.random.default_rng(0)
+
+    def truth(r):
+        eta = -1.0 - 1.2 * np.log(r["rank"]) + 0.8 * r["score_z"] + 1.5 * r["adjacent"]
+        return 1 / (1 + np.exp(-eta))
+    train, fresh = _rows(40000, rng), _rows(40000, rng)
+    cal = ConfidenceCalibrator().fit(train, rng.random(len(train)) < truth(train))
+    p = cal.predict_proba(fresh)
+    assert np.abs(p - truth(fresh)).max() < 0.03
+    y_fresh = rng.random(len(fresh)) < truth(fresh)
+    assert expected_calibration_error(y_fresh, p) < 0.01
+    # the confidence of a constant (the base rate) is calibrated on average but not per candidate
+    assert expected_calibration_error(y_fresh, np.full(len(fresh), y_fresh.mean())) < 0.01
+    assert np.abs(np.full(len(fresh), y_fresh.mean()) - truth(fresh)).max() > 0.3
+
+
+def test_ece_and_reliability_by_hand():
+    y = [0, 0, 1, 1, 1]
+    p = [0.05, 0.15, 0.15, 0.9, 1.0]
+    t = reliability_table(y, p, n_bins=10)
+    assert t["bin_lo"].tolist() == [0.0, 0.1, 0.9]
+    assert t["rows"].tolist() == [1, 2, 2]
+    np.testing.assert_allclose(t["frequency"], [0.0, 0.5, 1.0])
+    # |0.05-0| * 1 + |0.15-0.5| * 2 + |0.95-1| * 2, over 5
+    assert expected_calibration_error(y, p) == pytest.approx((0.05 + 0.7 + 0.1) / 5)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        expected_calibration_error([1], [1.2])
+    with pytest.raises(ValueError, match="0 or 1"):
+        expected_calibration_error([2], [0.5])
+
+
+def test_out_of_fold_never_sees_its_own_fold():
+    """Changing fold 1's labels leaves fold 1's confidences unchanged, and
+    changes the other folds'."""
+    rng = np.random.default_rng(3)
+    rows = _rows(3000, rng)
+    rows["label"] = (rng.random(len(rows)) < 0.3 / rows["rank"]).astype(int)
+    before = out_of_fold_confidence(rows)
+    flipped = rows.copy()
+    one = flipped["fold"] == 1
+    flipped.loc[one, "label"] = 1 - flipped.loc[one, "label"]
+    after = out_of_fold_confidence(flipped)
+    np.testing.assert_array_equal(before[one.to_numpy()], after[one.to_numpy()])
+    assert not np.allclose(before[~one.to_numpy()], after[~one.to_numpy()])
+    with pytest.raises(ValueError, match="at least 2 folds"):
+        out_of_fold_confidence(rows.assign(fold=1))
+
+
+def test_calibration_rows_by_hand():
+    s = np.array([0.0, 2.0, np.nan, 1.0, 1.0])
+    ev = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 0], [0, 0, 1], [1, 1, 1]], dtype=bool)
+    out = calibration_rows(s, np.array([1, 3, 4, 0, 2]), 3, ev)
+    assert out["index"].tolist() == [1, 3, 4] and out["rank"].tolist() == [1, 2, 3]
+    # scored: 2, 1, 1, 0: mean 1, sd sqrt(0.5)
+    z = np.array([1.0, 0.0, 0.0, -1.0]) / np.sqrt(0.5)
+    np.testing.assert_allclose(out["score_z"], z[:3])
+    np.testing.assert_allclose(out["gap_next_z"], [z[0] - z[1], 0.0, z[2] - z[3]])
+    np.testing.assert_allclose(out["gap_top_z"], [0.0, z[0], z[0]])
+    assert out["subsystem"].tolist() == [True, False, True]
+    # more rows asked for than scored candidates; one candidate (sd 0: unit scale)
+    one = calibration_rows(np.array([np.nan, 3.0]), np.array([1, 0]), 5, ev[:2])
+    assert one["index"].tolist() == [1] and one["gap_next_z"].tolist() == [0.0]
+
+
+def test_features_reject_bad_rows():
+    rows = _rows(3, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="missing column"):
+        calibration_features(rows.drop(columns="score_z"))
+    with pytest.raises(ValueError, match="rank"):
+        calibration_features(rows.assign(rank=0))
+    with pytest.raises(ValueError, match="both 0"):
+        ConfidenceCalibrator().fit(rows, [0, 0, 0])
+    with pytest.raises(ValueError, match="'C' parameter"):
+        ConfidenceCalibrator(C=0).fit(rows, [0, 1, 0])
+
+
+def test_no_credible_candidate_threshold():
+    flags = no_credible_candidate([0.0999, 0.1, 0.5, np.nan], 0.1)
+    assert flags.tolist() == [True, False, False, True]
+    for bad in (0, 1, -0.1, "0.1"):
+        with pytest.raises(ValueError, match="threshold"):
+            no_credible_candidate([0.5], bad)
+
+
+def test_evidence_flags_are_the_explanations_evidence():
+    """On the toy with subsystems and the adjacency block, a candidate's
+    flags are set exactly when the ranking's explanation names the
+    evidence: catalyses_adjacent, catalyses_in_subsystem, similar_compounds."""
+    from test_evidence import motif_less_toy
+
+    from rank.calibration import evidence_flags
+    from rank.evidence import candidate_evidence
+
+    net, feat = motif_less_toy()
+    seen = np.zeros(3, dtype=int)
+    for r in net.reactions.index:
+        for g in ["G1", "G2", "G3", "G4", "G5"]:
+            flags = evidence_flags(feat, feat.candidate_matrix(r, [g]))[0]
+            ev = candidate_evidence(feat, lambda X: np.nansum(X, axis=1), r, g, names={}, gene_domains={},
+                                    gene_compartments={})
+            named = [bool(ev[k]) for k in ("catalyses_adjacent", "catalyses_in_subsystem", "similar_compounds")]
+            assert flags.tolist() == named, (r, g)
+            seen += flags
+    assert seen[0] > 0 and seen[1] > 0  # the toy has both kinds of evidence

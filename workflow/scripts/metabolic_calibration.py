@@ -1,0 +1,55 @@
+"""Fit the confidence calibrator on the cross-validation's calibration rows
+(rank/calibration.py), check it out of fold (the inner check), choose the
+"no credible candidate" threshold, and write the calibrator, the table, the
+reliability points and the diagram. Without usable rows (the final ranking
+is not validated) the candidates get no confidence: empty tables, and a
+calibrator of None."""
+
+import pickle
+
+import pandas as pd
+
+from common.io import atomic_path, write_tsv_atomic
+from rank.calibration import (CHECK_COLUMNS, ConfidenceCalibrator, best_per_reaction, check_table,
+                              credible_threshold, out_of_fold_confidence, reliability_table)
+from report.figures import plot_reliability
+
+from _bootstrap import setup
+
+log = setup(snakemake)
+smk = snakemake
+
+CHECK = "cross-validation (out of fold)"
+rows = pd.read_csv(smk.input.rows, sep="\t", keep_default_na=False, na_values=[""])
+usable = len(rows) and rows["label"].nunique() == 2 and rows["fold"].nunique() >= 2
+if not usable:
+    log.warning("%s: %d calibration rows, %s: the candidates get no confidence and no orphan is marked",
+                smk.input.rows, len(rows), "the final ranking is not validated" if not len(rows)
+                else "too few folds or no true gene among them")
+    ranking, calibrator, threshold = None, None, None
+    table = pd.DataFrame(columns=CHECK_COLUMNS)
+    reliability = reliability_table([], []).assign(check=CHECK)
+    plot_reliability({}, smk.output.plot, title="No calibration (see the log)")
+else:
+    ranking = str(rows["ranking"].iloc[0])
+    calibrator = ConfidenceCalibrator().fit(rows, rows["label"])
+    oof = out_of_fold_confidence(rows)
+    if smk.params.threshold == "auto":
+        threshold, met = credible_threshold(best_per_reaction(rows, oof))
+        rule = ("lowest confidence at which the held-out reactions' most confident candidate was a true "
+                "gene at least half the time (out of fold)")
+        if not met:
+            log.warning("no threshold reaches a precision of 0.5 out of fold: the highest, %.2f, is used",
+                        threshold)
+    else:
+        threshold, rule = float(smk.params.threshold), "config"
+    table = check_table(rows, oof, threshold, check=CHECK, ranking=ranking, threshold_rule=rule)
+    log.info("calibration of %s, inner check:\n%s", ranking,
+             table.drop(columns="threshold_rule").to_string(index=False))
+    reliability = reliability_table(rows["label"], oof).assign(check=CHECK)
+    plot_reliability({f"cross-validation, out of fold (ECE {table['ece'].iloc[0]:.3f})": reliability},
+                     smk.output.plot, title=f"Confidence of {ranking}'s shown candidates")
+write_tsv_atomic(reliability, smk.output.reliability)
+write_tsv_atomic(table.round(4), smk.output.table)
+with atomic_path(smk.output.calibrator) as tmp, open(tmp, "wb") as fh:
+    pickle.dump({"ranking": ranking, "calibrator": calibrator, "threshold": threshold}, fh)
