@@ -90,6 +90,11 @@ PAGES = (
               "The confidence of the shown candidates, checked out of fold on the cross-validation's "
               "held-out reactions: expected calibration error (10 bins), Brier score, the \"no credible "
               "candidate\" threshold and how often the rank-1 candidate was a true gene above it."),
+        Table("metabolic/calibration_reliability.tsv",
+              "The reliability table behind that check: the shown rows in 10 bins of out-of-fold "
+              "confidence, each bin's mean confidence beside the share of its rows that were a true "
+              "gene. The expected calibration error weighs the bins by their rows, so the few rows of "
+              "high confidence, the ones a biologist reads first, count little in it: read their bins here."),
     )),
     Page("time_split.md", "Enzyme ranking, time split: measured results", (
         Table("metabolic/time_split_validation.tsv",
@@ -102,6 +107,9 @@ PAGES = (
               "orphans that later gained a gene: expected calibration error, Brier score, and how "
               "often the rank-1 candidate was a later gene for the orphans marked credible against "
               "all of them."),
+        Table("metabolic/time_split_reliability.tsv",
+              "The reliability table behind that check: the rows in 10 bins of confidence, each bin's "
+              "mean confidence beside the share of its rows that were a later gene."),
     )),
     Page("vision.md", "Car detection: measured results", (
         Table("detection_accuracy.tsv",

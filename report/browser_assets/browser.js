@@ -62,7 +62,8 @@
       "MRR: mean of 1/rank of the true gene (1 = always first). Column 'confidence' below: the " +
       "probability that the candidate is a true gene of the reaction, calibrated on the held-out " +
       "reactions' shown candidates and conditional on the reaction having a gene among the candidates " +
-      "(a real orphan may have none)." });
+      "(a real orphan may have none). On real orphans (the time split) it has not yet proved " +
+      "calibrated: use it to order candidates, not as a probability." });
     var cal = META.calibration || {};
     var calPart = cal.ece === null || cal.ece === undefined ? null : el("div", { class: "explain", text:
       "Confidence check (" + (cal.check || "cross-validation") + "): expected calibration error " +

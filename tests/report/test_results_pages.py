@@ -64,6 +64,10 @@ def small_run(tmp_path):
     _write(res / "metabolic" / "calibration.tsv", CALIBRATION, [
         ["hgb+centred", "cross-validation (out of fold)", "all", "12", "240", "9", "0.04", "0.0375", "0.0123",
          "0.031", "0.45", "lowest confidence ...", "3", "0.6667", "0.4167"]])
+    _write(res / "metabolic" / "calibration_reliability.tsv",
+           ["bin_lo", "bin_hi", "rows", "mean_confidence", "frequency", "check"],
+           [["0.0", "0.1", "200", "0.02", "0.025", "cross-validation (out of fold)"],
+            ["0.9", "1.0", "0", "", "", "cross-validation (out of fold)"]])
     _write(res / "detection_accuracy.tsv", ACCURACY + ["n_features_used_mean", "paper_accuracy"],
            _accuracy_rows(["geometric", "hgb"], extra=2))
     for name in ("scene_detection.tsv", "scene_detection_scale.tsv"):
