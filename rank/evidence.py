@@ -30,6 +30,7 @@ import pandas as pd
 
 from featurize.metabolic.genes import canonical_gene_id
 from featurize.metabolic.reaction_kinds import REACTION_KINDS
+from rank.calibration import no_credible_candidate
 from rank.metrics import ranking_metrics
 
 __all__ = ["EVIDENCE", "ORPHAN_COLUMNS", "RANKING_COLUMNS", "supporting_neighbours", "orphan_reactions", "mark_ranked",
@@ -222,8 +223,10 @@ def mark_ranked(orphans: pd.DataFrame, ranked_reactions, best_confidence: pd.Ser
     if best_confidence is not None:
         best = out["reaction_id"].map(best_confidence).where(out["ranked"] == "yes").astype(float)
         out["best_confidence"] = best.round(4)
-        out["no_credible_candidate"] = np.where(best.isna() | (threshold is None), "",
-                                                np.where(best >= (threshold or 0), "no", "yes"))
+        flag = np.full(len(out), "", dtype=object)
+        if threshold is not None:
+            flag = np.where(no_credible_candidate(best.to_numpy(), threshold), "yes", "no").astype(object)
+        out["no_credible_candidate"] = np.where(best.isna(), "", flag)
         extra = ["best_confidence", "no_credible_candidate"]
     cols = [c for c in out.columns if c not in ("eligible", "ranked", "reason", *extra)]
     return out[cols + extra + ["ranked", "reason"]].reset_index(drop=True)
