@@ -8,9 +8,14 @@ the top candidates of each held-out reaction, are the calibration rows
 reaction's other candidates, the reaction kind, which evidence the reaction
 and the candidate have, and whether the candidate is a true gene.
 :class:`ConfidenceCalibrator` fits a logistic regression of the label on
-these (Platt scaling [1]_ with more than the score); a time split's labels
-never reach it. The probability is conditional on the reaction having a gene
-among the candidates: a real orphan may have none.
+these (Platt scaling [1]_ with more than the score): the rank and score act
+separately for each evidence pattern (:data:`EVIDENCE_PATTERNS`), the rows
+are weighted so that each fold group counts once (:func:`family_weights`:
+one lipid reaction written for many acyl chains is one case, not dozens),
+and a candidate without network evidence never gets more than the held-out
+share of right rank-1 candidates with its pattern (``pattern_cap_``). A time
+split's labels never reach it. The probability is conditional on the
+reaction having a gene among the candidates: a real orphan may have none.
 
 The check is made where the calibrator never looked
 (:func:`out_of_fold_confidence`: fitted on the other folds' rows), by the
@@ -52,7 +57,8 @@ from common.checks import check_param, int_at_least, open_unit_interval, positiv
 __all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrator", "calibration_rows", "evidence_flags",
            "calibration_features", "expected_calibration_error", "reliability_table",
            "out_of_fold_confidence", "no_credible_candidate", "best_per_reaction", "credible_threshold",
-           "THRESHOLD_GRID", "shown_rows", "check_table", "CHECK_COLUMNS"]
+           "THRESHOLD_GRID", "shown_rows", "check_table", "CHECK_COLUMNS", "EVIDENCE_PATTERNS",
+           "evidence_pattern", "family_weights", "NETWORK_FLAGS"]
 
 #: Candidate evidence flags: ``motifs`` (the reaction has motif neighbour
 #: genes), ``adjacent`` (the candidate already catalyses a related reaction:
@@ -61,6 +67,12 @@ __all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrat
 EVIDENCE_FLAGS = ("motifs", "adjacent", "subsystem", "compound")
 #: Reaction kinds the calibrator distinguishes (one indicator each; any other kind has none).
 KINDS = ("enzymatic", "spontaneous", "transport")
+#: The candidate flags that are network evidence: a row with none of them is
+#: "bare" (the reaction's motif genes alone do not say anything of this gene).
+NETWORK_FLAGS = ("adjacent", "subsystem", "compound")
+#: The 16 evidence patterns: the :data:`EVIDENCE_FLAGS` as a string of 0/1,
+#: in that order (``"1000"``: motif neighbour genes, no network evidence).
+EVIDENCE_PATTERNS = tuple(f"{a}{b}{c}{d}" for a in "01" for b in "01" for c in "01" for d in "01")
 #: Columns of the calibration rows: one per (held-out reaction, shown candidate).
 CALIBRATION_COLUMNS = ["fold", "reaction", "reaction_kind", "gene", "rank", "score", "score_z",
                        "gap_next_z", "gap_top_z", *EVIDENCE_FLAGS, "label"]
@@ -143,17 +155,36 @@ def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence
             "compound": evidence[scored[:k], 2]}
 
 
+def evidence_pattern(rows: pd.DataFrame) -> np.ndarray:
+    """Each row's evidence pattern (:data:`EVIDENCE_PATTERNS`).
+
+    >>> evidence_pattern(pd.DataFrame({"motifs": [True, False], "adjacent": [0, 1], "subsystem": [0, 0],
+    ...                                "compound": [1, 0]})).tolist()
+    ['1001', '0100']
+    """
+    flags = np.column_stack([rows[f].astype(bool).to_numpy() for f in EVIDENCE_FLAGS]) if len(rows) \
+        else np.zeros((0, len(EVIDENCE_FLAGS)), dtype=bool)
+    return np.array(["".join("1" if v else "0" for v in r) for r in flags], dtype=object)
+
+
 def calibration_features(rows: pd.DataFrame) -> np.ndarray:
     """The calibrator's inputs: log rank, ``score_z``, ``gap_next_z``,
-    ``gap_top_z``, one indicator per kind of :data:`KINDS` and the
-    :data:`EVIDENCE_FLAGS`, in that order.
+    ``gap_top_z``, one indicator per kind of :data:`KINDS`, the
+    :data:`EVIDENCE_FLAGS`, then one indicator per evidence pattern of
+    :data:`EVIDENCE_PATTERNS` and the same indicators times log rank and
+    times ``score_z`` (so that rank and score weigh differently for each
+    pattern), in that order: 59 columns.
 
     >>> r = pd.DataFrame({"rank": [1, 4], "score_z": [2.0, 0.5], "gap_next_z": [1.0, 0.0],
     ...                   "gap_top_z": [0.0, 1.5], "reaction_kind": ["transport", "other"],
     ...                   "motifs": [True, True], "adjacent": [1, 0], "subsystem": [0, 0],
     ...                   "compound": [0, 1]})
-    >>> calibration_features(r).round(3).tolist()[1]
-    [1.386, 0.5, 0.0, 1.5, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0]
+    >>> X = calibration_features(r)
+    >>> X.shape, X[1, :11].round(3).tolist()
+    ((2, 59), [1.386, 0.5, 0.0, 1.5, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+    >>> p = EVIDENCE_PATTERNS.index("1001")
+    >>> X[1, [11 + p, 27 + p, 43 + p]].round(3).tolist()
+    [1.0, 1.386, 0.5]
     """
     missing = [c for c in ("rank", "score_z", "gap_next_z", "gap_top_z", "reaction_kind", *EVIDENCE_FLAGS)
                if c not in rows.columns]
@@ -162,20 +193,58 @@ def calibration_features(rows: pd.DataFrame) -> np.ndarray:
     rank = rows["rank"].to_numpy(dtype=np.float64)
     if len(rank) and (not np.isfinite(rank).all() or rank.min() < 1):
         raise ValueError(f"calibration rows: column 'rank' must hold ranks >= 1; got minimum {rank.min()!r}")
-    cols = [np.log(rank), *(rows[c].to_numpy(dtype=np.float64) for c in ("score_z", "gap_next_z", "gap_top_z"))]
+    log_rank, score_z = np.log(rank), rows["score_z"].to_numpy(dtype=np.float64)
+    cols = [log_rank, score_z, *(rows[c].to_numpy(dtype=np.float64) for c in ("gap_next_z", "gap_top_z"))]
     kind = rows["reaction_kind"].astype(str).to_numpy()
     cols += [(kind == k).astype(np.float64) for k in KINDS]
     cols += [rows[f].astype(bool).to_numpy(dtype=np.float64) for f in EVIDENCE_FLAGS]
+    pattern = evidence_pattern(rows)
+    onehot = [(pattern == p).astype(np.float64) for p in EVIDENCE_PATTERNS]
+    cols += onehot + [o * log_rank for o in onehot] + [o * score_z for o in onehot]
     X = np.column_stack(cols) if len(rows) else np.empty((0, len(cols)))
     if not np.isfinite(X).all():
         raise ValueError("calibration rows: score_z, gap_next_z and gap_top_z must be finite")
     return X
 
 
+def family_weights(rows: pd.DataFrame, fold_group) -> np.ndarray:
+    """Row weights under which every fold group counts once: ``1 / (number
+    of distinct reactions of ``rows`` in the row's fold group)``.
+
+    ``fold_group`` maps a reaction id to its cross-validation group
+    (:func:`featurize.metabolic.pairs.sampling.fold_groups`; a dict or
+    Series). yeast-GEM writes one lipid reaction for many acyl chains; those
+    copies share a group, are held out together and are ranked alike, so
+    unweighted they would count as hundreds of independent cases.
+
+    >>> r = pd.DataFrame({"reaction": ["a", "a", "b", "c"]})
+    >>> family_weights(r, {"a": "g1", "b": "g1", "c": "c"}).tolist()
+    [0.5, 0.5, 0.5, 1.0]
+    """
+    group = rows["reaction"].map(fold_group)
+    if group.isna().any():
+        missing = sorted(rows.loc[group.isna(), "reaction"].astype(str).unique())
+        raise ValueError(f"family_weights: no fold group for reaction(s) {missing[:5]} "
+                         f"({len(missing)} in all); expected every calibration row's reaction in the instances")
+    size = rows.assign(_g=group.to_numpy()).groupby("_g")["reaction"].transform("nunique")
+    return 1.0 / size.to_numpy(dtype=np.float64)
+
+
 class ConfidenceCalibrator:
     """Probability that a shown candidate is a true gene of its reaction: a
     logistic regression (scikit-learn) of the label on
-    :func:`calibration_features`, standardised.
+    :func:`calibration_features`, standardised, then capped for candidates
+    without network evidence.
+
+    **The cap.** A candidate with none of the :data:`NETWORK_FLAGS` (no
+    related reaction, no reaction of the subsystem, no similar compound)
+    never gets more than the (weighted) share of rank-1 candidates with the
+    same evidence pattern that were true genes among the fitted rows; for a
+    pattern without such rows, the share over all rank-1 candidates without
+    network evidence, else over all rank-1 candidates. On held-out known
+    reactions a high score without network evidence can be right often; on
+    a real orphan the logistic extrapolation of that score is not evidence
+    the held-out reactions support.
 
     Parameters
     ----------
@@ -187,9 +256,16 @@ class ConfidenceCalibrator:
     ----------
     pipeline_ : sklearn.pipeline.Pipeline
         ``StandardScaler`` then ``LogisticRegression``.
+    pattern_cap_ : dict
+        Evidence pattern without network evidence -> the cap above (every
+        such pattern of :data:`EVIDENCE_PATTERNS`).
+    bare_share_ : float
+        The (weighted) share of right rank-1 candidates without network
+        evidence among the fitted rows, all patterns together (NaN when
+        there is none).
     n_rows_ : int
     base_rate_ : float
-        The share of true genes among the fitted rows.
+        The (weighted) share of true genes among the fitted rows.
     """
 
     _parameter_constraints: dict = {"C": positive_float(), "max_iter": int_at_least(1)}
@@ -198,7 +274,9 @@ class ConfidenceCalibrator:
         self.C = C
         self.max_iter = max_iter
 
-    def fit(self, rows: pd.DataFrame, y) -> ConfidenceCalibrator:
+    def fit(self, rows: pd.DataFrame, y, sample_weight=None) -> ConfidenceCalibrator:
+        """Fit on calibration rows and their labels (1 = true gene);
+        ``sample_weight`` (e.g. :func:`family_weights`) defaults to 1."""
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
@@ -211,43 +289,81 @@ class ConfidenceCalibrator:
         if set(np.unique(y)) != {0, 1}:
             raise ValueError("ConfidenceCalibrator.fit: the labels must hold both 0 (not a true gene) and "
                              f"1 (a true gene); got {sorted(set(np.unique(y).tolist()))}")
+        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+        if len(w) != len(y) or not np.isfinite(w).all() or (w <= 0).any():
+            raise ValueError(f"ConfidenceCalibrator.fit: sample_weight must hold {len(y)} finite weights > 0")
         self.pipeline_ = make_pipeline(StandardScaler(), LogisticRegression(C=self.C, max_iter=self.max_iter))
-        self.pipeline_.fit(X, y)
+        self.pipeline_.fit(X, y, logisticregression__sample_weight=w)
+        self.pattern_cap_, self.bare_share_ = _pattern_caps(rows, y, w)
         self.n_rows_ = len(y)
-        self.base_rate_ = float(y.mean())
+        self.base_rate_ = float(np.average(y, weights=w))
         return self
 
     def predict_proba(self, rows: pd.DataFrame) -> np.ndarray:
-        """The probability of a true gene, one per row."""
+        """The probability of a true gene, one per row (capped as above)."""
         if not hasattr(self, "pipeline_"):
             raise ValueError("ConfidenceCalibrator: call fit before predict_proba")
         X = calibration_features(rows)
-        return self.pipeline_.predict_proba(X)[:, 1] if len(X) else np.empty(0)
+        if not len(X):
+            return np.empty(0)
+        p = self.pipeline_.predict_proba(X)[:, 1]
+        cap = pd.Series(evidence_pattern(rows)).map(self.pattern_cap_).to_numpy(dtype=np.float64)
+        bare = ~np.isnan(cap)
+        p[bare] = np.minimum(p[bare], cap[bare])
+        return p
 
 
-def expected_calibration_error(y, p, n_bins: int = 10) -> float:
+def _bare(rows: pd.DataFrame) -> np.ndarray:
+    return ~np.column_stack([rows[f].astype(bool).to_numpy() for f in NETWORK_FLAGS]).any(axis=1)
+
+
+def _pattern_caps(rows: pd.DataFrame, y: np.ndarray, w: np.ndarray) -> tuple[dict, float]:
+    """:attr:`ConfidenceCalibrator.pattern_cap_` and ``bare_share_`` of fitted rows."""
+    first = rows["rank"].to_numpy() == 1
+    bare = _bare(rows)
+    pattern = evidence_pattern(rows)
+
+    def share(m):
+        return float(np.average(y[m], weights=w[m])) if m.any() else None
+
+    bare_share = share(first & bare)
+    pooled = share(first) if bare_share is None else bare_share
+    pooled = float(np.average(y, weights=w)) if pooled is None else pooled
+    caps = {}
+    for p in EVIDENCE_PATTERNS:
+        if p[1:] == "0" * len(NETWORK_FLAGS):
+            own = share(first & bare & (pattern == p))
+            caps[p] = pooled if own is None else own
+    return caps, float("nan") if bare_share is None else bare_share
+
+
+def expected_calibration_error(y, p, n_bins: int = 10, sample_weight=None) -> float:
     """Expected calibration error: over ``n_bins`` equal-width bins of ``p``
-    on [0, 1] (the last bin closed), the row-weighted mean of
-    ``|mean p - share of y|`` [3]_.
+    on [0, 1] (the last bin closed), the mean of ``|mean p - share of y|``
+    weighted by the bins' rows [3]_ (or by their ``sample_weight``, which
+    also weighs the means).
 
     >>> expected_calibration_error([0, 1, 0, 1], [0.5, 0.5, 0.0, 1.0])
     0.0
     >>> expected_calibration_error([0, 0], [0.3, 0.3])
     0.3
+    >>> expected_calibration_error([0, 1, 1], [0.3, 0.3, 0.3], sample_weight=[2, 1, 1])
+    0.2
     """
     n_bins = check_param("expected_calibration_error", "n_bins", n_bins, *int_at_least(1))
     y, p = np.asarray(y, dtype=np.float64).reshape(-1), np.asarray(p, dtype=np.float64).reshape(-1)
     _check_probabilities(y, p)
     if not len(p):
         return float("nan")
-    t = reliability_table(y, p, n_bins)
-    return float(round((t["rows"] * (t["mean_confidence"] - t["frequency"]).abs()).sum() / len(p), 12))
+    t = reliability_table(y, p, n_bins, sample_weight=sample_weight)
+    return float(round((t["weight"] * (t["mean_confidence"] - t["frequency"]).abs()).sum() / t["weight"].sum(), 12))
 
 
-def reliability_table(y, p, n_bins: int = 10) -> pd.DataFrame:
+def reliability_table(y, p, n_bins: int = 10, sample_weight=None) -> pd.DataFrame:
     """One row per non-empty bin of ``p`` (equal width on [0, 1]): ``bin_lo``,
-    ``bin_hi``, ``rows``, ``mean_confidence``, ``frequency`` (share of
-    ``y`` = 1), the points of a reliability diagram.
+    ``bin_hi``, ``rows``, ``weight`` (the sum of ``sample_weight``; = rows
+    without), ``mean_confidence``, ``frequency`` (share of ``y`` = 1;
+    both weighted), the points of a reliability diagram.
 
     >>> reliability_table([0, 1, 1], [0.05, 0.95, 1.0], n_bins=2)[["rows", "frequency"]].values.tolist()
     [[1.0, 0.0], [2.0, 1.0]]
@@ -255,14 +371,18 @@ def reliability_table(y, p, n_bins: int = 10) -> pd.DataFrame:
     n_bins = check_param("reliability_table", "n_bins", n_bins, *int_at_least(1))
     y, p = np.asarray(y, dtype=np.float64).reshape(-1), np.asarray(p, dtype=np.float64).reshape(-1)
     _check_probabilities(y, p)
+    w = np.ones(len(p)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+    if w.shape != p.shape or not np.isfinite(w).all() or (w <= 0).any():
+        raise ValueError(f"calibration check: sample_weight must hold {len(p)} finite weights > 0")
     which = np.minimum((p * n_bins).astype(int), n_bins - 1)
     out = []
     for b in range(n_bins):
         m = which == b
         if m.any():
             out.append({"bin_lo": b / n_bins, "bin_hi": (b + 1) / n_bins, "rows": float(m.sum()),
-                        "mean_confidence": float(p[m].mean()), "frequency": float(y[m].mean())})
-    return pd.DataFrame(out, columns=["bin_lo", "bin_hi", "rows", "mean_confidence", "frequency"])
+                        "weight": float(w[m].sum()), "mean_confidence": float(np.average(p[m], weights=w[m])),
+                        "frequency": float(np.average(y[m], weights=w[m]))})
+    return pd.DataFrame(out, columns=["bin_lo", "bin_hi", "rows", "weight", "mean_confidence", "frequency"])
 
 
 def _check_probabilities(y: np.ndarray, p: np.ndarray) -> None:
@@ -274,9 +394,11 @@ def _check_probabilities(y: np.ndarray, p: np.ndarray) -> None:
         raise ValueError("calibration check: labels must be 0 or 1")
 
 
-def out_of_fold_confidence(rows: pd.DataFrame, calibrator: ConfidenceCalibrator | None = None) -> np.ndarray:
+def out_of_fold_confidence(rows: pd.DataFrame, calibrator: ConfidenceCalibrator | None = None,
+                           sample_weight=None) -> np.ndarray:
     """Each row's confidence from a calibrator fitted on the *other* folds'
-    rows (column ``fold``): the inner check of the cross-validation.
+    rows (column ``fold``), with their ``sample_weight``: the inner check of
+    the cross-validation.
 
     >>> rng = np.random.default_rng(1)
     >>> rows = pd.DataFrame({"fold": np.repeat([1, 2, 3], 100), "rank": np.tile(np.arange(1, 11), 30),
@@ -292,12 +414,13 @@ def out_of_fold_confidence(rows: pd.DataFrame, calibrator: ConfidenceCalibrator 
     folds = rows["fold"].to_numpy()
     if len(np.unique(folds)) < 2:
         raise ValueError("out_of_fold_confidence: rows of at least 2 folds are needed")
+    w = np.ones(len(rows)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     out = np.full(len(rows), np.nan)
     for f in np.unique(folds):
         train, test = folds != f, folds == f
         cal = ConfidenceCalibrator(**({} if calibrator is None else {"C": calibrator.C,
                                                                      "max_iter": calibrator.max_iter}))
-        cal.fit(rows[train], rows.loc[train, "label"])
+        cal.fit(rows[train], rows.loc[train, "label"], sample_weight=w[train])
         out[test] = cal.predict_proba(rows[test])
     return out
 
@@ -321,8 +444,8 @@ THRESHOLD_GRID = tuple(round(0.05 * i, 2) for i in range(1, 20))
 
 def best_per_reaction(rows: pd.DataFrame, confidence) -> pd.DataFrame:
     """Each reaction's most confident row: columns ``reaction``, ``confidence``,
-    ``label`` (whether that candidate is a true gene), ``reaction_kind``;
-    ties go to the better rank.
+    ``label`` (whether that candidate is a true gene), ``reaction_kind``, and
+    ``weight`` (the rows' column ``weight``, else 1); ties go to the better rank.
 
     >>> r = pd.DataFrame({"reaction": ["a", "a", "b"], "rank": [1, 2, 1], "label": [0, 1, 0],
     ...                   "reaction_kind": "transport"})
@@ -331,29 +454,35 @@ def best_per_reaction(rows: pd.DataFrame, confidence) -> pd.DataFrame:
     """
     t = rows[["reaction", "rank", "label", "reaction_kind"]].copy()
     t["confidence"] = np.asarray(confidence, dtype=np.float64)
+    t["weight"] = rows["weight"].to_numpy(dtype=np.float64) if "weight" in rows.columns else 1.0
     t = t.sort_values(["reaction", "confidence", "rank"], ascending=[True, False, True], kind="mergesort")
-    return t.drop_duplicates("reaction")[["reaction", "confidence", "label", "reaction_kind"]].reset_index(drop=True)
+    return t.drop_duplicates("reaction")[["reaction", "confidence", "label", "reaction_kind", "weight"]] \
+        .reset_index(drop=True)
 
 
 def credible_threshold(best: pd.DataFrame, min_precision: float = 0.5,
                        grid: Sequence[float] = THRESHOLD_GRID) -> tuple[float, bool]:
     """The lowest threshold of ``grid`` at which the reactions whose best
     confidence reaches it have a true gene as that best candidate at least
-    ``min_precision`` of the time (``best``: :func:`best_per_reaction` of
-    confidences the calibrator did not fit on). Returns ``(threshold, met)``;
-    when no threshold meets it, the highest of ``grid`` and False.
+    ``min_precision`` of the time, weighted by ``best``'s column ``weight``
+    when it has one (``best``: :func:`best_per_reaction` of confidences the
+    calibrator did not fit on). Returns ``(threshold, met)``; when no
+    threshold meets it, the highest of ``grid`` and False.
 
     >>> b = pd.DataFrame({"confidence": [0.9, 0.6, 0.3, 0.1], "label": [1, 0, 1, 0]})
     >>> credible_threshold(b, min_precision=0.6)
     (0.15, True)
     >>> credible_threshold(b, min_precision=0.9)
     (0.65, True)
+    >>> credible_threshold(b.assign(weight=[1, 5, 1, 1]), min_precision=0.6)  # the wrong 0.6 weighs 5
+    (0.65, True)
     """
     conf = best["confidence"].to_numpy(dtype=np.float64)
     label = best["label"].to_numpy(dtype=np.float64)
+    weight = best["weight"].to_numpy(dtype=np.float64) if "weight" in best.columns else np.ones(len(best))
     for t in grid:
         sel = conf >= t
-        if sel.any() and label[sel].mean() >= min_precision:
+        if sel.any() and np.average(label[sel], weights=weight[sel]) >= min_precision:
             return float(t), True
     return float(grid[-1]), False
 
@@ -378,7 +507,7 @@ def shown_rows(top: pd.DataFrame, featurizer, kind_of) -> pd.DataFrame:
 
 #: Columns of :func:`check_table` (``calibration.tsv``, ``time_split_calibration.tsv``).
 CHECK_COLUMNS = ["ranking", "check", "reaction_kind", "reactions", "rows", "true_gene_rows", "mean_confidence",
-                 "true_gene_share", "ece", "brier", "threshold", "threshold_rule", "credible_reactions",
+                 "true_gene_share", "ece", "ece_best", "brier", "threshold", "threshold_rule", "credible_reactions",
                  "credible_top1_is_true", "all_top1_is_true"]
 
 
@@ -388,8 +517,9 @@ def check_table(rows: pd.DataFrame, confidence, threshold: float, *, check: str,
     calibrator that never saw their labels) against the rows' ``label``:
     one row for all reactions, then one per reaction kind, with ``rows``,
     ``reactions``, ``true_gene_rows``, ``mean_confidence``,
-    ``true_gene_share``, ``ece`` (:func:`expected_calibration_error`),
-    ``brier``, the ``threshold``, ``credible_reactions`` (best confidence at
+    ``true_gene_share``, ``ece`` (:func:`expected_calibration_error` over
+    the rows), ``ece_best`` (the same over each reaction's most confident
+    candidate: the one the flag reads), ``brier``, the ``threshold``, ``credible_reactions`` (best confidence at
     or above it), and how often the rank-1 candidate is a true gene for
     those (``credible_top1_is_true``) and for every reaction
     (``all_top1_is_true``).
@@ -402,24 +532,29 @@ def check_table(rows: pd.DataFrame, confidence, threshold: float, *, check: str,
     """
     conf = np.asarray(confidence, dtype=np.float64)
     label = rows["label"].to_numpy(dtype=np.float64)
+    w = rows["weight"].to_numpy(dtype=np.float64) if "weight" in rows.columns else np.ones(len(rows))
     kinds = rows["reaction_kind"].astype(str).to_numpy()
     best = best_per_reaction(rows, conf).set_index("reaction")
     top1 = rows.loc[rows["rank"] == 1].set_index("reaction")["label"]
+
+    def mean(x, wt):
+        return float(np.average(x, weights=wt)) if len(x) else np.nan
     out = []
     for scope in ["all", *sorted(set(kinds))]:
         m = np.ones(len(rows), dtype=bool) if scope == "all" else kinds == scope
         b = best if scope == "all" else best[best["reaction_kind"] == scope]
-        credible = b.index[b["confidence"] >= threshold]
-        t1 = top1.reindex(b.index).fillna(0)
+        cred = (b["confidence"] >= threshold).to_numpy()
+        t1 = top1.reindex(b.index).fillna(0).to_numpy(dtype=np.float64)
+        bw = b["weight"].to_numpy(dtype=np.float64)
         out.append({
             "ranking": ranking, "check": check, "reaction_kind": scope, "reactions": len(b),
             "rows": int(m.sum()), "true_gene_rows": int(label[m].sum()),
-            "mean_confidence": float(conf[m].mean()) if m.any() else np.nan,
-            "true_gene_share": float(label[m].mean()) if m.any() else np.nan,
-            "ece": expected_calibration_error(label[m], conf[m]) if m.any() else np.nan,
-            "brier": float(((conf[m] - label[m]) ** 2).mean()) if m.any() else np.nan,
+            "mean_confidence": mean(conf[m], w[m]), "true_gene_share": mean(label[m], w[m]),
+            "ece": expected_calibration_error(label[m], conf[m], sample_weight=w[m]) if m.any() else np.nan,
+            "ece_best": expected_calibration_error(b["label"], b["confidence"], sample_weight=bw)
+            if len(b) else np.nan,
+            "brier": mean((conf[m] - label[m]) ** 2, w[m]),
             "threshold": float(threshold), "threshold_rule": threshold_rule,
-            "credible_reactions": len(credible),
-            "credible_top1_is_true": float(t1.loc[credible].mean()) if len(credible) else np.nan,
-            "all_top1_is_true": float(t1.mean()) if len(t1) else np.nan})
+            "credible_reactions": int(cred.sum()),
+            "credible_top1_is_true": mean(t1[cred], bw[cred]), "all_top1_is_true": mean(t1, bw)})
     return pd.DataFrame(out, columns=CHECK_COLUMNS)

@@ -88,8 +88,10 @@ PAGES = (
               "concentration over the orphans (one row, shown as column and value).", "transpose"),
         Table("metabolic/calibration.tsv",
               "The confidence of the shown candidates, checked out of fold on the cross-validation's "
-              "held-out reactions: expected calibration error (10 bins), Brier score, the \"no credible "
-              "candidate\" threshold and how often the rank-1 candidate was a true gene above it."),
+              "held-out reactions: expected calibration error (10 bins) over all shown rows and over "
+              "each reaction's most confident candidate (ece_best, the one the flag reads), Brier "
+              "score, the \"no credible candidate\" threshold and how often the rank-1 candidate was "
+              "a true gene above it."),
         Table("metabolic/calibration_reliability.tsv",
               "The reliability table behind that check: the shown rows in 10 bins of out-of-fold "
               "confidence, each bin's mean confidence beside the share of its rows that were a true "
@@ -104,7 +106,8 @@ PAGES = (
               "reactions, and what a random order of the same candidates would score."),
         Table("metabolic/time_split_calibration.tsv",
               "The older run's confidence, checked on the rows its default ranking shows for the "
-              "orphans that later gained a gene: expected calibration error, Brier score, and how "
+              "orphans that later gained a gene: expected calibration error (all rows, and each "
+              "reaction's most confident candidate), Brier score, and how "
               "often the rank-1 candidate was a later gene for the orphans marked credible against "
               "all of them."),
         Table("metabolic/time_split_reliability.tsv",

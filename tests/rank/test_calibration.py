@@ -43,14 +43,93 @@ def test_known_logistic_frequencies_are_recovered_and_calibrated():
         eta = -1.0 - 1.2 * np.log(r["rank"]) + 0.8 * r["score_z"] + 1.5 * r["adjacent"]
         return 1 / (1 + np.exp(-eta))
     train, fresh = _rows(40000, rng), _rows(40000, rng)
-    cal = ConfidenceCalibrator().fit(train, rng.random(len(train)) < truth(train))
+    y_train = rng.random(len(train)) < truth(train)
+    cal = ConfidenceCalibrator().fit(train, y_train)
     p = cal.predict_proba(fresh)
-    assert np.abs(p - truth(fresh)).max() < 0.03
+    ev = fresh["adjacent"].to_numpy()
+    assert np.abs(p - truth(fresh))[ev].max() < 0.03
+    # without network evidence: the logistic fit, capped at the share of right rank-1 rows
+    first_bare = (train["rank"] == 1) & ~train["adjacent"]
+    assert cal.pattern_cap_["1000"] == pytest.approx(y_train[first_bare.to_numpy()].mean())
+    assert p[~ev].max() <= cal.pattern_cap_["1000"] + 1e-12
+    below = ~ev & (truth(fresh).to_numpy() < cal.pattern_cap_["1000"] - 0.05)
+    assert below.sum() > 1000 and np.abs(p - truth(fresh))[below].max() < 0.03
     y_fresh = rng.random(len(fresh)) < truth(fresh)
-    assert expected_calibration_error(y_fresh, p) < 0.01
+    assert expected_calibration_error(y_fresh[ev], p[ev]) < 0.01
     # the confidence of a constant (the base rate) is calibrated on average but not per candidate
     assert expected_calibration_error(y_fresh, np.full(len(fresh), y_fresh.mean())) < 0.01
     assert np.abs(np.full(len(fresh), y_fresh.mean()) - truth(fresh)).max() > 0.3
+
+
+def test_rank_and_score_weigh_per_evidence_pattern():
+    """The score raises the chance of a true gene with subsystem evidence and
+    lowers it with compound evidence: one shared slope cannot fit both, the
+    calibrator's per-pattern terms do."""
+    rng = np.random.default_rng(5)
+
+    def rows_of(n):
+        r = _rows(n, rng, rank=1, adjacent=False)
+        sub = rng.random(n) < 0.5
+        return r.assign(subsystem=sub, compound=~sub)
+
+    def truth(r):
+        slope = np.where(r["subsystem"], 1.5, -1.5)
+        return 1 / (1 + np.exp(-(-1.0 + slope * r["score_z"])))
+    train, fresh = rows_of(30000), rows_of(20000)
+    p = ConfidenceCalibrator().fit(train, rng.random(len(train)) < truth(train)).predict_proba(fresh)
+    assert np.abs(p - truth(fresh)).max() < 0.03
+
+
+def test_family_weights_count_each_fold_group_once():
+    """One reaction written 30 times (a fold group, all right at rank 1) and
+    30 single reactions (right 20% of the time): unweighted the family
+    dominates; weighted, it counts as one of 31 cases."""
+    from rank.calibration import family_weights
+
+    fam = pd.DataFrame({"reaction": [f"f{i}" for i in range(30)], "label": 1})
+    single = pd.DataFrame({"reaction": [f"s{i}" for i in range(30)], "label": (np.arange(30) < 6).astype(int)})
+    rows = pd.concat([fam, single], ignore_index=True).assign(
+        rank=1, score_z=0.0, gap_next_z=0.0, gap_top_z=0.0, reaction_kind="enzymatic", motifs=True,
+        adjacent=True, subsystem=False, compound=False)
+    groups = {**{f"f{i}": "fam" for i in range(30)}, **{f"s{i}": f"s{i}" for i in range(30)}}
+    w = family_weights(rows, groups)
+    assert w[:30].tolist() == [1 / 30] * 30 and w[30:].tolist() == [1.0] * 30
+    plain = ConfidenceCalibrator(C=1e6).fit(rows, rows["label"]).predict_proba(rows.iloc[:1])[0]
+    weighted = ConfidenceCalibrator(C=1e6).fit(rows, rows["label"], sample_weight=w).predict_proba(rows.iloc[:1])[0]
+    assert plain == pytest.approx(36 / 60, abs=1e-3)
+    assert weighted == pytest.approx(7 / 31, abs=1e-3)
+    with pytest.raises(ValueError, match="no fold group for reaction"):
+        family_weights(rows, {"f0": "fam"})
+    with pytest.raises(ValueError, match="sample_weight"):
+        ConfidenceCalibrator().fit(rows, rows["label"], sample_weight=np.zeros(len(rows)))
+
+
+def test_cap_without_network_evidence_by_hand():
+    """Bare candidates (no adjacent, subsystem or compound evidence) never
+    exceed the share of right rank-1 bare rows of their pattern; a bare
+    pattern never seen at rank 1 gets the pooled bare share; rows with
+    network evidence are not capped."""
+    n = 400
+    rows = pd.DataFrame({"rank": np.tile([1, 2], n // 2), "score_z": np.linspace(-3, 3, n),
+                         "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": "enzymatic", "motifs": True,
+                         "adjacent": np.r_[np.zeros(n // 2, bool), np.ones(n // 2, bool)],
+                         "subsystem": False, "compound": False})
+    # bare rows: right when the score is high (rank 1: 50 of 100 right); evidence rows likewise
+    y = (rows["score_z"].abs() > 1.5) | (np.arange(n) % 4 == 0)
+    y = y.astype(int).to_numpy()
+    cal = ConfidenceCalibrator(C=1e6).fit(rows, y)
+    bare_first = (rows["rank"] == 1).to_numpy() & ~rows["adjacent"].to_numpy()
+    assert cal.pattern_cap_["1000"] == pytest.approx(y[bare_first].mean())
+    assert set(cal.pattern_cap_) == {"0000", "1000"}
+    assert cal.pattern_cap_["0000"] == pytest.approx(y[bare_first].mean())  # pooled: no motif-less rows
+    p = cal.predict_proba(rows)
+    bare = ~rows["adjacent"].to_numpy()
+    assert p[bare].max() <= cal.pattern_cap_["1000"] + 1e-12
+    uncapped = cal.pipeline_.predict_proba(calibration_features(rows))[:, 1]
+    np.testing.assert_array_equal(p[~bare], uncapped[~bare])
+    assert (uncapped[bare] > cal.pattern_cap_["1000"] + 0.05).any()
+    motifless = rows.assign(motifs=False)
+    assert cal.predict_proba(motifless)[bare].max() <= cal.pattern_cap_["0000"] + 1e-12
 
 
 def test_ece_and_reliability_by_hand():

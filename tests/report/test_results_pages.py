@@ -43,7 +43,7 @@ def _accuracy_rows(methods, extra=0):
 
 
 CALIBRATION = ["ranking", "check", "reaction_kind", "reactions", "rows", "true_gene_rows", "mean_confidence",
-               "true_gene_share", "ece", "brier", "threshold", "threshold_rule", "credible_reactions",
+               "true_gene_share", "ece", "ece_best", "brier", "threshold", "threshold_rule", "credible_reactions",
                "credible_top1_is_true", "all_top1_is_true"]
 
 
@@ -63,7 +63,7 @@ def small_run(tmp_path):
         "transport: orphans 9/424, validated 3/200 (right 1, hit@1 0.250)", "True"]])
     _write(res / "metabolic" / "calibration.tsv", CALIBRATION, [
         ["hgb+centred", "cross-validation (out of fold)", "all", "12", "240", "9", "0.04", "0.0375", "0.0123",
-         "0.031", "0.45", "lowest confidence ...", "3", "0.6667", "0.4167"]])
+         "0.05", "0.031", "0.45", "lowest confidence ...", "3", "0.6667", "0.4167"]])
     _write(res / "metabolic" / "calibration_reliability.tsv",
            ["bin_lo", "bin_hi", "rows", "mean_confidence", "frequency", "check"],
            [["0.0", "0.1", "200", "0.02", "0.025", "cross-validation (out of fold)"],

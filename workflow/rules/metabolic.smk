@@ -134,6 +134,8 @@ rule metabolic_ranking_validation:
 rule metabolic_calibration:
     input:
         rows=rules.metabolic_ranking_validation.output.calibration_rows,
+        # fold groups: the calibrator weighs each group of near-copies once
+        instances=rules.metabolic_features.output.instances,
     output:
         calibrator=f"{MET_DIR}/ranking/calibrator.pkl",
         table=f"{MET_STAGED}/calibration.tsv",

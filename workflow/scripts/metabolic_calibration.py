@@ -1,5 +1,6 @@
 """Fit the confidence calibrator on the cross-validation's calibration rows
-(rank/calibration.py), check it out of fold (the inner check), choose the
+(rank/calibration.py), each fold group weighted once (the instances' column
+fold_group), check it out of fold (the inner check), choose the
 "no credible candidate" threshold, and write the calibrator, the table, the
 reliability points and the diagram. Without usable rows (the final ranking
 is not validated) the candidates get no confidence: empty tables, and a
@@ -11,7 +12,7 @@ import pandas as pd
 
 from common.io import atomic_path, write_tsv_atomic
 from rank.calibration import (CHECK_COLUMNS, ConfidenceCalibrator, best_per_reaction, check_table,
-                              credible_threshold, out_of_fold_confidence, reliability_table)
+                              credible_threshold, family_weights, out_of_fold_confidence, reliability_table)
 from report.figures import plot_reliability
 
 from _bootstrap import setup
@@ -32,12 +33,18 @@ if not usable:
     plot_reliability({}, smk.output.plot, title="No calibration (see the log)")
 else:
     ranking = str(rows["ranking"].iloc[0])
-    calibrator = ConfidenceCalibrator().fit(rows, rows["label"])
-    oof = out_of_fold_confidence(rows)
+    instances = pd.read_csv(smk.input.instances, sep="\t", usecols=["reaction", "fold_group"], dtype=str)
+    rows["weight"] = family_weights(rows, instances.drop_duplicates("reaction").set_index("reaction")["fold_group"])
+    log.info("%d calibration rows of %d held-out reactions in %d fold groups (each group weighs one)",
+             len(rows), rows["reaction"].nunique(), round(rows.drop_duplicates("reaction")["weight"].sum()))
+    calibrator = ConfidenceCalibrator().fit(rows, rows["label"], sample_weight=rows["weight"])
+    log.info("cap of the confidence of candidates without network evidence, by evidence pattern "
+             "(motifs, adjacent, subsystem, compound): %s", calibrator.pattern_cap_)
+    oof = out_of_fold_confidence(rows, sample_weight=rows["weight"])
     if smk.params.threshold == "auto":
         threshold, met = credible_threshold(best_per_reaction(rows, oof))
         rule = ("lowest confidence at which the held-out reactions' most confident candidate was a true "
-                "gene at least half the time (out of fold)")
+                "gene at least half the time (out of fold; each fold group weighs one)")
         if not met:
             log.warning("no threshold reaches a precision of 0.5 out of fold: the highest, %.2f, is used",
                         threshold)
@@ -46,7 +53,7 @@ else:
     table = check_table(rows, oof, threshold, check=CHECK, ranking=ranking, threshold_rule=rule)
     log.info("calibration of %s, inner check:\n%s", ranking,
              table.drop(columns="threshold_rule").to_string(index=False))
-    reliability = reliability_table(rows["label"], oof).assign(check=CHECK)
+    reliability = reliability_table(rows["label"], oof, sample_weight=rows["weight"]).assign(check=CHECK)
     plot_reliability({f"cross-validation, out of fold (ECE {table['ece'].iloc[0]:.3f})": reliability},
                      smk.output.plot, title=f"Confidence of {ranking}'s shown candidates")
 write_tsv_atomic(reliability, smk.output.reliability)
