@@ -13,7 +13,7 @@ separately for each evidence pattern (:data:`EVIDENCE_PATTERNS`), the rows
 are weighted so that each fold group counts once (:func:`family_weights`:
 one lipid reaction written for many acyl chains is one case, not dozens),
 and a candidate without network evidence never gets more than the held-out
-share of right rank-1 candidates with its pattern (``pattern_cap_``). A time
+rank-1 candidates of its reaction kind and pattern support (``bare_cells_``). A time
 split's labels never reach it. The probability is conditional on the
 reaction having a gene among the candidates: a real orphan may have none.
 
@@ -32,6 +32,8 @@ References
    with supervised learning", ICML 2005.
 .. [3] C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On calibration of
    modern neural networks", ICML 2017.
+.. [4] E. B. Wilson, "Probable inference, the law of succession, and
+   statistical inference", J. Am. Stat. Assoc. 22, 209-212, 1927.
 
 Examples
 --------
@@ -58,7 +60,7 @@ __all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrat
            "calibration_features", "expected_calibration_error", "reliability_table",
            "out_of_fold_confidence", "no_credible_candidate", "best_per_reaction", "credible_threshold",
            "THRESHOLD_GRID", "shown_rows", "check_table", "CHECK_COLUMNS", "EVIDENCE_PATTERNS",
-           "evidence_pattern", "family_weights", "NETWORK_FLAGS"]
+           "evidence_pattern", "family_weights", "NETWORK_FLAGS", "wilson_lower"]
 
 #: Candidate evidence flags: ``motifs`` (the reaction has motif neighbour
 #: genes), ``adjacent`` (the candidate already catalyses a related reaction:
@@ -238,13 +240,15 @@ class ConfidenceCalibrator:
 
     **The cap.** A candidate with none of the :data:`NETWORK_FLAGS` (no
     related reaction, no reaction of the subsystem, no similar compound)
-    never gets more than the (weighted) share of rank-1 candidates with the
-    same evidence pattern that were true genes among the fitted rows; for a
-    pattern without such rows, the share over all rank-1 candidates without
-    network evidence, else over all rank-1 candidates. On held-out known
-    reactions a high score without network evidence can be right often; on
-    a real orphan the logistic extrapolation of that score is not evidence
-    the held-out reactions support.
+    never gets more than the lower end of the 95% Wilson interval [4]_ of
+    the share of right rank-1 candidates with the same reaction kind and
+    evidence pattern among the fitted rows, the share weighted and the
+    interval's size being the summed weight (with :func:`family_weights`,
+    the number of fold groups). A kind and pattern without such rows takes
+    the pattern's cell over all kinds; a pattern without any, 0. On held-out
+    known reactions a high score without network evidence can be right
+    often; few held-out cases support carrying that to an orphan, and the
+    bound says how few.
 
     Parameters
     ----------
@@ -256,9 +260,11 @@ class ConfidenceCalibrator:
     ----------
     pipeline_ : sklearn.pipeline.Pipeline
         ``StandardScaler`` then ``LogisticRegression``.
-    pattern_cap_ : dict
-        Evidence pattern without network evidence -> the cap above (every
-        such pattern of :data:`EVIDENCE_PATTERNS`).
+    bare_cells_ : pandas.DataFrame
+        One row per (``reaction_kind``, ``pattern``) without network
+        evidence seen at rank 1 (``reaction_kind`` "*": all kinds):
+        ``groups`` (summed weight), ``share`` (weighted share right) and
+        ``cap`` (the bound above).
     bare_share_ : float
         The (weighted) share of right rank-1 candidates without network
         evidence among the fitted rows, all patterns together (NaN when
@@ -294,7 +300,7 @@ class ConfidenceCalibrator:
             raise ValueError(f"ConfidenceCalibrator.fit: sample_weight must hold {len(y)} finite weights > 0")
         self.pipeline_ = make_pipeline(StandardScaler(), LogisticRegression(C=self.C, max_iter=self.max_iter))
         self.pipeline_.fit(X, y, logisticregression__sample_weight=w)
-        self.pattern_cap_, self.bare_share_ = _pattern_caps(rows, y, w)
+        self.bare_cells_, self.bare_share_ = _bare_cells(rows, y, w)
         self.n_rows_ = len(y)
         self.base_rate_ = float(np.average(y, weights=w))
         return self
@@ -307,34 +313,58 @@ class ConfidenceCalibrator:
         if not len(X):
             return np.empty(0)
         p = self.pipeline_.predict_proba(X)[:, 1]
-        cap = pd.Series(evidence_pattern(rows)).map(self.pattern_cap_).to_numpy(dtype=np.float64)
-        bare = ~np.isnan(cap)
-        p[bare] = np.minimum(p[bare], cap[bare])
+        bare = _bare(rows)
+        if bare.any():
+            cap = self.cell_values(rows[bare], "cap")
+            p[bare] = np.minimum(p[bare], cap)
         return p
+
+    def cell_values(self, rows: pd.DataFrame, column: str = "cap") -> np.ndarray:
+        """``column`` (``cap``, ``share`` or ``groups``) of :attr:`bare_cells_`
+        for each row: its (kind, pattern) cell, else its pattern over all
+        kinds, else 0."""
+        cells = self.bare_cells_.set_index(["reaction_kind", "pattern"])[column]
+        pattern = evidence_pattern(rows)
+        kind = rows["reaction_kind"].astype(str).to_numpy()
+        own = pd.Series(list(zip(kind, pattern))).map(cells.to_dict())
+        pooled = pd.Series([("*", q) for q in pattern]).map(cells.to_dict())
+        return own.fillna(pooled).fillna(0.0).to_numpy(dtype=np.float64)
+
+
+def wilson_lower(share: float, n: float, z: float = 1.959963984540054) -> float:
+    """Lower end of the Wilson score interval [4]_ of a proportion ``share``
+    observed over ``n`` cases (0 when ``n`` is 0).
+
+    >>> round(wilson_lower(0.5, 10), 4), round(wilson_lower(1.0, 3), 4), wilson_lower(0.3, 0)
+    (0.2366, 0.4385, 0.0)
+    """
+    if n <= 0:
+        return 0.0
+    centre = share + z * z / (2 * n)
+    half = z * np.sqrt(share * (1 - share) / n + z * z / (4 * n * n))
+    return float(max(0.0, (centre - half) / (1 + z * z / n)))
 
 
 def _bare(rows: pd.DataFrame) -> np.ndarray:
     return ~np.column_stack([rows[f].astype(bool).to_numpy() for f in NETWORK_FLAGS]).any(axis=1)
 
 
-def _pattern_caps(rows: pd.DataFrame, y: np.ndarray, w: np.ndarray) -> tuple[dict, float]:
-    """:attr:`ConfidenceCalibrator.pattern_cap_` and ``bare_share_`` of fitted rows."""
-    first = rows["rank"].to_numpy() == 1
-    bare = _bare(rows)
-    pattern = evidence_pattern(rows)
-
-    def share(m):
-        return float(np.average(y[m], weights=w[m])) if m.any() else None
-
-    bare_share = share(first & bare)
-    pooled = share(first) if bare_share is None else bare_share
-    pooled = float(np.average(y, weights=w)) if pooled is None else pooled
-    caps = {}
-    for p in EVIDENCE_PATTERNS:
-        if p[1:] == "0" * len(NETWORK_FLAGS):
-            own = share(first & bare & (pattern == p))
-            caps[p] = pooled if own is None else own
-    return caps, float("nan") if bare_share is None else bare_share
+def _bare_cells(rows: pd.DataFrame, y: np.ndarray, w: np.ndarray) -> tuple[pd.DataFrame, float]:
+    """:attr:`ConfidenceCalibrator.bare_cells_` and ``bare_share_`` of fitted rows."""
+    m = (rows["rank"].to_numpy() == 1) & _bare(rows)
+    t = pd.DataFrame({"reaction_kind": rows["reaction_kind"].astype(str).to_numpy()[m],
+                      "pattern": evidence_pattern(rows)[m], "y": y[m].astype(np.float64), "w": w[m]})
+    out = []
+    for kinds in (False, True):
+        keys = ["reaction_kind", "pattern"] if kinds else ["pattern"]
+        for key, g in t.groupby(keys, sort=True):
+            key = key if isinstance(key, tuple) else (key,)
+            kind, pattern = (key if kinds else ("*", key[0]))
+            n, share = float(g["w"].sum()), float(np.average(g["y"], weights=g["w"]))
+            out.append({"reaction_kind": kind, "pattern": pattern, "groups": n, "share": share,
+                        "cap": wilson_lower(share, n)})
+    cells = pd.DataFrame(out, columns=["reaction_kind", "pattern", "groups", "share", "cap"])
+    return cells, (float(np.average(t["y"], weights=t["w"])) if len(t) else float("nan"))
 
 
 def expected_calibration_error(y, p, n_bins: int = 10, sample_weight=None) -> float:
@@ -403,7 +433,7 @@ def out_of_fold_confidence(rows: pd.DataFrame, calibrator: ConfidenceCalibrator 
     >>> rng = np.random.default_rng(1)
     >>> rows = pd.DataFrame({"fold": np.repeat([1, 2, 3], 100), "rank": np.tile(np.arange(1, 11), 30),
     ...                      "score_z": 0.0, "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": "transport",
-    ...                      "motifs": True, "adjacent": False, "subsystem": False, "compound": False})
+    ...                      "motifs": True, "adjacent": True, "subsystem": False, "compound": False})
     >>> rows["label"] = (rng.random(300) < 0.5 / rows["rank"]).astype(int)
     >>> p = out_of_fold_confidence(rows)
     >>> p.shape, bool(p[rows["rank"] == 1].mean() > 0.3)

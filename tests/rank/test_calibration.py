@@ -10,7 +10,7 @@ import pytest
 
 from rank.calibration import (ConfidenceCalibrator, calibration_features, calibration_rows,
                               expected_calibration_error, no_credible_candidate, out_of_fold_confidence,
-                              reliability_table)
+                              reliability_table, wilson_lower)
 
 
 def _rows(n, rng, **fixed):
@@ -26,7 +26,7 @@ def test_saturated_groups_get_their_frequencies():
     0.4 exactly: the (nearly unregularised) logistic fit returns each share."""
     rows = pd.DataFrame({"rank": 1, "score_z": 0.0, "gap_next_z": 0.0, "gap_top_z": 0.0,
                          "reaction_kind": "enzymatic", "motifs": True, "adjacent": [False] * 100 + [True] * 100,
-                         "subsystem": False, "compound": False})
+                         "subsystem": True, "compound": False})
     y = np.r_[np.arange(100) < 10, np.arange(100) < 40].astype(int)
     p = ConfidenceCalibrator(C=1e6).fit(rows, y).predict_proba(rows)
     np.testing.assert_allclose(p[:100], 0.1, atol=1e-3)
@@ -48,11 +48,13 @@ def test_known_logistic_frequencies_are_recovered_and_calibrated():
     p = cal.predict_proba(fresh)
     ev = fresh["adjacent"].to_numpy()
     assert np.abs(p - truth(fresh))[ev].max() < 0.03
-    # without network evidence: the logistic fit, capped at the share of right rank-1 rows
-    first_bare = (train["rank"] == 1) & ~train["adjacent"]
-    assert cal.pattern_cap_["1000"] == pytest.approx(y_train[first_bare.to_numpy()].mean())
-    assert p[~ev].max() <= cal.pattern_cap_["1000"] + 1e-12
-    below = ~ev & (truth(fresh).to_numpy() < cal.pattern_cap_["1000"] - 0.05)
+    # without network evidence: the logistic fit, capped by the share of right rank-1 rows
+    first_bare = ((train["rank"] == 1) & ~train["adjacent"]).to_numpy()
+    share, n = y_train[first_bare].mean(), first_bare.sum()
+    cap = cal.cell_values(fresh[~ev].iloc[:1])[0]
+    assert cap == pytest.approx(wilson_lower(share, n)) and 0.1 < cap < share
+    assert p[~ev].max() <= cap + 1e-12
+    below = ~ev & (truth(fresh).to_numpy() < cap - 0.05)
     assert below.sum() > 1000 and np.abs(p - truth(fresh))[below].max() < 0.03
     y_fresh = rng.random(len(fresh)) < truth(fresh)
     assert expected_calibration_error(y_fresh[ev], p[ev]) < 0.01
@@ -106,30 +108,42 @@ def test_family_weights_count_each_fold_group_once():
 
 def test_cap_without_network_evidence_by_hand():
     """Bare candidates (no adjacent, subsystem or compound evidence) never
-    exceed the share of right rank-1 bare rows of their pattern; a bare
-    pattern never seen at rank 1 gets the pooled bare share; rows with
-    network evidence are not capped."""
+    exceed the Wilson lower bound of the share of right rank-1 bare rows of
+    their kind and pattern (n = summed weight); a kind without such rows
+    takes the pattern over all kinds, a pattern without any gets 0; rows
+    with network evidence are not capped."""
     n = 400
     rows = pd.DataFrame({"rank": np.tile([1, 2], n // 2), "score_z": np.linspace(-3, 3, n),
-                         "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": "enzymatic", "motifs": True,
-                         "adjacent": np.r_[np.zeros(n // 2, bool), np.ones(n // 2, bool)],
+                         "gap_next_z": 0.0, "gap_top_z": 0.0,
+                         "reaction_kind": np.where(np.arange(n) % 8 < 6, "enzymatic", "transport"),
+                         "motifs": True, "adjacent": np.r_[np.zeros(n // 2, bool), np.ones(n // 2, bool)],
                          "subsystem": False, "compound": False})
-    # bare rows: right when the score is high (rank 1: 50 of 100 right); evidence rows likewise
-    y = (rows["score_z"].abs() > 1.5) | (np.arange(n) % 4 == 0)
-    y = y.astype(int).to_numpy()
-    cal = ConfidenceCalibrator(C=1e6).fit(rows, y)
-    bare_first = (rows["rank"] == 1).to_numpy() & ~rows["adjacent"].to_numpy()
-    assert cal.pattern_cap_["1000"] == pytest.approx(y[bare_first].mean())
-    assert set(cal.pattern_cap_) == {"0000", "1000"}
-    assert cal.pattern_cap_["0000"] == pytest.approx(y[bare_first].mean())  # pooled: no motif-less rows
+    y = ((rows["score_z"].abs() > 1.5) | (np.arange(n) % 4 == 0)).astype(int).to_numpy()
+    w = np.where(np.arange(n) % 3 == 0, 0.5, 1.0)
+    cal = ConfidenceCalibrator(C=1e6).fit(rows, y, sample_weight=w)
+    first_bare = (rows["rank"] == 1).to_numpy() & ~rows["adjacent"].to_numpy()
+    cells = cal.bare_cells_.set_index(["reaction_kind", "pattern"])
+    assert set(cells.index) == {("enzymatic", "1000"), ("transport", "1000"), ("*", "1000")}
+    for kind in ("enzymatic", "transport", "*"):
+        m = first_bare & ((rows["reaction_kind"] == kind).to_numpy() if kind != "*" else True)
+        share, groups = np.average(y[m], weights=w[m]), w[m].sum()
+        assert cells.loc[(kind, "1000"), "share"] == pytest.approx(share)
+        assert cells.loc[(kind, "1000"), "groups"] == pytest.approx(groups)
+        assert cells.loc[(kind, "1000"), "cap"] == pytest.approx(wilson_lower(share, groups))
+    assert cal.bare_share_ == pytest.approx(np.average(y[first_bare], weights=w[first_bare]))
     p = cal.predict_proba(rows)
     bare = ~rows["adjacent"].to_numpy()
-    assert p[bare].max() <= cal.pattern_cap_["1000"] + 1e-12
+    cap = cal.cell_values(rows)
+    np.testing.assert_array_equal(cap[bare], cells.loc[list(zip(rows["reaction_kind"][bare], ["1000"] * bare.sum())),
+                                                       "cap"].to_numpy())
+    assert (p[bare] <= cap[bare] + 1e-12).all()
     uncapped = cal.pipeline_.predict_proba(calibration_features(rows))[:, 1]
     np.testing.assert_array_equal(p[~bare], uncapped[~bare])
-    assert (uncapped[bare] > cal.pattern_cap_["1000"] + 0.05).any()
-    motifless = rows.assign(motifs=False)
-    assert cal.predict_proba(motifless)[bare].max() <= cal.pattern_cap_["0000"] + 1e-12
+    assert (uncapped[bare] > cap[bare] + 0.05).any()
+    # a kind never seen bare takes the pattern over all kinds; an unseen pattern, 0
+    other = rows[bare].assign(reaction_kind="spontaneous")
+    np.testing.assert_allclose(cal.cell_values(other), cells.loc[("*", "1000"), "cap"])
+    assert cal.predict_proba(rows[bare].assign(motifs=False)).max() == 0.0
 
 
 def test_ece_and_reliability_by_hand():

@@ -12,7 +12,7 @@ from threadpoolctl import threadpool_limits
 
 from common.io import write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
-from rank.calibration import evidence_pattern, no_credible_candidate, shown_rows
+from rank.calibration import no_credible_candidate, shown_rows
 from rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions
 from rank.metrics import choose_ranking_method, ranking_quality
 from rank.refit import ranking_decision_for
@@ -90,7 +90,8 @@ else:
 
 # rank-1 candidates without network evidence (no related, subsystem or similar-compound
 # reaction): their confidence beside how often such held-out rank-1 candidates were right
-# (each fold group weighing one, as in the calibrator, whose cap per evidence pattern they must not pass)
+# (each fold group weighing one, as in the calibrator, whose share for their kind and evidence
+# pattern they must not pass)
 cv_rows = pd.read_csv(smk.input.calibration_rows, sep="\t")
 NETWORK = ["adjacent", "subsystem", "compound"]
 cv_bare = cv_rows[(cv_rows["rank"] == 1) & ~cv_rows[NETWORK].astype(bool).any(axis=1)]
@@ -99,8 +100,8 @@ cal = calibration["calibrator"]
 if cal is None or not len(orphan_bare):
     above = float("nan") if cal is None else 0
 else:
-    cap = pd.Series(evidence_pattern(orphan_bare), index=orphan_bare.index).map(cal.pattern_cap_)
-    above = int((top.loc[orphan_bare.index, "confidence"] > cap + 1e-12).sum())
+    share = cal.cell_values(orphan_bare, "share")
+    above = int((top.loc[orphan_bare.index, "confidence"].to_numpy() > share + 1e-12).sum())
 bare = {"orphan_top1_without_network_evidence": len(orphan_bare),
         "orphan_top1_without_network_evidence_max_confidence":
             float(top.loc[orphan_bare.index, "confidence"].max()) if len(orphan_bare) else float("nan"),
@@ -110,9 +111,6 @@ bare = {"orphan_top1_without_network_evidence": len(orphan_bare),
 log.info("rank-1 candidates without network evidence: %d orphans (highest confidence %.3f); in the "
          "validation %d held-out reactions, right for a share of %.3f (each fold group weighing one); "
          "orphans above their evidence pattern's validated share: %s", *bare.values())
-if cal is not None:
-    log.info("validated share per evidence pattern without network evidence (the confidence cap): %s",
-             cal.pattern_cap_)
 
 true_ranks = pd.read_csv(smk.input.true_ranks, sep="\t")
 with threadpool_limits(1):

@@ -38,8 +38,9 @@ else:
     log.info("%d calibration rows of %d held-out reactions in %d fold groups (each group weighs one)",
              len(rows), rows["reaction"].nunique(), round(rows.drop_duplicates("reaction")["weight"].sum()))
     calibrator = ConfidenceCalibrator().fit(rows, rows["label"], sample_weight=rows["weight"])
-    log.info("cap of the confidence of candidates without network evidence, by evidence pattern "
-             "(motifs, adjacent, subsystem, compound): %s", calibrator.pattern_cap_)
+    log.info("candidates without network evidence: held-out rank-1 share right per reaction kind and evidence "
+             "pattern (motifs, adjacent, subsystem, compound), over how many fold groups, and the confidence "
+             "cap (its 95%% Wilson lower bound):\n%s", calibrator.bare_cells_.round(4).to_string(index=False))
     oof = out_of_fold_confidence(rows, sample_weight=rows["weight"])
     if smk.params.threshold == "auto":
         threshold, met = credible_threshold(best_per_reaction(rows, oof))
