@@ -18,6 +18,16 @@ Usage::
 Prints a markdown table: n, d, kernel, svc_s (the baseline), geom_s, ratio, peak_MB,
 and the CPU seconds of both fits (``time.process_time``, all threads; less
 sensitive than wall time to other jobs on a shared machine).
+
+``--representations`` compares instead, per n and d, three fits each in its
+own subprocess: one plain ``SVC(kernel="linear")`` on the zero-filled rows
+and ``GeometricMarginSVC`` (linear, libsvm, default ``n_iter``) with
+``representation="gram"`` and ``"rows"``; for each its wall and CPU seconds,
+the subprocess's peak MB and the ratio to the plain SVC's wall (and CPU)
+time, and for ``rows`` the largest ``|f_rows - f_gram|`` (absolute and
+relative to ``max |f_gram|``) on a held-out set of 2000 rows::
+
+    python benchmarks/bench_geometric.py --representations --d 59 --n 2000 8000 15000 --block 10
 """
 
 from __future__ import annotations
@@ -32,14 +42,14 @@ REPO = Path(__file__).resolve().parents[1]
 BLOCK = 50
 
 
-def make_data(n: int, d: int, seed: int = 0):
+def make_data(n: int, d: int, seed: int = 0, block: int = BLOCK):
     import numpy as np
 
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
     w = rng.normal(size=d)
     y = (X @ w + 0.5 * np.sqrt(d) * rng.normal(size=n) > 0).astype(int)
-    groups = np.arange(d) // BLOCK
+    groups = np.arange(d) // block
     absent = rng.random((n, int(groups.max()) + 1)) < 0.5
     X[absent[:, groups]] = np.nan
     return X, y, groups
@@ -79,6 +89,75 @@ def run_case(n: int, d: int, kernel: str, seed: int, C: float = 1.0,
             "svc_cpu_s": svc_cpu, "geom_cpu_s": geom_cpu}
 
 
+def run_representation(n: int, d: int, what: str, seed: int, C: float, block: int,
+                       out: str) -> dict:
+    """One fit of a ``--representations`` row: ``what`` is ``svc``, ``gram``
+    or ``rows``; the geometric fits save their held-out decision values to
+    ``out`` (``.npy``)."""
+    import resource
+    import time
+
+    import numpy as np
+    from sklearn.svm import SVC
+
+    from models.geometric import GeometricMarginSVC
+
+    # training and held-out rows from one draw (the same labelling rule)
+    X, y, groups = make_data(n + 2000, d, seed, block)
+    X, y, Xv = X[:n], y[:n], X[n:]
+    t, c = time.perf_counter(), time.process_time()
+    if what == "svc":
+        SVC(kernel="linear", C=C, cache_size=500).fit(np.nan_to_num(X), y)
+    else:
+        est = GeometricMarginSVC(C=C, groups=groups, cache_size=500,
+                                 representation=what).fit(X, y)
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
+    if what != "svc":
+        np.save(out, est.decision_function(Xv))
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    return {"wall_s": wall, "cpu_s": cpu, "peak_MB": peak_mb,
+            "n_iter": None if what == "svc" else est.n_iter_}
+
+
+def representations_table(ns, ds, Cs, seed: int, block: int) -> None:
+    import tempfile
+
+    import numpy as np
+
+    print("| n | d | C | fit | wall_s | cpu_s | peak_MB | wall / svc | cpu / svc | QPs | "
+          "max abs df | max rel df |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for d in ds:
+            for n in ns:
+                for C in Cs:
+                    res, f = {}, {}
+                    for what in ("svc", "gram", "rows"):
+                        path = f"{tmp}/{what}.npy"
+                        out = subprocess.run(
+                            [sys.executable, __file__, "--rep-case",
+                             f"{n},{d},{what},{C},{block},{path}", "--seed", str(seed)],
+                            capture_output=True, text=True)
+                        if out.returncode != 0:
+                            print(f"| {n} | {d} | {C:g} | {what} | failed: "
+                                  f"{out.stderr.strip().splitlines()[-1]} |", flush=True)
+                            continue
+                        r = res[what] = json.loads(out.stdout.strip().splitlines()[-1])
+                        if what != "svc":
+                            f[what] = np.load(path)
+                        base = res.get("svc")
+                        ratio = (f"{r['wall_s'] / base['wall_s']:.2f} | "
+                                 f"{r['cpu_s'] / base['cpu_s']:.2f}") if base and what != "svc" \
+                            else " | "
+                        diff = " | "
+                        if what == "rows" and "gram" in f:
+                            df = float(np.max(np.abs(f["rows"] - f["gram"])))
+                            diff = f"{df:.2e} | {df / float(np.max(np.abs(f['gram']))):.2e}"
+                        print(f"| {n} | {d} | {C:g} | {what} | {r['wall_s']:.2f} | "
+                              f"{r['cpu_s']:.2f} | {r['peak_MB']:.0f} | {ratio} | "
+                              f"{r['n_iter'] or ''} | {diff} |", flush=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small cases only (seconds)")
@@ -93,11 +172,26 @@ def main(argv=None) -> int:
     ap.add_argument("--first-tol", type=float, default=None,
                     help="GeometricMarginSVC's first_tol (default None = tol, the strict "
                          "iteration; e.g. 0.01 for the opt-in looser first QP)")
+    ap.add_argument("--representations", action="store_true",
+                    help="GeometricMarginSVC representation='gram' vs 'rows' vs one plain "
+                         "SVC(kernel='linear') (linear kernel, default n_iter)")
+    ap.add_argument("--block", type=int, default=BLOCK,
+                    help=f"features per block absent together (default {BLOCK})")
     ap.add_argument("--case", help=argparse.SUPPRESS)  # internal: run one case in this process
+    ap.add_argument("--rep-case", help=argparse.SUPPRESS)  # internal: one --representations fit
     args = ap.parse_args(argv)
+    if args.rep_case:
+        n, d, what, C, block, out = args.rep_case.split(",")
+        print(json.dumps(run_representation(int(n), int(d), what, args.seed, float(C),
+                                            int(block), out)))
+        return 0
     if args.case:
         n, d, kernel, C = args.case.split(",")
         print(json.dumps(run_case(int(n), int(d), kernel, args.seed, float(C), args.first_tol)))
+        return 0
+    if args.representations:
+        representations_table(args.n or [2000, 8000, 15000], args.d or [59], args.C,
+                              args.seed, args.block)
         return 0
     ns = args.n or ([500, 2000] if args.quick else [500, 2000, 8000])
     ds = args.d or ([500] if args.quick else [4000, 500])

@@ -74,6 +74,20 @@ SVC_PARAMETER_CONSTRAINTS: dict = {
     "tol": positive_float(),
 }
 
+
+def _use_rows(representation: str, kernel: str, n_samples: int, n_features: int) -> bool:
+    """Whether libsvm should get the rows (``SVC(kernel="linear")``) rather
+    than a precomputed n x n kernel: ``"rows"`` / ``"gram"`` as asked (rows
+    need ``kernel="linear"``), ``"auto"`` rows when the kernel is linear and
+    ``4 * n_features <= n_samples``. Both give the same QP; the rows need no
+    n x n matrix, but libsvm then evaluates each kernel entry as a
+    length-``n_features`` dot product instead of reading it, which only pays
+    while the rows are short compared with their number."""
+    if kernel != "linear" or representation == "gram":
+        return False
+    return representation == "rows" or 4 * n_features <= n_samples
+
+
 # Target number of float64 elements in a temporary chunk (~128 MB).
 _CHUNK_ELEMENTS = 1 << 24
 

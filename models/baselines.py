@@ -22,11 +22,14 @@ Speed
 :class:`ImputedSVC` trains libsvm on a precomputed kernel built from one
 BLAS product ``Z @ Z.T`` (linear, polynomial and RBF kernels are all
 functions of it), which is much faster than libsvm's own per-pair kernel
-evaluations for dense data with thousands of features. Its
+evaluations for dense data with thousands of features; with the linear
+kernel and few columns (at most a quarter of the rows) it gives libsvm the rows instead
+(``representation``), which needs no n x n matrix. Its
 :meth:`ImputedSVC.grid_decision_function` evaluates a whole parameter grid
 on a validation split, fitting each imputer once and reusing the Gram
 matrix for every kernel and ``C``; :func:`models.selection.select_params`
-uses it. Memory is ``O(n_train^2)`` (about 0.5 GB at 8000 instances).
+uses it. With the precomputed kernel memory is ``O(n_train^2)`` (about 0.5 GB
+at 8000 instances).
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
 from common.checks import int_at_least, one_of, positive_float, validate_params
-from models._kernels import SVC_PARAMETER_CONSTRAINTS, kernel_from_gram
+from models._kernels import SVC_PARAMETER_CONSTRAINTS, _use_rows, kernel_from_gram
 from models._validation import (
     AbsentFeatureClassifierMixin,
     validate_binary_y,
@@ -84,6 +87,12 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         Seed of the EM imputer.
     tol : float, default=1e-3
         libsvm stopping tolerance.
+    representation : {"auto", "gram", "rows"}, default="auto"
+        What libsvm gets: the precomputed n x n kernel (``"gram"``) or, for
+        ``kernel="linear"``, the imputed rows with libsvm's linear kernel
+        (``"rows"``, the same QP without an n x n matrix); ``"auto"``:
+        ``"rows"`` when ``kernel="linear"`` and the imputed matrix has at most
+        a quarter as many columns as rows, as in :class:`models.geometric.GeometricMarginSVC`.
 
     Attributes
     ----------
@@ -100,6 +109,8 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         Only for ``kernel="linear"``.
     gamma_ : float
         The numeric gamma used.
+    representation_ : {"gram", "rows"}
+        What libsvm got (``representation`` resolved).
     n_features_in_ : int
 
     Examples
@@ -114,11 +125,13 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {
         **SVC_PARAMETER_CONSTRAINTS, "imputer": one_of(*IMPUTERS),
         "n_neighbors": int_at_least(1), "n_components": int_at_least(1),
+        "representation": one_of("auto", "gram", "rows"),
     }
 
     def __init__(self, imputer: str = "zero", *, n_neighbors: int = 5, n_components: int = 5,
                  C: float = 1.0, kernel: str = "linear", degree: int = 2, gamma="scale",
-                 coef0: float = 1.0, groups=None, random_state=None, tol: float = 1e-3):
+                 coef0: float = 1.0, groups=None, random_state=None, tol: float = 1e-3,
+                 representation: str = "auto"):
         self.imputer = imputer
         self.n_neighbors = n_neighbors
         self.n_components = n_components
@@ -130,6 +143,15 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         self.groups = groups
         self.random_state = random_state
         self.tol = tol
+        self.representation = representation
+
+    def _check_representation(self) -> None:
+        if self.representation == "rows" and self.kernel != "linear":
+            raise ValueError(f"ImputedSVC: representation='rows' needs kernel='linear'. Got "
+                             f"kernel={self.kernel!r}; use representation='gram' or 'auto' for it.")
+
+    def _uses_rows(self, Z: np.ndarray) -> bool:
+        return _use_rows(self.representation, self.kernel, *Z.shape)
 
     def _imputer_key(self) -> tuple:
         """Parameters that determine the fitted imputer (for grid sharing)."""
@@ -157,15 +179,21 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------ fitting
     def _fit_imputed(self, Z: np.ndarray, y_signed: np.ndarray, G: np.ndarray | None = None,
                      sq: np.ndarray | None = None) -> "ImputedSVC":
-        """Fit the SVM on an imputed matrix (G = Z @ Z.T may be given)."""
-        if G is None:
-            G = Z @ Z.T
+        """Fit the SVM on an imputed matrix (G = Z @ Z.T may be given; not
+        used when libsvm gets the rows, see ``representation``)."""
         if sq is None:
             sq = np.einsum("ij,ij->i", Z, Z)
         self.gamma_ = self._gamma_value(Z)
-        K = kernel_from_gram(G, sq, sq, kernel=self.kernel, degree=self.degree,
-                             gamma=self.gamma_, coef0=self.coef0)
-        svc = SVC(kernel="precomputed", C=float(self.C), tol=self.tol).fit(K, y_signed)
+        rows = self._uses_rows(Z)
+        self.representation_ = "rows" if rows else "gram"
+        if rows:
+            svc = SVC(kernel="linear", C=float(self.C), tol=self.tol).fit(Z, y_signed)
+        else:
+            if G is None:
+                G = Z @ Z.T
+            K = kernel_from_gram(G, sq, sq, kernel=self.kernel, degree=self.degree,
+                                 gamma=self.gamma_, coef0=self.coef0)
+            svc = SVC(kernel="precomputed", C=float(self.C), tol=self.tol).fit(K, y_signed)
         self.support_ = svc.support_
         self.support_vectors_ = Z[svc.support_]
         self._sv_sq = sq[svc.support_]
@@ -178,6 +206,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     def fit(self, X, y) -> "ImputedSVC":
         """Fit the imputer on ``X``, then the SVM on the imputed ``X``."""
         validate_params(self)
+        self._check_representation()
         X = validate_X_fit(self, X)
         self.classes_, y_signed = validate_binary_y(self, y, X)
         self.imputer_ = self._make_imputer(X.shape[1])
@@ -206,7 +235,9 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         Equivalent to ``[clone(self).set_params(**p).fit(X_train,
         y_train).decision_function(X_val) for p in param_list]`` but fits
         each distinct imputer once and computes ``Z @ Z.T`` once per
-        imputer, deriving every kernel from it.
+        imputer, deriving every kernel from it (not at all when every
+        setting of that imputer gives libsvm the rows, see
+        ``representation``).
 
         Examples
         --------
@@ -224,6 +255,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         for i, p in enumerate(param_list):
             est = clone(self).set_params(**p)
             validate_params(est)
+            est._check_representation()
             ests.append(est)
             by_key.setdefault(est._imputer_key(), []).append(i)
         out: list[np.ndarray | None] = [None] * len(ests)
@@ -241,13 +273,18 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
                 imp = first._make_imputer(X_train.shape[1])
                 Zt = imp.fit_transform(X_train)
                 Zv = imp.transform(np.asarray(X_val, dtype=np.float64))
-            G = Zt @ Zt.T
-            Gv = Zv @ Zt.T
             sq, sqv = np.einsum("ij,ij->i", Zt, Zt), np.einsum("ij,ij->i", Zv, Zv)
+            G = Gv = None
             for i in idx:
                 est = ests[i]
                 est.classes_ = classes
                 est.n_features_in_ = ests[0].n_features_in_
+                if est._uses_rows(Zt):
+                    est._fit_imputed(Zt, y_signed, sq=sq)
+                    out[i] = Zv @ est.coef_[0] + est.intercept_[0]
+                    continue
+                if G is None:
+                    G, Gv = Zt @ Zt.T, Zv @ Zt.T
                 est._fit_imputed(Zt, y_signed, G=G, sq=sq)
                 Kv = kernel_from_gram(Gv[:, est.support_], sqv, sq[est.support_],
                                       kernel=est.kernel, degree=est.degree,

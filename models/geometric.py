@@ -4,9 +4,10 @@
 Chechik, Heitz, Elidan, Abbeel & Koller ("Max-margin classification of data
 with absent features", JMLR 9, 2008, Sec. 4; NIPS 2006). :class:`AverageNormSVC`
 is the paper's ``avg|w|`` variant. Both take ``X`` with NaN where a feature is
-structurally absent and solve every QP with libsvm (``sklearn.svm.SVC`` on a
-precomputed kernel); for large linear problems GeometricMarginSVC can use
-liblinear instead (``solver="liblinear"``).
+structurally absent and solve every QP with libsvm (``sklearn.svm.SVC``, on a
+precomputed kernel or, for the linear kernel with few features, on the
+rows; see ``representation``); for large linear problems
+GeometricMarginSVC can use liblinear instead (``solver="liblinear"``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from common.checks import (int_at_least, none_or_positive_float, one_of, positiv
                            validate_params)
 
 from ._kernels import (SVC_PARAMETER_CONSTRAINTS, PatternNorms, _kernel_from_filled,
-                       resolve_gamma)
+                       _use_rows, resolve_gamma)
 from ._validation import (AbsentFeatureClassifierMixin, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 
@@ -49,9 +50,18 @@ class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {**SVC_PARAMETER_CONSTRAINTS, "cache_size": positive_float()}
 
-    def _svc(self):
-        return SVC(kernel="precomputed", C=float(self.C), tol=float(self.tol),
-                   cache_size=float(self.cache_size))
+    def _svc(self, rows: bool = False):
+        """libsvm on a precomputed kernel, or (``rows``) on the rows with the
+        linear kernel: the same QP when the precomputed kernel is
+        ``X0 @ X0.T`` of those rows."""
+        return SVC(kernel="linear" if rows else "precomputed", C=float(self.C),
+                   tol=float(self.tol), cache_size=float(self.cache_size))
+
+    def _check_representation(self) -> None:
+        if self.representation == "rows" and self.kernel != "linear":
+            raise ValueError(f"{type(self).__name__}: representation='rows' needs "
+                             f"kernel='linear'. Got kernel={self.kernel!r}; use "
+                             "representation='gram' or 'auto' for it.")
 
     def _kernel(self, X0, M, Z0, Mz, G=None):
         """Masked kernel with the estimators' convention for rows with no
@@ -173,6 +183,19 @@ class GeometricMarginSVC(_MaskedSVCBase):
         warns (``UserWarning``) that the result is an approximation. With
         ``"liblinear"``, ``dual_coef_`` and ``beta_`` are not available and
         ``support_`` holds the instances on or inside the margin.
+    representation : {"auto", "gram", "rows"}, default="auto"
+        What libsvm gets at each QP (``solver="libsvm"``). ``"gram"``: the
+        precomputed n x n scaled kernel ``K_ij / (s_i s_j)``. ``"rows"``
+        (``kernel="linear"`` only): the rows ``x_i / s_i`` (zero-filled)
+        with libsvm's linear kernel, which is the same QP with the same
+        unpenalised bias, solved to the same ``tol``, without any n x n
+        matrix (memory grows with n d instead of n^2; libsvm then computes
+        each kernel entry as a dot product over the features).
+        ``"auto"``: ``"rows"`` when ``kernel="linear"`` and
+        ``4 * n_features <= n_samples``, else ``"gram"``. The two differ only in
+        how the kernel values are rounded; libsvm's iterates can carry that
+        to the level of its stopping tolerance, as a permutation of the
+        features would. Ignored with ``solver="liblinear"``.
 
     Attributes
     ----------
@@ -181,6 +204,9 @@ class GeometricMarginSVC(_MaskedSVCBase):
     n_features_in_ : int
     gamma_ : float
         The kernel coefficient used.
+    representation_ : {"gram", "rows"}
+        What the QPs were solved on (``representation`` resolved; ``"rows"``
+        with ``solver="liblinear"``).
     n_iter_ : int
         Number of QPs solved.
     s_ : ndarray of shape (n_samples,)
@@ -250,11 +276,12 @@ class GeometricMarginSVC(_MaskedSVCBase):
         **_MaskedSVCBase._parameter_constraints,
         "n_iter": int_at_least(1), "s_tol": positive_float(),
         "solver": one_of("libsvm", "liblinear"), "first_tol": none_or_positive_float(),
+        "representation": one_of("auto", "gram", "rows"),
     }
 
     def __init__(self, C=1.0, *, kernel="linear", degree=2, gamma="scale", coef0=1.0,
                  n_iter=3, groups=None, tol=1e-3, cache_size=500, s_tol=1e-3,
-                 solver="libsvm", first_tol=None):
+                 solver="libsvm", first_tol=None, representation="auto"):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -267,6 +294,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self.s_tol = s_tol
         self.solver = solver
         self.first_tol = first_tol
+        self.representation = representation
 
     def _check_solver(self) -> None:
         if self.solver == "liblinear" and self.kernel != "linear":
@@ -276,6 +304,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
     def _check_iteration_params(self) -> int:
         """Validate the iteration's own parameters; returns ``n_iter``."""
         self._check_solver()
+        self._check_representation()
         if self.solver == "liblinear":
             warnings.warn(
                 "GeometricMarginSVC: solver='liblinear' penalises the bias, so it only "
@@ -335,7 +364,9 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self.gamma_ = resolve_gamma(self, self.gamma, X)
         M = ~np.isnan(X)
         X0 = np.where(M, X, 0.0)
-        K = None if self.solver == "liblinear" else self._kernel(X0, M, X0, M)
+        rows = self._rows_or_liblinear(X0)
+        self.representation_ = "rows" if rows else "gram"
+        K = None if rows else self._kernel(X0, M, X0, M)
         state = None
         first_tol = self._first_tol(M) if n_iter > 1 else float(self.tol)
         for state in self._iterate(K, X0, M, ys, groups, n_iter, first_tol):
@@ -343,15 +374,24 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self._set_state(state, X, X0, M)
         return self
 
+    def _rows_or_liblinear(self, X0) -> bool:
+        """True when the QPs need no kernel matrix: liblinear, or libsvm on
+        the rows (``representation``, see :func:`_use_rows`)."""
+        return self.solver == "liblinear" or _use_rows(self.representation, self.kernel,
+                                                       *X0.shape)
+
     def _iterate(self, K, X0, M, ys, groups, n_iter, first_tol):
         """Generator over the QPs: after QP ``t`` yields its solution
         ``(s_new, sv, dual, beta, b, norms, wn2)`` and appends to
         ``self.objective_`` / ``self.s_history_`` (reset here). ``K`` is the
-        unscaled training kernel (not modified; None with liblinear, which
-        yields ``dual = beta = None``). QP 1 is solved to ``first_tol``, the
-        others to ``tol``; the iteration does not stop on a QP solved to a
-        looser tolerance than ``tol``."""
+        unscaled training kernel (not modified); None with liblinear, which
+        yields ``dual = beta = None``, and with libsvm on the rows (linear
+        kernel), which fits ``SVC(kernel="linear")`` on ``X0 / s`` instead:
+        the same QP as on ``X0 @ X0.T / (s_i s_j)``. QP 1 is solved to
+        ``first_tol``, the others to ``tol``; the iteration does not stop on
+        a QP solved to a looser tolerance than ``tol``."""
         n = X0.shape[0]
+        rows = K is None and self.solver != "liblinear"
         empty = ~M.any(axis=1)
         C = float(self.C)
         s = np.ones(n)
@@ -360,7 +400,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         Ks = None
         for t in range(n_iter):
             tol = first_tol if t == 0 else float(self.tol)
-            if K is None:  # liblinear: w explicitly, as one pseudo support vector
+            if K is None and not rows:  # liblinear: w explicitly, as one pseudo support vector
                 w, b = self._solve_liblinear(X0, s, ys, tol)
                 raw = X0 @ w
                 sv = np.flatnonzero(ys * (raw / s + b) <= 1.0 + 1e-8)
@@ -369,7 +409,9 @@ class GeometricMarginSVC(_MaskedSVCBase):
                                      np.ones(1), "linear", self.degree, self.gamma_,
                                      self.coef0, groups)
             else:
-                if t == 0:
+                if rows:  # the rows phi(x_i) / s_i, phi(x_i) = 0 for an empty row
+                    Kt = X0 if t == 0 else X0 / s[:, None]
+                elif t == 0:
                     Kt = K
                 else:
                     if Ks is None:
@@ -378,7 +420,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
                     np.multiply(K, inv[:, None], out=Ks)
                     Ks *= inv[None, :]
                     Kt = Ks
-                svc = self._svc().set_params(tol=tol).fit(Kt, ys)
+                svc = self._svc(rows).set_params(tol=tol).fit(Kt, ys)
                 sv = svc.support_
                 dual = svc.dual_coef_[0].copy()
                 b = float(svc.intercept_[0])
@@ -389,7 +431,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
                 beta_w = np.where(empty[sv], 0.0, beta)
                 norms = PatternNorms(X0[sv], M[sv], beta_w, self.kernel, self.degree,
                                      self.gamma_, self.coef0, groups)
-                raw = K[:, sv] @ beta
+                raw = X0 @ (X0[sv].T @ beta) if rows else K[:, sv] @ beta
             nrm, wn2 = norms.norms_and_full(M)
             s_new, ok = _scales(norms, M, wn2, nrm)
             if not ok:
@@ -437,7 +479,8 @@ class GeometricMarginSVC(_MaskedSVCBase):
         in ``n_iter`` share one run of the iteration (the validation scores
         are taken after every QP up to the largest ``n_iter``), and points
         with the same kernel share its Gram matrix (linear and polynomial
-        kernels share one ``X0 @ X0.T``). One difference: when ``n_iter=1``
+        kernels share one ``X0 @ X0.T``; linear points that give libsvm the
+        rows, see ``representation``, build no Gram matrix). One difference: when ``n_iter=1``
         is among the settings, the longer runs continue from its first QP,
         solved to ``tol`` rather than ``first_tol``; their scores then differ
         from separate fits by the first QP's tolerance only (exactly equal
@@ -487,7 +530,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
                    float(est.coef0) if est.kernel == "poly" else None,
                    float(est.C), float(est.tol), float(est.cache_size),
                    None if g is None else tuple(np.asarray(g).ravel().tolist()), est.solver,
-                   float(est.s_tol), est.first_tol)
+                   float(est.s_tol), est.first_tol, est._rows_or_liblinear(X0))
             runs.setdefault(key, []).append(i)
         _, ys = validate_binary_y(proto, y_train, X_train)
         Xv = validate_X_predict(proto, X_val)
@@ -501,7 +544,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         for key, idx in runs.items():
             run = ests[idx[0]]
             kkey = key[:4]
-            if run.solver == "liblinear":
+            if run._rows_or_liblinear(X0):
                 K = Kv = None
             else:
                 if kkey not in kcache:
@@ -523,7 +566,12 @@ class GeometricMarginSVC(_MaskedSVCBase):
             for t, (s, sv, dual, beta, b, norms, wn2) in enumerate(
                     run._iterate(K, X0, M, ys, groups, t_max, first_tol), start=1):
                 sv_, _ = _scales(norms, Mv, wn2)
-                raw_v = X0v @ norms.w if Kv is None else Kv[:, sv] @ beta
+                if beta is None:  # liblinear
+                    raw_v = X0v @ norms.w
+                elif Kv is None:  # libsvm on the rows
+                    raw_v = X0v @ (X0[sv].T @ beta)
+                else:
+                    raw_v = Kv[:, sv] @ beta
                 f = raw_v / sv_ + b
                 f[empty_v] = b
                 for i in wanted.get(t, ()):
@@ -648,11 +696,17 @@ class AverageNormSVC(_MaskedSVCBase):
     groups : array-like of int of shape (n_features,), default=None
         Accepted for a uniform interface and validated; ``p_k`` is per feature
         so the result does not depend on it.
+    representation : {"auto", "gram", "rows"}, default="auto"
+        What libsvm gets, as in :class:`GeometricMarginSVC`: the precomputed
+        n x n kernel (``"gram"``) or, for ``kernel="linear"``, the rescaled
+        zero-filled rows with libsvm's linear kernel (``"rows"``, the same
+        QP); ``"auto"``: ``"rows"`` when ``kernel="linear"`` and
+        ``4 * n_features <= n_samples``.
 
     Attributes
     ----------
     classes_, n_features_in_, gamma_, support_, support_vectors_, dual_coef_,
-    intercept_
+    intercept_, representation_
         As in :class:`GeometricMarginSVC`.
     feature_scale_ : ndarray of shape (n_features,)
         ``1 / sqrt(p_k)``, 0 for dropped features.
@@ -674,8 +728,13 @@ class AverageNormSVC(_MaskedSVCBase):
     array([1, 0])
     """
 
+    _parameter_constraints: dict = {
+        **_MaskedSVCBase._parameter_constraints,
+        "representation": one_of("auto", "gram", "rows"),
+    }
+
     def __init__(self, C=1.0, *, kernel="linear", degree=2, gamma="scale", coef0=1.0,
-                 groups=None, tol=1e-3, cache_size=500):
+                 groups=None, tol=1e-3, cache_size=500, representation="auto"):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -684,6 +743,7 @@ class AverageNormSVC(_MaskedSVCBase):
         self.groups = groups
         self.tol = tol
         self.cache_size = cache_size
+        self.representation = representation
 
     def _rescale(self, X):
         Xs = X * self.feature_scale_
@@ -703,6 +763,7 @@ class AverageNormSVC(_MaskedSVCBase):
         self
         """
         validate_params(self)
+        self._check_representation()
         X = validate_X_fit(self, X)
         self.classes_, ys = validate_binary_y(self, y, X)
         validate_feature_groups(self, self.groups, X.shape[1])
@@ -712,8 +773,9 @@ class AverageNormSVC(_MaskedSVCBase):
         self.gamma_ = resolve_gamma(self, self.gamma, Xs)
         Ms = ~np.isnan(Xs)
         X0 = np.where(Ms, Xs, 0.0)
-        K = self._kernel(X0, Ms, X0, Ms)
-        svc = self._svc().fit(K, ys)
+        rows = _use_rows(self.representation, self.kernel, *X0.shape)
+        self.representation_ = "rows" if rows else "gram"
+        svc = self._svc(rows).fit(X0 if rows else self._kernel(X0, Ms, X0, Ms), ys)
         sv = svc.support_
         self.support_ = sv
         self.support_vectors_ = X[sv]
@@ -729,7 +791,9 @@ class AverageNormSVC(_MaskedSVCBase):
 
         Equivalent to ``[clone(self).set_params(**p).fit(X_train,
         y_train).decision_function(X_val) for p in param_list]``, but the
-        rescaling is done once and linear/poly kernels share one Gram matrix.
+        rescaling is done once and linear/poly kernels share one Gram matrix
+        (not built for linear points that give libsvm the rows, see
+        ``representation``).
 
         Returns
         -------
@@ -762,13 +826,19 @@ class AverageNormSVC(_MaskedSVCBase):
         for params in param_list:
             est = clone(self).set_params(**params)
             validate_params(est)
+            est._check_representation()
             est.present_features_ = proto.present_features_
             validate_feature_groups(est, est.groups, X_train.shape[1])
             est.gamma_ = resolve_gamma(est, est.gamma, Xs)
-            K, Kv = _train_val_kernels(est, X0, Ms, X0v, Mvs, gram)
-            svc = est._svc().fit(K, ys)
-            b = float(svc.intercept_[0])
-            f = Kv[:, svc.support_] @ svc.dual_coef_[0] + b
+            if _use_rows(est.representation, est.kernel, *X0.shape):
+                svc = est._svc(True).fit(X0, ys)
+                b = float(svc.intercept_[0])
+                f = X0v @ (X0[svc.support_].T @ svc.dual_coef_[0]) + b
+            else:
+                K, Kv = _train_val_kernels(est, X0, Ms, X0v, Mvs, gram)
+                svc = est._svc().fit(K, ys)
+                b = float(svc.intercept_[0])
+                f = Kv[:, svc.support_] @ svc.dual_coef_[0] + b
             f[empty_v] = b
             out.append(f)
         return out

@@ -132,3 +132,36 @@ def test_bad_inputs(data):
                          ids=["ImputedSVC", "ImputedSVC-knn-rbf", "LogRegIndicator"])
 def test_check_estimator(est):
     check_estimator(est)
+
+
+@pytest.mark.parametrize("imputer", ["zero", "mean", "flags"])
+def test_rows_equal_gram_and_no_gram_is_built(data, imputer, monkeypatch):
+    """representation 'rows' (auto for the linear kernel with at most a
+    quarter as many imputed columns as rows) solves the QP of 'gram' (measured relative decision
+    difference 0 here; bound 1e-6), in fit and in grid_decision_function,
+    without any n x n matrix; non-linear kernels keep the Gram matrix."""
+    import models.baselines as bl
+
+    X, y, groups = data
+    grid = [{"C": C} for C in (0.1, 1.0, 10.0)] + [{"kernel": "rbf"}]
+    kw = dict(imputer=imputer, groups=groups)
+    with monkeypatch.context() as m:  # no Gram matrix for the linear points
+        m.setattr(bl, "kernel_from_gram", None)
+        rows = [ImputedSVC(**kw, **p).fit(X[:90], y[:90]) for p in grid[:3]]
+        got = ImputedSVC(**kw).grid_decision_function(grid[:3], X[:90], y[:90], X[90:])
+    got += ImputedSVC(**kw).grid_decision_function(grid[3:], X[:90], y[:90], X[90:])
+    mixed = ImputedSVC(**kw).grid_decision_function(grid, X[:90], y[:90], X[90:])
+    for p, r, g, g_mixed in zip(grid, rows, got, mixed):
+        gram = ImputedSVC(representation="gram", **kw, **p).fit(X[:90], y[:90])
+        assert (r.representation_, gram.representation_) == ("rows", "gram")
+        np.testing.assert_array_equal(r.support_, gram.support_)
+        f_gram = gram.decision_function(X[90:])
+        f = r.decision_function(X[90:])
+        assert np.abs(f - f_gram).max() <= 1e-6 * np.abs(f_gram).max(), p
+        np.testing.assert_allclose(g, f, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(g_mixed, f, rtol=1e-10, atol=1e-10)
+    rbf = ImputedSVC(kernel="rbf", **kw).fit(X[:90], y[:90])
+    assert rbf.representation_ == "gram"
+    np.testing.assert_allclose(got[3], rbf.decision_function(X[90:]), rtol=1e-10, atol=1e-10)
+    with pytest.raises(ValueError, match="representation='rows' needs kernel='linear'"):
+        ImputedSVC(kernel="poly", representation="rows").fit(X, y)

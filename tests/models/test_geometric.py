@@ -430,3 +430,155 @@ def test_bad_first_tol():
     X, y, _ = block_missing(40, 4, 2, seed=1)
     with pytest.raises(ValueError, match="The 'first_tol' parameter of GeometricMarginSVC must be"):
         GeometricMarginSVC(first_tol=-1).fit(X, y)
+
+
+def _rows_gram_data(seed):
+    """Block-missing training data with empty rows (and an empty validation
+    row), for the representation tests."""
+    X, y, groups = block_missing(150, 10, 2, seed=40 + seed, frac=0.5)
+    X[:4] = NAN
+    Xv, _, _ = block_missing(40, 10, 2, seed=50 + seed, frac=0.5)
+    Xv[0] = NAN
+    return X, y, groups, Xv
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rows_equal_gram(seed):
+    """representation='rows' (SVC(kernel='linear') on X0 / s) solves the QPs
+    of representation='gram' (SVC on the precomputed X0 X0' / (s_i s_j)):
+    same support and, up to rounding, the same dual coefficients, scales and
+    decision values. Not bit for bit: libsvm sees kernel values rounded
+    differently (its own dot products, then its float32 kernel cache), and
+    its iterates can then part at the level of its tolerance. Measured on
+    these 3 seeds at tol = 1e-3: relative decision difference <= 4.1e-7 at
+    C = 0.1 and 1 (bound 1e-5), <= 2.3e-3 at C = 10 (bound 1e-2, the
+    reference tolerance of test_geometric_reference.py); the Gram path alone
+    moves by up to 2e-3 at C = 10 when the features are permuted. Rows with
+    no valid feature are zero rows, so they score the intercept."""
+    X, y, groups, Xv = _rows_gram_data(seed)
+    empty = np.isnan(X).all(axis=1)
+    for C, rel, s_atol in ((0.1, 1e-5, 1e-6), (1.0, 1e-5, 1e-6), (10.0, 1e-2, 1e-3)):
+        kw = dict(C=C, n_iter=4, groups=groups)
+        gram = GeometricMarginSVC(representation="gram", **kw).fit(X, y)
+        rows = GeometricMarginSVC(representation="rows", **kw).fit(X, y)
+        assert (gram.representation_, rows.representation_) == ("gram", "rows")
+        assert rows.n_iter_ == gram.n_iter_ >= 2, C  # the scales did change the QP
+        assert np.abs(rows.s_history_[1] - 1.0).max() > 1e-2
+        np.testing.assert_array_equal(rows.support_, gram.support_)
+        for a, b in zip(rows.s_history_, gram.s_history_):
+            np.testing.assert_allclose(a, b, rtol=0, atol=s_atol, err_msg=str(C))
+        for a, b in ((rows.beta_, gram.beta_), (rows.dual_coef_, gram.dual_coef_),
+                     (rows.intercept_, gram.intercept_)):
+            assert np.abs(a - b).max() <= rel * np.abs(b).max(), C
+        np.testing.assert_allclose(rows.objective_, gram.objective_, rtol=rel)
+        for Z in (X, Xv):
+            f_gram, f_rows = gram.decision_function(Z), rows.decision_function(Z)
+            assert np.abs(f_rows - f_gram).max() <= rel * np.abs(f_gram).max(), C
+        f_train = rows.decision_function(X)
+        assert np.all(f_train[empty] == rows.intercept_[0])
+        assert rows.decision_function(Xv)[0] == rows.intercept_[0]
+
+
+class _SpySVC(SVC):
+    """SVC that records the kernel of every fit."""
+    kernels: list = []
+
+    def fit(self, X, y, sample_weight=None):
+        _SpySVC.kernels.append((self.kernel, np.shape(X)))
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_auto_representation_picks_rows_for_few_linear_features(monkeypatch):
+    """'auto': libsvm gets the rows for a linear kernel with 4 n_features <=
+    n_samples (no n x n matrix is ever built) and the precomputed kernel
+    otherwise (poly, or linear with more features); 'rows' needs the linear
+    kernel."""
+    import models.geometric as geo
+
+    monkeypatch.setattr(geo, "SVC", _SpySVC)
+    X, y, groups, _ = _rows_gram_data(0)
+
+    def kernels_of(**kw):
+        _SpySVC.kernels = []
+        est = GeometricMarginSVC(groups=groups, n_iter=2, **kw).fit(*data)
+        return est.representation_, {k for k, _ in _SpySVC.kernels}, _SpySVC.kernels
+
+    data = (X, y)
+    with monkeypatch.context() as m:  # the rows path never builds a kernel matrix
+        m.setattr(geo.GeometricMarginSVC, "_kernel", None)
+        rep, kernels, fits = kernels_of()
+        assert rep == "rows" and kernels == {"linear"}
+        assert all(shape == X.shape for _, shape in fits)
+    assert kernels_of(kernel="poly")[:2] == ("gram", {"precomputed"})
+    assert kernels_of(representation="gram")[:2] == ("gram", {"precomputed"})
+    data = (X[:40], y[:40])  # 4 n_features = n_samples: still the rows
+    assert kernels_of()[:2] == ("rows", {"linear"})
+    data = (X[:39], y[:39])  # one row fewer: the Gram matrix
+    assert np.isnan(X[:39]).all(axis=0).sum() == 0  # still 10 features
+    assert kernels_of()[:2] == ("gram", {"precomputed"})
+    assert kernels_of(representation="rows")[:2] == ("rows", {"linear"})
+    with pytest.raises(ValueError, match="representation='rows' needs kernel='linear'"):
+        GeometricMarginSVC(kernel="rbf", representation="rows").fit(X, y)
+    with pytest.raises(ValueError, match="'representation' parameter of GeometricMarginSVC"):
+        GeometricMarginSVC(representation="dense").fit(X, y)
+
+
+def test_grid_decision_function_with_rows(monkeypatch):
+    """grid_decision_function on the rows: equal to separate fits on the rows,
+    equal to the Gram path up to rounding (the bounds of test_rows_equal_gram),
+    and it builds no Gram matrix for
+    the linear points (the poly points of the same grid still get theirs)."""
+    import models.geometric as geo
+
+    X, y, groups, Xv = _rows_gram_data(1)
+    grid = [{"C": C, "n_iter": t} for C in (0.1, 1.0, 10.0) for t in (1, 2, 4)]
+    base = GeometricMarginSVC(groups=groups)
+    got_gram = GeometricMarginSVC(groups=groups, representation="gram").grid_decision_function(
+        grid, X, y, Xv)
+    with monkeypatch.context() as m:
+        m.setattr(geo, "_train_val_kernels", None)
+        got = base.grid_decision_function(grid, X, y, Xv)
+    for p, g, g_gram in zip(grid, got, got_gram):
+        ref = GeometricMarginSVC(groups=groups, **p).fit(X, y)
+        assert ref.representation_ == "rows"
+        np.testing.assert_allclose(g, ref.decision_function(Xv), rtol=1e-10, atol=1e-10,
+                                   err_msg=str(p))
+        rel = 1e-2 if p["C"] == 10.0 else 1e-5  # as in test_rows_equal_gram
+        assert np.abs(g - g_gram).max() <= rel * np.abs(g_gram).max(), p
+        assert g[0] == ref.intercept_[0]  # the empty validation row
+    assert np.abs(got[0] - got[2]).max() > 1e-3  # the iterations matter
+    mixed = grid[:2] + [{"kernel": "poly", "degree": 2, "n_iter": 2}]
+    out = base.grid_decision_function(mixed, X, y, Xv)
+    ref = GeometricMarginSVC(groups=groups, kernel="poly", degree=2, n_iter=2).fit(X, y)
+    np.testing.assert_allclose(out[2], ref.decision_function(Xv), rtol=1e-10, atol=1e-10)
+
+
+def test_average_norm_rows_equal_gram(monkeypatch):
+    """AverageNormSVC: representation 'rows' (auto for linear, 4 n_features
+    <= n_samples) solves the QP of 'gram' (one QP; measured relative decision
+    difference 0 here) and builds no Gram matrix, in fit and in
+    grid_decision_function; poly keeps the Gram matrix."""
+    import models.geometric as geo
+
+    X, y, groups = block_missing(150, 10, 2, seed=44, frac=0.5)
+    X[:4] = NAN
+    X[:, 9] = NAN  # never valid: dropped
+    Xv, _, _ = block_missing(40, 10, 2, seed=45, frac=0.5)
+    Xv[0] = NAN
+    grid = [{"C": C} for C in (0.1, 1.0, 10.0)]
+    with monkeypatch.context() as m:
+        m.setattr(geo, "_train_val_kernels", None)
+        m.setattr(geo.AverageNormSVC, "_kernel", None)
+        got = AverageNormSVC().grid_decision_function(grid, X, y, Xv)
+        rows = [AverageNormSVC(**p).fit(X, y) for p in grid]
+    for p, g, r in zip(grid, got, rows):
+        gram = AverageNormSVC(representation="gram", **p).fit(X, y)
+        assert (r.representation_, gram.representation_) == ("rows", "gram")
+        np.testing.assert_array_equal(r.support_, gram.support_)
+        f_gram = gram.decision_function(Xv)
+        assert np.abs(r.decision_function(Xv) - f_gram).max() <= 1e-6 * np.abs(f_gram).max(), p
+        np.testing.assert_allclose(g, r.decision_function(Xv), rtol=1e-10, atol=1e-10)
+        assert g[0] == r.intercept_[0]
+    assert AverageNormSVC(kernel="poly").fit(X, y).representation_ == "gram"
+    with pytest.raises(ValueError, match="representation='rows' needs kernel='linear'"):
+        AverageNormSVC(kernel="poly", representation="rows").fit(X, y)

@@ -63,18 +63,25 @@ def test_default_parameters_match_reference(kind, kernel):
     next QP; measured over 2 seeds x {block, mcar} x {linear, poly2} x
     shift {0, 1} x C {0.01, 0.1, 1, 10}: at most 4.6e-3
     (``python benchmarks/geometric_vs_reference.py --settings default``). The
-    bound is 1e-2; signs must agree wherever ``|f_ref|`` exceeds it."""
+    bound is 1e-2; signs must agree wherever ``|f_ref|`` exceeds it. The
+    default representation ("auto") gives libsvm the rows for the linear
+    kernel here (8 features, 120 instances) and the Gram matrix for poly2;
+    for the linear kernel the Gram path is checked too."""
+    reps = [{}, {"representation": "gram"}] if kernel == "linear" else [{}]
     for C in (0.1, 1.0, 10.0):
         for shift in (0.0, 1.0):
             Xt, yt, Xv, groups = make_data(kind, 1, shift)
-            est = GeometricMarginSVC(C=C, groups=groups, **KW[kernel]).fit(Xt, yt)
             f_ref, _ = reference_geometric(Xt, yt, Xv, kernel=kernel, C=C)
-            f = est.decision_function(Xv)
-            scale = np.max(np.abs(f_ref))
-            assert np.max(np.abs(f - f_ref)) <= 1e-2 * scale, (C, shift)
-            clear = np.abs(f_ref) > 1e-2 * scale
-            assert np.array_equal(np.sign(f[clear]), np.sign(f_ref[clear])), (C, shift)
-            assert np.array_equal(est.predict(Xv)[clear], (f_ref[clear] > 0).astype(int))
+            for rep in reps:
+                est = GeometricMarginSVC(C=C, groups=groups, **KW[kernel], **rep).fit(Xt, yt)
+                assert est.representation_ == rep.get(
+                    "representation", "rows" if kernel == "linear" else "gram")
+                f = est.decision_function(Xv)
+                scale = np.max(np.abs(f_ref))
+                assert np.max(np.abs(f - f_ref)) <= 1e-2 * scale, (C, shift, rep)
+                clear = np.abs(f_ref) > 1e-2 * scale
+                assert np.array_equal(np.sign(f[clear]), np.sign(f_ref[clear])), (C, shift, rep)
+                assert np.array_equal(est.predict(Xv)[clear], (f_ref[clear] > 0).astype(int))
 
 
 def test_default_first_qp_is_solved_to_tol():
