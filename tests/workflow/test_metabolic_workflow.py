@@ -227,3 +227,28 @@ def test_rerun_is_a_no_op_and_dry_run_works(toy_run):
     proc = run_snakemake(tmp, config, "results/enzyme_ranking.tsv", extra=["-n"])
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_every_job_log_ends_with_its_resources(toy_run):
+    """Each job's log ends with its wall and CPU seconds and peak memory
+    (workflow/scripts/_bootstrap.py), and benchmarks/bench_main_job.py sums
+    them per step: one cross-validation job per method."""
+    import importlib.util
+    from pathlib import Path
+
+    tmp = toy_run[0]
+    repo = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("bench_main_job", repo / "benchmarks" / "bench_main_job.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    logs = sorted((tmp / "logs" / "metabolic").glob("*.log"))
+    assert logs
+    for log in logs:
+        last = log.read_text().splitlines()[-1]
+        m = bench.STEP.search(last)
+        assert m, f"{log.name}: last line {last!r}"
+        assert float(m.group(1)) > 0 and float(m.group(2)) > 0 and int(m.group(3)) > 50
+    steps = {name: jobs for name, jobs, *_ in bench.step_table(tmp / "logs")}
+    n_cv = len(list((tmp / "logs" / "metabolic").glob("cv_*.log")))
+    assert n_cv > 1 and steps["metabolic/cv (all methods)"] == n_cv
+    assert steps["metabolic/enzyme_ranking"] == 1
