@@ -4,7 +4,7 @@ all, and the time to score all orphan reactions x all candidate genes.
 
     python benchmarks/bench_main_job.py [--workdir DIR] [--cores 2]
                                         [--configfile config/config.yaml]
-                                        [--dataset yeast]
+                                        [--dataset yeast] [--out docs/results/main_job.md]
 
 The inputs are fetched first (from the mirror, ``$GEOMARGIN_DATA_MIRROR`` or
 ``../shared/data``, else their public sources) into ``DIR/downloads``; that
@@ -21,7 +21,9 @@ log ends with its own resources (``workflow/scripts/_bootstrap.py``: wall
 and CPU seconds, children included, and the peak resident memory of its
 largest process); jobs of one rule are summed (``cv``: one job per method).
 ``--dataset`` runs another input set of ``metabolic.datasets`` (``yeast``:
-iMM904) instead of the config's default.
+iMM904) instead of the config's default. ``--out FILE`` also writes the
+table to FILE as a markdown section stamped with the commit, date, machine
+and command (appended, or replacing the section of the same command).
 
 Prints a markdown table with the issue's targets (20 min and 4 GB for the
 whole target with 2 cores; 2 min for the scoring).
@@ -108,6 +110,28 @@ def step_table(logs: Path, since: float = 0.0) -> list[tuple[str, int, float, fl
     return [(k, *v) for k, v in steps.items()]
 
 
+def write_section(out: Path, command: str, config: str, table: str) -> None:
+    """Write ``table`` into ``out`` as the section of ``command`` (replacing
+    that section when present), stamped with commit, date and machine."""
+    import datetime
+
+    sys.path.insert(0, str(REPO))
+    from report.results_pages import machine, run_commit
+
+    head = f"## `{command}`"
+    stamp = (f"- **commit**: {run_commit(REPO, REPO)}\n- **date**: "
+             f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC\n"
+             f"- **machine**: {machine()}\n- **config**: {config}\n")
+    section = f"{head}\n\n{stamp}\n{table}\n"
+    text = out.read_text() if out.exists() else (
+        "# Main job: measured speed and memory\n\n<!-- Written by `python benchmarks/bench_main_job.py "
+        "--out`; do not edit by hand. -->\n")
+    parts = re.split(r"(?m)^(?=## )", text)
+    kept = [p for p in parts if not p.startswith(head + "\n")]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(kept).rstrip("\n") + "\n\n" + section)
+
+
 def main() -> int:
     mirror = os.environ.get("GEOMARGIN_DATA_MIRROR", str(REPO.parent / "shared" / "data"))
     ap = argparse.ArgumentParser(description=__doc__,
@@ -116,6 +140,8 @@ def main() -> int:
                     help="working directory (default: a new temporary directory)")
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--configfile", type=Path, default=REPO / "config" / "config.yaml")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="also write the table into this markdown file (one section per command)")
     ap.add_argument("--dataset", default=None,
                     help="input set of metabolic.datasets to run (default: the config's metabolic.dataset)")
     args = ap.parse_args()
@@ -154,19 +180,22 @@ def main() -> int:
         what = f"{m.group(1)} orphan reactions x {m.group(2)} candidates"
     else:
         what = "(no scoring line in the enzyme_ranking log)"
-    dataset = f", --dataset {args.dataset}" if args.dataset else ""
-    print(f"\n`python benchmarks/bench_main_job.py --cores {args.cores}{dataset}` "
-          f"(config {args.configfile.name})\n")
-    print("| step | jobs | wall s | CPU s | CPU utilisation | peak RSS MB |")
-    print("|---|---:|---:|---:|---:|---:|")
+    dataset = f" --dataset {args.dataset}" if args.dataset else ""
+    command = f"python benchmarks/bench_main_job.py --cores {args.cores}{dataset}"
+    lines = ["| step | jobs | wall s | CPU s | CPU utilisation | peak RSS MB |", "|---|---:|---:|---:|---:|---:|"]
     for name, jobs, step_wall, step_cpu, step_peak in step_table(work / "logs", since=started):
         util = f"{100 * step_cpu / step_wall:.0f}%" if step_wall else ""
-        print(f"| {name} | {jobs} | {step_wall:.0f} | {step_cpu:.0f} | {util} | {step_peak} |")
-    print(f"| **{TARGET}, whole target** (--cores {args.cores}; peak = summed over processes) | | "
-          f"{wall:.0f} | {cpu:.0f} | {100 * cpu / wall:.0f}% | {peak / 2**20:.0f} |")
-    print(f"\nTargets (issue #31): whole target <= 1200 s with peak <= 4096 MB on the default input set "
-          f"(iMM904: <= 600 s); CPU utilisation >= 180% on 2 cores. Scoring {what}: {scoring} s "
-          f"(target 120 s).")
+        lines.append(f"| {name} | {jobs} | {step_wall:.0f} | {step_cpu:.0f} | {util} | {step_peak} |")
+    lines.append(f"| **{TARGET}, whole target** (--cores {args.cores}; peak = summed over processes) | | "
+                 f"{wall:.0f} | {cpu:.0f} | {100 * cpu / wall:.0f}% | {peak / 2**20:.0f} |")
+    lines.append("")
+    lines.append(f"Scoring {what}: {scoring} s. Targets (issue #31): whole target <= 1200 s with peak <= 4096 MB "
+                 "on the default input set (iMM904: <= 600 s); CPU utilisation >= 180% on 2 cores; scoring "
+                 "<= 120 s.")
+    table = "\n".join(lines)
+    print(f"\n`{command}` (config {args.configfile.name})\n\n{table}")
+    if args.out:
+        write_section(args.out, command, args.configfile.name, table)
     return 0
 
 
