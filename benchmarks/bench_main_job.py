@@ -4,7 +4,7 @@ all, and the time to score all orphan reactions x all candidate genes.
 
     python benchmarks/bench_main_job.py [--workdir DIR] [--cores 2]
                                         [--configfile config/config.yaml]
-                                        [--dataset yeast] [--out docs/results/main_job.md]
+                                        [--dataset yeast] [--out docs/benchmarks/main_job.md]
 
 The inputs are fetched first (from the mirror, ``$GEOMARGIN_DATA_MIRROR`` or
 ``../shared/data``, else their public sources) into ``DIR/downloads``; that
@@ -182,7 +182,7 @@ def main() -> int:
         what = "(no scoring line in the enzyme_ranking log)"
     dataset = f" --dataset {args.dataset}" if args.dataset else ""
     command = f"python benchmarks/bench_main_job.py --cores {args.cores}{dataset}"
-    lines = ["| step | jobs | wall s | CPU s | CPU utilisation | peak RSS MB |", "|---|---:|---:|---:|---:|---:|"]
+    lines = ["| step | jobs | wall s (summed over jobs) | CPU s | CPU utilisation | peak RSS MB (largest process) |", "|---|---:|---:|---:|---:|---:|"]
     for name, jobs, step_wall, step_cpu, step_peak in step_table(work / "logs", since=started):
         util = f"{100 * step_cpu / step_wall:.0f}%" if step_wall else ""
         lines.append(f"| {name} | {jobs} | {step_wall:.0f} | {step_cpu:.0f} | {util} | {step_peak} |")
