@@ -17,7 +17,7 @@ vectorised, batched scoring of every orphan reaction against every candidate.
 CPU seconds of the whole target are those of every process Snakemake ran
 (``RUSAGE_CHILDREN`` once it has ended); CPU utilisation is CPU seconds over
 wall seconds (200% = both of 2 cores busy throughout). Per step, every job's
-log ends with its own resources (``workflow/scripts/_bootstrap.py``: wall
+log ends with its own resources (:mod:`common.resources`: wall
 and CPU seconds, children included, and the peak resident memory of its
 largest process); jobs of one rule are summed (``cv``: one job per method).
 ``--dataset`` runs another input set of ``metabolic.datasets`` (``yeast``:
@@ -41,9 +41,8 @@ import time
 from pathlib import Path
 
 import psutil
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow" / "scripts"))
-from _bootstrap import RESOURCE_PREFIX  # noqa: E402
+from common.resources import RESOURCE_PREFIX
+from report.results_pages import machine, run_commit
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET = "results/enzyme_ranking.tsv"
@@ -114,9 +113,6 @@ def write_section(out: Path, command: str, config: str, table: str) -> None:
     """Write ``table`` into ``out`` as the section of ``command`` (replacing
     that section when present), stamped with commit, date and machine."""
     import datetime
-
-    sys.path.insert(0, str(REPO))
-    from report.results_pages import machine, run_commit
 
     head = f"## `{command}`"
     stamp = (f"- **commit**: {run_commit(REPO, REPO)}\n- **date**: "

@@ -1,7 +1,7 @@
 """Called right after the imports of every workflow script: send stderr to the
 rule's log, log progress to the log *and* the console, cap the BLAS/OpenMP
 threads at the rule's ``threads``, and log the job's resources when it ends
-(:func:`resource_line`; ``benchmarks/bench_main_job.py`` reads it).
+(:func:`common.resources.resource_line`; ``benchmarks/bench_main_job.py`` reads it).
 
 The project's packages are importable in a job without touching ``sys.path``:
 Snakemake's preamble appends this folder (``workflow/scripts``) to
@@ -16,55 +16,9 @@ from __future__ import annotations
 
 import atexit
 import logging
-import resource
 import sys
 import time
 import traceback
-
-#: Start of the log's last line (:func:`resource_line`).
-RESOURCE_PREFIX = "resources:"
-
-
-def _peak_rss_kb(pid: int) -> int:
-    """Peak resident memory (VmHWM, kB) of a live process; 0 when unknown."""
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
-
-
-def resource_line() -> str:
-    """The job's resources so far, one line: wall seconds since the process
-    started, CPU seconds (user + system) of this process, of its child
-    processes that have ended (``RUSAGE_CHILDREN``) and of those still alive
-    (worker pools not yet shut down), and the peak resident memory of the
-    largest of them (MB).
-
-    >>> resource_line().startswith(RESOURCE_PREFIX)
-    True
-    """
-    import psutil
-
-    me = psutil.Process()
-    own, ended = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    live_cpu, live_peak = 0.0, 0
-    for child in me.children(recursive=True):
-        try:
-            t = child.cpu_times()
-            live_cpu += t.user + t.system
-            live_peak = max(live_peak, _peak_rss_kb(child.pid))
-        except psutil.Error:
-            pass
-    cpu = own.ru_utime + own.ru_stime + ended.ru_utime + ended.ru_stime + live_cpu
-    peak_mb = max(own.ru_maxrss, ended.ru_maxrss, live_peak) / 1024
-    wall = time.time() - me.create_time()
-    return (f"{RESOURCE_PREFIX} wall {wall:.1f} s, cpu {cpu:.1f} s (this process "
-            f"{own.ru_utime + own.ru_stime:.1f}, ended children {ended.ru_utime + ended.ru_stime:.1f}, "
-            f"live children {live_cpu:.1f}), peak_rss {peak_mb:.0f} MB")
 
 
 def setup(snakemake) -> logging.Logger:
@@ -95,7 +49,19 @@ def setup(snakemake) -> logging.Logger:
             logger.error("%s: %s (traceback in %s)", exc_type.__name__, exc, snakemake.log[0])
 
     sys.excepthook = excepthook
-    atexit.register(lambda: logger.info("%s", resource_line()))
+    def log_resources():
+        # the log only (the console is the user's); at exit it may already be
+        # closed (a script run inside a test process): never raise
+        from common.resources import resource_line
+
+        try:
+            if not log_file.closed:
+                log_file.write(f"{time.strftime('%H:%M:%S')} [{snakemake.rule}] {resource_line()}\n")
+                log_file.flush()
+        except (OSError, ValueError):
+            pass
+
+    atexit.register(log_resources)
     try:
         from threadpoolctl import threadpool_limits
 
