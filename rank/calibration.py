@@ -60,7 +60,7 @@ __all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrat
            "calibration_features", "expected_calibration_error", "reliability_table",
            "out_of_fold_confidence", "no_credible_candidate", "best_per_reaction", "credible_threshold",
            "THRESHOLD_GRID", "shown_rows", "check_table", "CHECK_COLUMNS", "EVIDENCE_PATTERNS",
-           "evidence_pattern", "family_weights", "NETWORK_FLAGS", "wilson_lower"]
+           "evidence_pattern", "family_weights", "NETWORK_FLAGS", "wilson_lower", "without_network_evidence"]
 
 #: Candidate evidence flags: ``motifs`` (the reaction has motif neighbour
 #: genes), ``adjacent`` (the candidate already catalyses a related reaction:
@@ -313,7 +313,7 @@ class ConfidenceCalibrator:
         if not len(X):
             return np.empty(0)
         p = self.pipeline_.predict_proba(X)[:, 1]
-        bare = _bare(rows)
+        bare = without_network_evidence(rows)
         if bare.any():
             cap = self.cell_values(rows[bare], "cap")
             p[bare] = np.minimum(p[bare], cap)
@@ -345,13 +345,18 @@ def wilson_lower(share: float, n: float, z: float = 1.959963984540054) -> float:
     return float(max(0.0, (centre - half) / (1 + z * z / n)))
 
 
-def _bare(rows: pd.DataFrame) -> np.ndarray:
+def without_network_evidence(rows: pd.DataFrame) -> np.ndarray:
+    """Whether each row has none of the :data:`NETWORK_FLAGS`.
+
+    >>> without_network_evidence(pd.DataFrame({"adjacent": [0, 1], "subsystem": 0, "compound": 0})).tolist()
+    [True, False]
+    """
     return ~np.column_stack([rows[f].astype(bool).to_numpy() for f in NETWORK_FLAGS]).any(axis=1)
 
 
 def _bare_cells(rows: pd.DataFrame, y: np.ndarray, w: np.ndarray) -> tuple[pd.DataFrame, float]:
     """:attr:`ConfidenceCalibrator.bare_cells_` and ``bare_share_`` of fitted rows."""
-    m = (rows["rank"].to_numpy() == 1) & _bare(rows)
+    m = (rows["rank"].to_numpy() == 1) & without_network_evidence(rows)
     t = pd.DataFrame({"reaction_kind": rows["reaction_kind"].astype(str).to_numpy()[m],
                       "pattern": evidence_pattern(rows)[m], "y": y[m].astype(np.float64), "w": w[m]})
     out = []

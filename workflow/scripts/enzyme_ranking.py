@@ -12,7 +12,7 @@ from threadpoolctl import threadpool_limits
 
 from common.io import write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
-from rank.calibration import no_credible_candidate, shown_rows
+from rank.calibration import no_credible_candidate, shown_rows, without_network_evidence
 from rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions
 from rank.metrics import choose_ranking_method, ranking_quality
 from rank.refit import ranking_decision_for
@@ -93,9 +93,8 @@ else:
 # (each fold group weighing one, as in the calibrator, whose share for their kind and evidence
 # pattern they must not pass)
 cv_rows = pd.read_csv(smk.input.calibration_rows, sep="\t")
-NETWORK = ["adjacent", "subsystem", "compound"]
-cv_bare = cv_rows[(cv_rows["rank"] == 1) & ~cv_rows[NETWORK].astype(bool).any(axis=1)]
-orphan_bare = shown[(shown["rank"] == 1) & ~shown[NETWORK].astype(bool).any(axis=1)]
+cv_bare = cv_rows[(cv_rows["rank"] == 1).to_numpy() & without_network_evidence(cv_rows)]
+orphan_bare = shown[(shown["rank"] == 1).to_numpy() & without_network_evidence(shown)]
 cal = calibration["calibrator"]
 if cal is None or not len(orphan_bare):
     above = float("nan") if cal is None else 0
