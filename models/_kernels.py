@@ -88,6 +88,13 @@ def _use_rows(representation: str, kernel: str, n_samples: int, n_features: int)
     return representation == "rows" or 4 * n_features <= n_samples
 
 
+def _check_representation(est) -> None:
+    """``representation="rows"`` needs ``kernel="linear"``."""
+    if est.representation == "rows" and est.kernel != "linear":
+        raise ValueError(f"{type(est).__name__}: representation='rows' needs kernel='linear'. Got "
+                         f"kernel={est.kernel!r}; use representation='gram' or 'auto' for it.")
+
+
 # Target number of float64 elements in a temporary chunk (~128 MB).
 _CHUNK_ELEMENTS = 1 << 24
 

@@ -48,7 +48,7 @@ from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
 from common.checks import int_at_least, one_of, positive_float, validate_params
-from models._kernels import SVC_PARAMETER_CONSTRAINTS, _use_rows, kernel_from_gram
+from models._kernels import SVC_PARAMETER_CONSTRAINTS, _check_representation, _use_rows, kernel_from_gram
 from models._validation import (
     AbsentFeatureClassifierMixin,
     validate_binary_y,
@@ -146,9 +146,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         self.representation = representation
 
     def _check_representation(self) -> None:
-        if self.representation == "rows" and self.kernel != "linear":
-            raise ValueError(f"ImputedSVC: representation='rows' needs kernel='linear'. Got "
-                             f"kernel={self.kernel!r}; use representation='gram' or 'auto' for it.")
+        _check_representation(self)
 
     def _uses_rows(self, Z: np.ndarray) -> bool:
         return _use_rows(self.representation, self.kernel, *Z.shape)

@@ -23,8 +23,8 @@ from sklearn.utils.validation import check_is_fitted
 from common.checks import (int_at_least, none_or_positive_float, one_of, positive_float,
                            validate_params)
 
-from ._kernels import (SVC_PARAMETER_CONSTRAINTS, PatternNorms, _kernel_from_filled,
-                       _use_rows, resolve_gamma)
+from ._kernels import (SVC_PARAMETER_CONSTRAINTS, PatternNorms, _check_representation,
+                       _kernel_from_filled, _use_rows, resolve_gamma)
 from ._validation import (AbsentFeatureClassifierMixin, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 
@@ -58,10 +58,7 @@ class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
                    tol=float(self.tol), cache_size=float(self.cache_size))
 
     def _check_representation(self) -> None:
-        if self.representation == "rows" and self.kernel != "linear":
-            raise ValueError(f"{type(self).__name__}: representation='rows' needs "
-                             f"kernel='linear'. Got kernel={self.kernel!r}; use "
-                             "representation='gram' or 'auto' for it.")
+        _check_representation(self)
 
     def _kernel(self, X0, M, Z0, Mz, G=None):
         """Masked kernel with the estimators' convention for rows with no
