@@ -42,10 +42,14 @@ positive means the predicted label holds with probability >= eta.
 
 Size limits
 -----------
-``covariance="full"`` is allowed for ``d <= MAX_FULL_DIM_SOCP = 100``: each
-incomplete instance contributes a dense cone of size ``m_i`` (its number of
-missing features) with ``m_i * d`` coefficients; at d=100, n=500 and 50%
-missing that is 2.5 million nonzeros already.  Above that use
+``covariance="full"`` is allowed for ``d <= MAX_FULL_DIM_SOCP = 100``. Rows
+with the same conditional covariance (with one Gaussian per class: the same
+class and missing pattern) share one cone ``r_g >= ||Sigma_g^{1/2} w||`` and
+add one linear constraint each (``y_i (w.mu_i + b) >= 1 - xi_i + kappa r_g``:
+the same problem as one cone per row). Each distinct covariance is a dense
+cone of size ``m`` (its missing features) with ``m * d`` coefficients; with
+values missing at random nearly every row has its own pattern, and at d=100,
+n=500 and 50% missing that is 2.5 million nonzeros already.  Above that use
 ``covariance="diag"`` (cones of size m_i, m_i nonzeros) or
 ``covariance="lowrank"`` (``rank`` r: cones of size m_i + r).
 
@@ -88,7 +92,7 @@ MAX_FULL_DIM_SOCP = 100
 
 
 def _cone_matrix(cond, rows_cond, d):
-    """Sparse G (len(rows)*q_max x d) and q_max with ||G_i w|| = ||Sigma_i^{1/2} w||."""
+    """One sparse G_i per row i of ``rows_cond``, with ``||G_i w|| = ||Sigma_i^{1/2} w||``."""
     blocks = []
     for i in rows_cond:
         _, m, diag, F = cond.collapsed(i)
@@ -128,7 +132,8 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
     ----------
     classes_, n_features_in_, coef_ (1, d), intercept_ (1,), kappa_,
     gaussians_ (dict: class label -> fitted GaussianMixtureEM, or "joint"),
-    class_prior_ (2,), objective_ (optimal value), solver_status_.
+    class_prior_ (2,), objective_ (optimal value), solver_status_, n_cones_ (second-order
+    cones: distinct conditional covariances of incomplete training rows).
     """
 
     _parameter_constraints: dict = {
@@ -179,7 +184,10 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
         self.class_prior_ = np.array([np.mean(ys < 0), np.mean(ys > 0)])
         incomplete = np.isnan(X).any(axis=1)
         mu = X.copy()
-        blocks = [None] * n
+        # cone_of[i]: the index in ``cones`` of row i's ||Sigma_i^{1/2} w|| (-1: none). Rows with the
+        # same conditional covariance (same Gaussian, missing pattern and responsibilities) share one.
+        cone_of = np.full(n, -1)
+        cones = []
         if incomplete.any():
             if self.em == "joint":
                 self.gaussians_ = {"joint": self._gm(X, d)}
@@ -202,36 +210,48 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
                     continue
                 cond = gm.conditional(X[sub])
                 mu[sub] = cond.resp[:, 0, None] * cond.means[:, 0]
-                for j, G in zip(sub, _cone_matrix(cond, range(sub.size), d)):
-                    blocks[j] = G
+                keys = [(int(p), r.tobytes()) for p, r in zip(cond.pattern, cond.resp)]
+                first = {}
+                for i, key in enumerate(keys):
+                    first.setdefault(key, i)
+                shared = dict(zip(first, _cone_matrix(cond, first.values(), d)))
+                ids = {}
+                for key, G in shared.items():
+                    if G.shape[0]:
+                        ids[key] = len(cones)
+                        cones.append(G)
+                cone_of[sub] = [ids.get(key, -1) for key in keys]
         else:
             self.gaussians_ = {}
-        self._solve(mu, ys, blocks)
+        self.n_cones_ = len(cones)
+        self._solve(mu, ys, cone_of, cones)
         return self
 
-    def _solve(self, mu, ys, blocks):
+    def _solve(self, mu, ys, cone_of, cones):
+        """The SOCP, one cone per distinct conditional covariance: ``r_g >=
+        ||G_g w||`` and, for each row i of cone g, ``y_i (w.mu_i + b) - 1 +
+        xi_i >= kappa r_g``, the same feasible set in ``(w, b, xi)`` as one cone
+        per row (``r_g`` can always be ``||G_g w||``)."""
         n, d = mu.shape
         w = cp.Variable(d)
         b = cp.Variable()
         xi = cp.Variable(n, nonneg=True)
         margin = cp.multiply(ys, mu @ w + b)
         cons = []
-        cone_rows = [i for i in range(n) if blocks[i] is not None and blocks[i].shape[0] > 0]
-        plain = np.setdiff1d(np.arange(n), cone_rows)
+        cone_rows = np.flatnonzero(cone_of >= 0)
+        plain = np.flatnonzero(cone_of < 0)
         if plain.size:
             cons.append(margin[plain] >= 1 - xi[plain])
-        if cone_rows and self.kappa_ > 0:
-            qmax = max(blocks[i].shape[0] for i in cone_rows)
-            padded = [sp.vstack([blocks[i], sp.csr_matrix((qmax - blocks[i].shape[0], d))])
-                      if blocks[i].shape[0] < qmax else blocks[i] for i in cone_rows]
-            G = sp.vstack(padded, format="csr")
-            Z = cp.reshape(G @ w, (len(cone_rows), qmax), order="C")
-            idx = np.array(cone_rows)
-            t = (margin[idx] - 1 + xi[idx]) / self.kappa_
-            cons.append(cp.SOC(t, Z.T, axis=0))
-        elif cone_rows:
-            idx = np.array(cone_rows)
-            cons.append(margin[idx] >= 1 - xi[idx])
+        if cone_rows.size and self.kappa_ > 0:
+            qmax = max(G.shape[0] for G in cones)
+            padded = [sp.vstack([G, sp.csr_matrix((qmax - G.shape[0], d))]) if G.shape[0] < qmax else G
+                      for G in cones]
+            Z = cp.reshape(sp.vstack(padded, format="csr") @ w, (len(cones), qmax), order="C")
+            r = cp.Variable(len(cones))
+            cons.append(cp.SOC(r, Z.T, axis=0))
+            cons.append(margin[cone_rows] - 1 + xi[cone_rows] >= self.kappa_ * r[cone_of[cone_rows]])
+        elif cone_rows.size:
+            cons.append(margin[cone_rows] >= 1 - xi[cone_rows])
         prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + self.C * cp.sum(xi)), cons)
         prob.solve(solver=self.solver)
         if w.value is None or prob.status not in ("optimal", "optimal_inaccurate"):

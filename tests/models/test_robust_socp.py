@@ -140,5 +140,35 @@ def test_lowrank_runs_beyond_full_limit():
     assert clf.intercept_[0] == pytest.approx(float(b.value), abs=1e-4)
 
 
+@pytest.mark.parametrize("em", ["per_class", "joint"])
+def test_rows_sharing_a_covariance_share_a_cone_and_the_optimum_is_one_cone_per_row(em):
+    # block absence, as in the enzyme and car features: few missing patterns, many rows each
+    rng = np.random.default_rng(7)
+    X, _, y = noisy_linear(150, 6, 7, 0.0, noise=0.3)
+    X[rng.random(150) < 0.4, 2:4] = np.nan
+    X[rng.random(150) < 0.3, 4:] = np.nan
+    clf = RobustSOCPClassifier(C=1.0, eta=0.8, em=em).fit(X, y)
+    patterns = {(int(c), tuple(np.isnan(x))) for c, x in zip(y, X) if np.isnan(x).any()}
+    assert clf.n_cones_ == (len(patterns) if em == "per_class" else len({p for _, p in patterns}))
+    assert clf.n_cones_ <= 6
+    # independent reference: the SOCP of the module docstring, one cone per row
+    import cvxpy as cp
+
+    ys = np.where(y == clf.classes_[1], 1.0, -1.0)
+    w, b = cp.Variable(6), cp.Variable()
+    xi = cp.Variable(150, nonneg=True)
+    cons = []
+    for i, x in enumerate(X):
+        gm = clf.gaussians_["joint" if em == "joint" else clf.classes_[int(ys[i] > 0)]]
+        mu_i, m, cc = _cond_mean(gm.means_[0], gm.covariances_[0], x)
+        spread = cp.norm(np.linalg.cholesky(cc).T @ w[np.flatnonzero(m)]) if m.any() else 0.0
+        cons.append(ys[i] * (mu_i @ w + b) >= 1 - xi[i] + clf.kappa_ * spread)
+    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + cp.sum(xi)), cons)
+    prob.solve(solver="CLARABEL")
+    assert clf.objective_ == pytest.approx(prob.value, rel=1e-6)
+    np.testing.assert_allclose(clf.coef_[0], w.value, atol=1e-5 * np.abs(w.value).max())
+    assert clf.intercept_[0] == pytest.approx(float(b.value), abs=1e-5)
+
+
 def test_sklearn_estimator_checks():
     check_estimator(RobustSOCPClassifier())
