@@ -19,12 +19,13 @@ Prints a markdown table: n, d, kernel, svc_s (the baseline), geom_s, ratio, peak
 and the CPU seconds of both fits (``time.process_time``, all threads; less
 sensitive than wall time to other jobs on a shared machine).
 
-``--representations`` compares instead, per n and d, three fits each in its
+``--representations`` compares instead, per n and d, four fits each in its
 own subprocess: one plain ``SVC(kernel="linear")`` on the zero-filled rows
-and ``GeometricMarginSVC`` (linear, libsvm, default ``n_iter``) with
-``representation="gram"`` and ``"rows"``; for each its wall and CPU seconds,
+and ``GeometricMarginSVC`` (linear, default ``n_iter``) with
+``representation="gram"`` and ``"rows"`` (libsvm) and ``"primal"`` (the
+interior point, the default here); for each its wall and CPU seconds,
 the subprocess's peak MB and the ratio to the plain SVC's wall (and CPU)
-time, and for ``rows`` the largest ``|f_rows - f_gram|`` (absolute and
+time, and for ``rows`` and ``primal`` the largest ``|f - f_gram|`` (absolute and
 relative to ``max |f_gram|``) on a held-out set of 2000 rows::
 
     python benchmarks/bench_geometric.py --representations --d 59 --n 2000 8000 15000 --block 10
@@ -91,8 +92,8 @@ def run_case(n: int, d: int, kernel: str, seed: int, C: float = 1.0,
 
 def run_representation(n: int, d: int, what: str, seed: int, C: float, block: int,
                        out: str) -> dict:
-    """One fit of a ``--representations`` row: ``what`` is ``svc``, ``gram``
-    or ``rows``; the geometric fits save their held-out decision values to
+    """One fit of a ``--representations`` row: ``what`` is ``svc``, ``gram``,
+    ``rows`` or ``primal``; the geometric fits save their held-out decision values to
     ``out`` (``.npy``)."""
     import resource
     import time
@@ -132,7 +133,7 @@ def representations_table(ns, ds, Cs, seed: int, block: int) -> None:
             for n in ns:
                 for C in Cs:
                     res, f = {}, {}
-                    for what in ("svc", "gram", "rows"):
+                    for what in ("svc", "gram", "rows", "primal"):
                         path = f"{tmp}/{what}.npy"
                         out = subprocess.run(
                             [sys.executable, __file__, "--rep-case",
@@ -150,8 +151,8 @@ def representations_table(ns, ds, Cs, seed: int, block: int) -> None:
                                  f"{r['cpu_s'] / base['cpu_s']:.2f}") if base and what != "svc" \
                             else " | "
                         diff = " | "
-                        if what == "rows" and "gram" in f:
-                            df = float(np.max(np.abs(f["rows"] - f["gram"])))
+                        if what in ("rows", "primal") and "gram" in f:
+                            df = float(np.max(np.abs(f[what] - f["gram"])))
                             diff = f"{df:.2e} | {df / float(np.max(np.abs(f['gram']))):.2e}"
                         print(f"| {n} | {d} | {C:g} | {what} | {r['wall_s']:.2f} | "
                               f"{r['cpu_s']:.2f} | {r['peak_MB']:.0f} | {ratio} | "

@@ -52,6 +52,7 @@ hint, never needed for correctness). Patterns are then subsets of blocks and:
 from __future__ import annotations
 
 import numpy as np
+from sklearn.svm import SVC
 
 from common.checks import finite_float, int_at_least, one_of, positive_float, positive_float_or
 
@@ -75,24 +76,52 @@ SVC_PARAMETER_CONSTRAINTS: dict = {
 }
 
 
-def _use_rows(representation: str, kernel: str, n_samples: int, n_features: int) -> bool:
-    """Whether libsvm should get the rows (``SVC(kernel="linear")``) rather
-    than a precomputed n x n kernel: ``"rows"`` / ``"gram"`` as asked (rows
-    need ``kernel="linear"``), ``"auto"`` rows when the kernel is linear and
-    ``4 * n_features <= n_samples``. Both give the same QP; the rows need no
-    n x n matrix, but libsvm then evaluates each kernel entry as a
-    length-``n_features`` dot product instead of reading it, which only pays
-    while the rows are short compared with their number."""
+#: Values of the SVM estimators' ``representation`` parameter.
+REPRESENTATIONS = ("auto", "gram", "rows", "primal")
+
+
+def _resolve_representation(representation: str, kernel: str, n_samples: int, n_features: int) -> str:
+    """What the QP is solved on: ``"gram"`` (libsvm on the precomputed n x n
+    kernel), ``"rows"`` (libsvm on the rows, ``SVC(kernel="linear")``) or
+    ``"primal"`` (the primal QP on the rows by an interior-point method,
+    :class:`models._linear_qp.PrimalLinearSVM`). All three are the same QP;
+    the rows need ``kernel="linear"``. ``"auto"``: ``"primal"`` when the
+    kernel is linear and ``4 * n_features <= n_samples``, else ``"gram"``:
+    with short rows the interior point's cost grows with ``n d`` per step
+    whatever ``C``, while libsvm slows down on nearly separable data.
+
+    >>> _resolve_representation("auto", "linear", 1000, 59), _resolve_representation("auto", "linear", 100, 59)
+    ('primal', 'gram')
+    """
     if kernel != "linear" or representation == "gram":
-        return False
-    return representation == "rows" or 4 * n_features <= n_samples
+        return "gram"
+    if representation in ("rows", "primal"):
+        return representation
+    return "primal" if 4 * n_features <= n_samples else "gram"
+
+
+def _use_rows(representation: str, kernel: str, n_samples: int, n_features: int) -> bool:
+    """Whether the QP is solved on the rows (``"rows"`` or ``"primal"``,
+    :func:`_resolve_representation`) rather than a precomputed n x n kernel."""
+    return _resolve_representation(representation, kernel, n_samples, n_features) != "gram"
+
+
+def _rows_qp(representation: str, kernel: str, n_samples: int, n_features: int, C: float, tol: float,
+             cache_size: float = 200.0):
+    """The solver of the QP on the rows: ``PrimalLinearSVM`` for ``"primal"``,
+    ``SVC(kernel="linear")`` for ``"rows"`` (:func:`_resolve_representation`)."""
+    if _resolve_representation(representation, kernel, n_samples, n_features) == "primal":
+        from ._linear_qp import PrimalLinearSVM
+
+        return PrimalLinearSVM(C=float(C), tol=float(tol))
+    return SVC(kernel="linear", C=float(C), tol=float(tol), cache_size=float(cache_size))
 
 
 def _check_representation(est) -> None:
-    """``representation="rows"`` needs ``kernel="linear"``."""
-    if est.representation == "rows" and est.kernel != "linear":
-        raise ValueError(f"{type(est).__name__}: representation='rows' needs kernel='linear'. Got "
-                         f"kernel={est.kernel!r}; use representation='gram' or 'auto' for it.")
+    """``representation="rows"`` or ``"primal"`` needs ``kernel="linear"``."""
+    if est.representation in ("rows", "primal") and est.kernel != "linear":
+        raise ValueError(f"{type(est).__name__}: representation={est.representation!r} needs kernel='linear'. "
+                         f"Got kernel={est.kernel!r}; use representation='gram' or 'auto' for it.")
 
 
 # Target number of float64 elements in a temporary chunk (~128 MB).

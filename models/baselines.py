@@ -48,7 +48,8 @@ from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
 from common.checks import int_at_least, one_of, positive_float, validate_params
-from models._kernels import SVC_PARAMETER_CONSTRAINTS, _check_representation, _use_rows, kernel_from_gram
+from models._kernels import (REPRESENTATIONS, SVC_PARAMETER_CONSTRAINTS, _check_representation, _resolve_representation,
+                             _rows_qp, _use_rows, kernel_from_gram)
 from models._validation import (
     AbsentFeatureClassifierMixin,
     validate_binary_y,
@@ -87,11 +88,13 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         Seed of the EM imputer.
     tol : float, default=1e-3
         libsvm stopping tolerance.
-    representation : {"auto", "gram", "rows"}, default="auto"
-        What libsvm gets: the precomputed n x n kernel (``"gram"``) or, for
-        ``kernel="linear"``, the imputed rows with libsvm's linear kernel
-        (``"rows"``, the same QP without an n x n matrix); ``"auto"``:
-        ``"rows"`` when ``kernel="linear"`` and the imputed matrix has at most
+    representation : {"auto", "gram", "rows", "primal"}, default="auto"
+        What the QP is solved on: libsvm on the precomputed n x n kernel
+        (``"gram"``) or, for ``kernel="linear"``, libsvm on the imputed rows
+        (``"rows"``, the same QP without an n x n matrix) or the same QP's
+        primal on those rows by an interior-point method (``"primal"``,
+        :class:`models._linear_qp.PrimalLinearSVM`; ``tol`` does not apply);
+        ``"auto"``: ``"primal"`` when ``kernel="linear"`` and the imputed matrix has at most
         a quarter as many columns as rows, as in :class:`models.geometric.GeometricMarginSVC`.
 
     Attributes
@@ -109,8 +112,8 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         Only for ``kernel="linear"``.
     gamma_ : float
         The numeric gamma used.
-    representation_ : {"gram", "rows"}
-        What libsvm got (``representation`` resolved).
+    representation_ : {"gram", "rows", "primal"}
+        What the QP was solved on (``representation`` resolved).
     n_features_in_ : int
 
     Examples
@@ -125,7 +128,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {
         **SVC_PARAMETER_CONSTRAINTS, "imputer": one_of(*IMPUTERS),
         "n_neighbors": int_at_least(1), "n_components": int_at_least(1),
-        "representation": one_of("auto", "gram", "rows"),
+        "representation": one_of(*REPRESENTATIONS),
     }
 
     def __init__(self, imputer: str = "zero", *, n_neighbors: int = 5, n_components: int = 5,
@@ -183,9 +186,9 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
             sq = np.einsum("ij,ij->i", Z, Z)
         self.gamma_ = self._gamma_value(Z)
         rows = self._uses_rows(Z)
-        self.representation_ = "rows" if rows else "gram"
+        self.representation_ = _resolve_representation(self.representation, self.kernel, *Z.shape)
         if rows:
-            svc = SVC(kernel="linear", C=float(self.C), tol=self.tol).fit(Z, y_signed)
+            svc = _rows_qp(self.representation, self.kernel, *Z.shape, C=self.C, tol=self.tol).fit(Z, y_signed)
         else:
             if G is None:
                 G = Z @ Z.T

@@ -23,8 +23,8 @@ from sklearn.utils.validation import check_is_fitted
 from common.checks import (int_at_least, none_or_positive_float, one_of, positive_float,
                            validate_params)
 
-from ._kernels import (SVC_PARAMETER_CONSTRAINTS, PatternNorms, _check_representation,
-                       _kernel_from_filled, _use_rows, resolve_gamma)
+from ._kernels import (REPRESENTATIONS, SVC_PARAMETER_CONSTRAINTS, PatternNorms, _check_representation,
+                       _kernel_from_filled, _resolve_representation, _rows_qp, _use_rows, resolve_gamma)
 from ._validation import (AbsentFeatureClassifierMixin, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 
@@ -50,12 +50,15 @@ class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {**SVC_PARAMETER_CONSTRAINTS, "cache_size": positive_float()}
 
-    def _svc(self, rows: bool = False):
-        """libsvm on a precomputed kernel, or (``rows``) on the rows with the
-        linear kernel: the same QP when the precomputed kernel is
-        ``X0 @ X0.T`` of those rows."""
-        return SVC(kernel="linear" if rows else "precomputed", C=float(self.C),
-                   tol=float(self.tol), cache_size=float(self.cache_size))
+    def _svc(self, rows: bool = False, shape: tuple[int, int] | None = None):
+        """libsvm on a precomputed kernel, or (``rows``) the QP on the rows of
+        ``shape`` with the linear kernel (:func:`models._kernels._rows_qp`:
+        libsvm or the primal interior point, by ``representation``): the
+        same QP when the precomputed kernel is ``X0 @ X0.T`` of those rows."""
+        if rows:
+            return _rows_qp(self.representation, self.kernel, *shape, C=self.C, tol=self.tol,
+                            cache_size=self.cache_size)
+        return SVC(kernel="precomputed", C=float(self.C), tol=float(self.tol), cache_size=float(self.cache_size))
 
     def _check_representation(self) -> None:
         _check_representation(self)
@@ -180,19 +183,25 @@ class GeometricMarginSVC(_MaskedSVCBase):
         warns (``UserWarning``) that the result is an approximation. With
         ``"liblinear"``, ``dual_coef_`` and ``beta_`` are not available and
         ``support_`` holds the instances on or inside the margin.
-    representation : {"auto", "gram", "rows"}, default="auto"
-        What libsvm gets at each QP (``solver="libsvm"``). ``"gram"``: the
-        precomputed n x n scaled kernel ``K_ij / (s_i s_j)``. ``"rows"``
-        (``kernel="linear"`` only): the rows ``x_i / s_i`` (zero-filled)
-        with libsvm's linear kernel, which is the same QP with the same
+    representation : {"auto", "gram", "rows", "primal"}, default="auto"
+        What each QP is solved on (``solver="libsvm"``). ``"gram"``: libsvm
+        on the precomputed n x n scaled kernel ``K_ij / (s_i s_j)``.
+        ``"rows"`` (``kernel="linear"`` only): libsvm's linear kernel on the
+        rows ``x_i / s_i`` (zero-filled), the same QP with the same
         unpenalised bias, solved to the same ``tol``, without any n x n
         matrix (memory grows with n d instead of n^2; libsvm then computes
-        each kernel entry as a dot product over the features).
-        ``"auto"``: ``"rows"`` when ``kernel="linear"`` and
-        ``4 * n_features <= n_samples``, else ``"gram"``. The two differ only in
-        how the kernel values are rounded; libsvm's iterates can carry that
-        to the level of its stopping tolerance, as a permutation of the
-        features would. Ignored with ``solver="liblinear"``.
+        each kernel entry as a dot product over the features); it differs
+        from ``"gram"`` only in how the kernel values are rounded, which
+        libsvm's iterates can carry to the level of its stopping tolerance,
+        as a permutation of the features would. ``"primal"``
+        (``kernel="linear"`` only): the same QP on the same rows in its
+        primal form, by an interior-point method
+        (:class:`models._linear_qp.PrimalLinearSVM`, Clarabel, duality gap
+        1e-8; ``tol`` and ``first_tol`` do not apply): its cost grows with
+        ``n d`` per step whatever ``C``, where libsvm slows down sharply on
+        large, nearly separable problems. ``"auto"``: ``"primal"`` when
+        ``kernel="linear"`` and ``4 * n_features <= n_samples``, else
+        ``"gram"``. Ignored with ``solver="liblinear"``.
 
     Attributes
     ----------
@@ -201,7 +210,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
     n_features_in_ : int
     gamma_ : float
         The kernel coefficient used.
-    representation_ : {"gram", "rows"}
+    representation_ : {"gram", "rows", "primal"}
         What the QPs were solved on (``representation`` resolved; ``"rows"``
         with ``solver="liblinear"``).
     n_iter_ : int
@@ -273,7 +282,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         **_MaskedSVCBase._parameter_constraints,
         "n_iter": int_at_least(1), "s_tol": positive_float(),
         "solver": one_of("libsvm", "liblinear"), "first_tol": none_or_positive_float(),
-        "representation": one_of("auto", "gram", "rows"),
+        "representation": one_of(*REPRESENTATIONS),
     }
 
     def __init__(self, C=1.0, *, kernel="linear", degree=2, gamma="scale", coef0=1.0,
@@ -362,7 +371,8 @@ class GeometricMarginSVC(_MaskedSVCBase):
         M = ~np.isnan(X)
         X0 = np.where(M, X, 0.0)
         rows = self._rows_or_liblinear(X0)
-        self.representation_ = "rows" if rows else "gram"
+        self.representation_ = ("rows" if self.solver == "liblinear"
+                                else _resolve_representation(self.representation, self.kernel, *X0.shape))
         K = None if rows else self._kernel(X0, M, X0, M)
         state = None
         first_tol = self._first_tol(M) if n_iter > 1 else float(self.tol)
@@ -417,7 +427,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
                     np.multiply(K, inv[:, None], out=Ks)
                     Ks *= inv[None, :]
                     Kt = Ks
-                svc = self._svc(rows).set_params(tol=tol).fit(Kt, ys)
+                svc = self._svc(rows, X0.shape).set_params(tol=tol).fit(Kt, ys)
                 sv = svc.support_
                 dual = svc.dual_coef_[0].copy()
                 b = float(svc.intercept_[0])
@@ -693,11 +703,12 @@ class AverageNormSVC(_MaskedSVCBase):
     groups : array-like of int of shape (n_features,), default=None
         Accepted for a uniform interface and validated; ``p_k`` is per feature
         so the result does not depend on it.
-    representation : {"auto", "gram", "rows"}, default="auto"
-        What libsvm gets, as in :class:`GeometricMarginSVC`: the precomputed
-        n x n kernel (``"gram"``) or, for ``kernel="linear"``, the rescaled
-        zero-filled rows with libsvm's linear kernel (``"rows"``, the same
-        QP); ``"auto"``: ``"rows"`` when ``kernel="linear"`` and
+    representation : {"auto", "gram", "rows", "primal"}, default="auto"
+        What the QP is solved on, as in :class:`GeometricMarginSVC`: libsvm
+        on the precomputed n x n kernel (``"gram"``) or, for
+        ``kernel="linear"``, on the rescaled zero-filled rows (``"rows"``),
+        or the same QP's primal on those rows by the interior point
+        (``"primal"``); ``"auto"``: ``"primal"`` when ``kernel="linear"`` and
         ``4 * n_features <= n_samples``.
 
     Attributes
@@ -727,7 +738,7 @@ class AverageNormSVC(_MaskedSVCBase):
 
     _parameter_constraints: dict = {
         **_MaskedSVCBase._parameter_constraints,
-        "representation": one_of("auto", "gram", "rows"),
+        "representation": one_of(*REPRESENTATIONS),
     }
 
     def __init__(self, C=1.0, *, kernel="linear", degree=2, gamma="scale", coef0=1.0,
@@ -771,8 +782,8 @@ class AverageNormSVC(_MaskedSVCBase):
         Ms = ~np.isnan(Xs)
         X0 = np.where(Ms, Xs, 0.0)
         rows = _use_rows(self.representation, self.kernel, *X0.shape)
-        self.representation_ = "rows" if rows else "gram"
-        svc = self._svc(rows).fit(X0 if rows else self._kernel(X0, Ms, X0, Ms), ys)
+        self.representation_ = _resolve_representation(self.representation, self.kernel, *X0.shape)
+        svc = self._svc(rows, X0.shape).fit(X0 if rows else self._kernel(X0, Ms, X0, Ms), ys)
         sv = svc.support_
         self.support_ = sv
         self.support_vectors_ = X[sv]
@@ -828,7 +839,7 @@ class AverageNormSVC(_MaskedSVCBase):
             validate_feature_groups(est, est.groups, X_train.shape[1])
             est.gamma_ = resolve_gamma(est, est.gamma, Xs)
             if _use_rows(est.representation, est.kernel, *X0.shape):
-                svc = est._svc(True).fit(X0, ys)
+                svc = est._svc(True, X0.shape).fit(X0, ys)
                 b = float(svc.intercept_[0])
                 f = X0v @ (X0[svc.support_].T @ svc.dual_coef_[0]) + b
             else:

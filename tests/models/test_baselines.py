@@ -32,7 +32,8 @@ def data():
 def test_equals_sklearn_svc_on_imputed_data(data, imputer, kernel, degree):
     X, y, groups = data
     clf = ImputedSVC(imputer=imputer, kernel=kernel, degree=degree, C=2.0, groups=groups,
-                     n_neighbors=3, n_components=2, random_state=0).fit(X[:90], y[:90])
+                     n_neighbors=3, n_components=2, random_state=0,
+                     representation="rows" if kernel == "linear" else "auto").fit(X[:90], y[:90])
     Z, Zt = clf.imputer_.transform(X[:90]), clf.imputer_.transform(X[90:])
     ref = SVC(kernel=kernel, degree=degree, C=2.0, coef0=1.0, gamma="scale").fit(Z, y[:90])
     np.testing.assert_allclose(clf.decision_function(X[90:]), ref.decision_function(Zt),
@@ -136,14 +137,14 @@ def test_check_estimator(est):
 
 @pytest.mark.parametrize("imputer", ["zero", "mean", "flags"])
 def test_rows_equal_gram_and_no_gram_is_built(data, imputer, monkeypatch):
-    """representation 'rows' (auto for the linear kernel with at most a
-    quarter as many imputed columns as rows) solves the QP of 'gram' (measured relative decision
-    difference 0 here; bound 1e-6), in fit and in grid_decision_function,
+    """representation 'rows' (libsvm on the imputed rows) solves the QP of
+    'gram' (measured relative decision difference 0 here; bound 1e-6), in
+    fit and in grid_decision_function,
     without any n x n matrix; non-linear kernels keep the Gram matrix."""
     import models.baselines as bl
 
     X, y, groups = data
-    grid = [{"C": C} for C in (0.1, 1.0, 10.0)] + [{"kernel": "rbf"}]
+    grid = [{"C": C, "representation": "rows"} for C in (0.1, 1.0, 10.0)] + [{"kernel": "rbf"}]
     kw = dict(imputer=imputer, groups=groups)
     with monkeypatch.context() as m:  # no Gram matrix for the linear points
         m.setattr(bl, "kernel_from_gram", None)
@@ -152,7 +153,7 @@ def test_rows_equal_gram_and_no_gram_is_built(data, imputer, monkeypatch):
     got += ImputedSVC(**kw).grid_decision_function(grid[3:], X[:90], y[:90], X[90:])
     mixed = ImputedSVC(**kw).grid_decision_function(grid, X[:90], y[:90], X[90:])
     for p, r, g, g_mixed in zip(grid, rows, got, mixed):
-        gram = ImputedSVC(representation="gram", **kw, **p).fit(X[:90], y[:90])
+        gram = ImputedSVC(**kw, **{**p, "representation": "gram"}).fit(X[:90], y[:90])
         assert (r.representation_, gram.representation_) == ("rows", "gram")
         np.testing.assert_array_equal(r.support_, gram.support_)
         f_gram = gram.decision_function(X[90:])

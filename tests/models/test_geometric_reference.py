@@ -64,10 +64,11 @@ def test_default_parameters_match_reference(kind, kernel):
     shift {0, 1} x C {0.01, 0.1, 1, 10}: at most 4.6e-3
     (``python benchmarks/geometric_vs_reference.py --settings default``). The
     bound is 1e-2; signs must agree wherever ``|f_ref|`` exceeds it. The
-    default representation ("auto") gives libsvm the rows for the linear
-    kernel here (8 features, 120 instances) and the Gram matrix for poly2;
-    for the linear kernel the Gram path is checked too."""
-    reps = [{}, {"representation": "gram"}] if kernel == "linear" else [{}]
+    default representation ("auto") solves the linear kernel's QPs by the
+    primal interior point here (8 features, 120 instances) and gives libsvm
+    the Gram matrix for poly2; for the linear kernel libsvm's Gram and rows
+    paths are checked too."""
+    reps = [{}, {"representation": "gram"}, {"representation": "rows"}] if kernel == "linear" else [{}]
     for C in (0.1, 1.0, 10.0):
         for shift in (0.0, 1.0):
             Xt, yt, Xv, groups = make_data(kind, 1, shift)
@@ -75,7 +76,7 @@ def test_default_parameters_match_reference(kind, kernel):
             for rep in reps:
                 est = GeometricMarginSVC(C=C, groups=groups, **KW[kernel], **rep).fit(Xt, yt)
                 assert est.representation_ == rep.get(
-                    "representation", "rows" if kernel == "linear" else "gram")
+                    "representation", "primal" if kernel == "linear" else "gram")
                 f = est.decision_function(Xv)
                 scale = np.max(np.abs(f_ref))
                 assert np.max(np.abs(f - f_ref)) <= 1e-2 * scale, (C, shift, rep)
@@ -86,11 +87,12 @@ def test_default_parameters_match_reference(kind, kernel):
 
 def test_default_first_qp_is_solved_to_tol():
     """The default is the strict iteration: first_tol=None gives exactly the
-    model of first_tol=tol; the opt-in 10 tol gives a different one."""
+    model of first_tol=tol; the opt-in 10 tol gives a different one (libsvm:
+    the primal interior point has no such tolerance)."""
     Xt, yt, Xv, groups = make_data("block", 0, 0.0)
-    a = GeometricMarginSVC(groups=groups).fit(Xt, yt)
-    b = GeometricMarginSVC(groups=groups, first_tol=1e-3).fit(Xt, yt)
-    c = GeometricMarginSVC(groups=groups, first_tol=1e-2).fit(Xt, yt)
+    a = GeometricMarginSVC(groups=groups, representation="rows").fit(Xt, yt)
+    b = GeometricMarginSVC(groups=groups, first_tol=1e-3, representation="rows").fit(Xt, yt)
+    c = GeometricMarginSVC(groups=groups, first_tol=1e-2, representation="rows").fit(Xt, yt)
     np.testing.assert_array_equal(a.decision_function(Xv), b.decision_function(Xv))
     assert np.max(np.abs(a.s_history_[1] - c.s_history_[1])) > 1e-6
 

@@ -1,0 +1,77 @@
+"""PrimalLinearSVM: the soft-margin linear SVM's primal QP by Clarabel, and
+the estimators that use it by default (representation "auto" -> "primal")."""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+
+from models._linear_qp import SUPPORT_THRESHOLD, PrimalLinearSVM
+from models.baselines import ImputedSVC
+from models.geometric import AverageNormSVC, GeometricMarginSVC
+from toy_data import noisy_linear
+
+
+def block_missing(n, d, block, seed, frac=0.5):
+    """Gaussian rows, labels from the first two blocks, whole blocks absent at random."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X[:, :2 * block].sum(1) > 0).astype(int)
+    groups = np.arange(d) // block
+    X[(rng.random((n, d // block)) < frac)[:, groups]] = np.nan
+    return X, y, groups
+
+
+def _objective(Z, ys, C, w, b):
+    return 0.5 * w @ w + C * np.maximum(0.0, 1.0 - ys * (Z @ w + b)).sum()
+
+
+@pytest.mark.parametrize("C", [0.01, 1.0, 100.0])
+def test_solves_the_svm_qp_as_an_independent_cvxpy_model(C):
+    X, _, y = noisy_linear(150, 5, seed=3, noise=0.6)
+    ys = np.where(y == 1, 1.0, -1.0)
+    qp = PrimalLinearSVM(C=C).fit(X, ys)
+    # independent reference: the hinge-loss form, no slack variables
+    w, b = cp.Variable(5), cp.Variable()
+    prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + C * cp.sum(cp.pos(1 - cp.multiply(ys, X @ w + b)))))
+    prob.solve(solver="ECOS")
+    assert _objective(X, ys, C, qp.coef_[0], qp.intercept_[0]) == pytest.approx(prob.value, rel=1e-6)
+    np.testing.assert_allclose(qp.coef_[0], w.value, atol=1e-4 * np.abs(w.value).max())
+    # the multipliers: w = sum_i y_i alpha_i z_i over the support, sum_i y_i alpha_i = 0, 0 <= alpha <= C
+    sv, dual = qp.support_, qp.dual_coef_[0]
+    np.testing.assert_allclose(X[sv].T @ dual, qp.coef_[0], atol=1e-6 * np.abs(qp.coef_).max())
+    assert abs(dual.sum()) <= 1e-6 * C * len(sv)
+    assert np.all(np.abs(dual) <= C * (1 + 1e-9)) and np.all(np.abs(dual) > SUPPORT_THRESHOLD * np.abs(dual).max())
+    # the support: libsvm's (solved tightly), plus at most rows lying on the margin (a degenerate
+    # optimum: their multiplier may be 0 or not)
+    svc = SVC(kernel="linear", C=C, tol=1e-10).fit(X, ys)
+    f = qp.decision_function(X)
+    assert set(svc.support_) <= set(qp.support_)
+    extra = np.setdiff1d(qp.support_, svc.support_)
+    assert np.all(np.abs(ys[extra] * f[extra] - 1.0) <= 1e-4), ys[extra] * f[extra]
+    assert np.abs(f - svc.decision_function(X)).max() <= 1e-3 * np.abs(f).max()
+
+
+def test_labels_must_be_plus_minus_one():
+    with pytest.raises(ValueError, match="y must hold both labels -1 and \\+1"):
+        PrimalLinearSVM().fit(np.eye(3), [0, 1, 1])
+    with pytest.raises(ValueError, match="unknown parameter 'kernel'"):
+        PrimalLinearSVM().set_params(kernel="rbf")
+
+
+def test_default_estimators_reach_libsvm_objective():
+    """GeometricMarginSVC (one QP), AverageNormSVC and ImputedSVC by default
+    solve their linear QP by the primal interior point: its objective is the
+    tightly solved libsvm one's, and the decision values agree."""
+    X, y, groups = block_missing(200, 12, 3, seed=5, frac=0.5)
+    ys = np.where(y == 1, 1.0, -1.0)
+    for make in (lambda **k: GeometricMarginSVC(groups=groups, n_iter=1, **k),
+                 lambda **k: AverageNormSVC(**k), lambda **k: ImputedSVC(imputer="mean", **k)):
+        for C in (0.1, 10.0):
+            primal = make(C=C).fit(X, y)
+            libsvm = make(C=C, representation="rows", tol=1e-10).fit(X, y)
+            assert primal.representation_ == "primal" and libsvm.representation_ == "rows"
+            f, f_ref = primal.decision_function(X), libsvm.decision_function(X)
+            assert np.abs(f - f_ref).max() <= 1e-4 * np.abs(f_ref).max(), (type(primal).__name__, C)
+            hinge = C * np.maximum(0.0, 1.0 - ys * f).sum(), C * np.maximum(0.0, 1.0 - ys * f_ref).sum()
+            assert hinge[0] == pytest.approx(hinge[1], rel=1e-4)
