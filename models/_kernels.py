@@ -76,6 +76,9 @@ SVC_PARAMETER_CONSTRAINTS: dict = {
 }
 
 
+#: Most features for which ``representation="auto"`` picks the primal interior point.
+MAX_PRIMAL_FEATURES = 100
+
 #: Values of the SVM estimators' ``representation`` parameter.
 REPRESENTATIONS = ("auto", "gram", "rows", "primal")
 
@@ -85,19 +88,24 @@ def _resolve_representation(representation: str, kernel: str, n_samples: int, n_
     kernel), ``"rows"`` (libsvm on the rows, ``SVC(kernel="linear")``) or
     ``"primal"`` (the primal QP on the rows by an interior-point method,
     :class:`models._linear_qp.PrimalLinearSVM`). All three are the same QP;
-    the rows need ``kernel="linear"``. ``"auto"``: ``"primal"`` when the
-    kernel is linear and ``4 * n_features <= n_samples``, else ``"gram"``:
-    with short rows the interior point's cost grows with ``n d`` per step
-    whatever ``C``, while libsvm slows down on nearly separable data.
+    the rows need ``kernel="linear"``. ``"auto"``, for the linear kernel
+    with ``4 * n_features <= n_samples``: ``"primal"`` up to
+    :data:`MAX_PRIMAL_FEATURES` features, ``"rows"`` above; otherwise
+    ``"gram"``. The interior point's steps cost up to ``n d^2`` on dense
+    rows whatever ``C``, while libsvm's cost depends on the data and grows
+    sharply on large, nearly separable problems (``python
+    benchmarks/bench_geometric.py --representations --d 59 200``).
 
-    >>> _resolve_representation("auto", "linear", 1000, 59), _resolve_representation("auto", "linear", 100, 59)
-    ('primal', 'gram')
+    >>> [_resolve_representation("auto", "linear", n, d) for n, d in ((1000, 59), (1000, 200), (100, 59))]
+    ['primal', 'rows', 'gram']
     """
     if kernel != "linear" or representation == "gram":
         return "gram"
     if representation in ("rows", "primal"):
         return representation
-    return "primal" if 4 * n_features <= n_samples else "gram"
+    if 4 * n_features > n_samples:
+        return "gram"
+    return "primal" if n_features <= MAX_PRIMAL_FEATURES else "rows"
 
 
 def _use_rows(representation: str, kernel: str, n_samples: int, n_features: int) -> bool:

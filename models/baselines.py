@@ -94,8 +94,8 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         (``"rows"``, the same QP without an n x n matrix) or the same QP's
         primal on those rows by an interior-point method (``"primal"``,
         :class:`models._linear_qp.PrimalLinearSVM`; ``tol`` does not apply);
-        ``"auto"``: ``"primal"`` when ``kernel="linear"`` and the imputed matrix has at most
-        a quarter as many columns as rows, as in :class:`models.geometric.GeometricMarginSVC`.
+        ``"auto"`` chooses by the imputed matrix's shape as
+        :class:`models.geometric.GeometricMarginSVC`'s does.
 
     Attributes
     ----------

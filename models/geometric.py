@@ -197,11 +197,12 @@ class GeometricMarginSVC(_MaskedSVCBase):
         (``kernel="linear"`` only): the same QP on the same rows in its
         primal form, by an interior-point method
         (:class:`models._linear_qp.PrimalLinearSVM`, Clarabel, duality gap
-        1e-8; ``tol`` and ``first_tol`` do not apply): its cost grows with
-        ``n d`` per step whatever ``C``, where libsvm slows down sharply on
-        large, nearly separable problems. ``"auto"``: ``"primal"`` when
-        ``kernel="linear"`` and ``4 * n_features <= n_samples``, else
-        ``"gram"``. Ignored with ``solver="liblinear"``.
+        1e-8; ``tol`` and ``first_tol`` do not apply): its steps cost up to
+        ``n d^2`` whatever ``C``, where libsvm slows down sharply on large,
+        nearly separable problems. ``"auto"``, for ``kernel="linear"`` and
+        ``4 * n_features <= n_samples``: ``"primal"`` up to
+        :data:`models._kernels.MAX_PRIMAL_FEATURES` (100) features,
+        ``"rows"`` above; else ``"gram"``. Ignored with ``solver="liblinear"``.
 
     Attributes
     ----------
@@ -708,8 +709,7 @@ class AverageNormSVC(_MaskedSVCBase):
         on the precomputed n x n kernel (``"gram"``) or, for
         ``kernel="linear"``, on the rescaled zero-filled rows (``"rows"``),
         or the same QP's primal on those rows by the interior point
-        (``"primal"``); ``"auto"``: ``"primal"`` when ``kernel="linear"`` and
-        ``4 * n_features <= n_samples``.
+        (``"primal"``); ``"auto"`` chooses as :class:`GeometricMarginSVC`'s.
 
     Attributes
     ----------

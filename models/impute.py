@@ -222,6 +222,8 @@ def masked_sq_distances(A: np.ndarray, B: np.ndarray,
 
 
 _PRESELECT = 128  # nearest training rows sorted per receiver before the per-pattern search
+#: Distances held at once by :class:`MaskedKNNImputer` (receivers x donors, float64: 128 MB).
+_KNN_CHUNK_ELEMENTS = 1 << 24
 
 
 def _has_tie(d: np.ndarray) -> np.ndarray:
@@ -362,7 +364,10 @@ class MaskedKNNImputer(_AbsentTransformer):
         return self._impute(X, [int(self.n_neighbors)])[0]
 
     def _impute(self, X: np.ndarray, ks: list[int]) -> list[np.ndarray]:
-        """Impute ``X`` for several K at once (distances computed once)."""
+        """Impute ``X`` for several K at once (distances computed once), in
+        chunks of receivers of at most :data:`_KNN_CHUNK_ELEMENTS` distances
+        (a receiver's neighbours depend only on its own distances, so the
+        result does not depend on the chunks)."""
         F = self.fit_X_
         miss = np.isnan(X)
         outs = [X.copy() for _ in ks]
@@ -372,10 +377,22 @@ class MaskedKNNImputer(_AbsentTransformer):
         # columns with identical (receiver, donor) missingness share neighbours
         fmiss = np.isnan(F)
         col_pattern = _column_patterns(~miss[rows], ~fmiss)
+        step = max(1, _KNN_CHUNK_ELEMENTS // max(F.shape[0], 1))
+        preselect = self.preselect
+        for start in range(0, rows.size, step):
+            preselect = self._impute_rows(X, rows[start:start + step], miss, fmiss, col_pattern, ks,
+                                          outs, preselect)
+        return outs
+
+    def _impute_rows(self, X, rows, miss, fmiss, col_pattern, ks, outs, preselect: bool) -> bool:
+        """Impute the receivers ``rows`` of ``X`` into ``outs``; returns whether
+        the preselection shortcut still pays (see :meth:`_impute`)."""
+        F = self.fit_X_
         D, n_common = masked_sq_distances(X[rows], F, col_pattern)
         with np.errstate(divide="ignore", invalid="ignore"):
             D /= n_common
         D[n_common == 0] = np.inf
+        del n_common
         kmax = max(ks)
         # candidate donors shared by every pattern: each receiver's nearest
         # rows overall, sorted once (a pattern's K nearest donors are read
@@ -383,7 +400,8 @@ class MaskedKNNImputer(_AbsentTransformer):
         # the rule (discrete features) they do not pay and are dropped.
         n_pre = min(F.shape[0], max(_PRESELECT, 8 * kmax))
         sample = np.sort(D[::max(1, D.shape[0] // 64)], axis=1)[:, :kmax + 1]
-        pre = _partition_nearest(D, n_pre) if self.preselect and _has_tie(sample).mean() <= 0.5 else None
+        preselect = preselect and _has_tie(sample).mean() <= 0.5
+        pre = _partition_nearest(D, n_pre) if preselect else None
         for p in np.unique(col_pattern):
             cols = np.flatnonzero(col_pattern == p)
             recv = np.flatnonzero(miss[rows, cols[0]])
@@ -398,7 +416,7 @@ class MaskedKNNImputer(_AbsentTransformer):
             k_all = min(kmax, n_donors)
             nbr, finite, tie_share = _pattern_neighbours(D, recv, has, k_all, pre)
             if tie_share > 0.5:
-                pre = None
+                pre, preselect = None, False
             vals = F[:, cols]
             for o, k in zip(outs, ks):
                 kk = min(k, k_all)
@@ -409,7 +427,7 @@ class MaskedKNNImputer(_AbsentTransformer):
                                   acc / np.maximum(cnt, 1.0)[:, None],
                                   self.col_means_[cols][None, :])
                 o[np.ix_(rows[recv], cols)] = filled
-        return outs
+        return preselect
 
 
 # --------------------------------------------------------------------------- EM

@@ -309,3 +309,23 @@ def test_inf_and_all_nan_rejected():
                          ids=lambda e: type(e).__name__)
 def test_check_estimator(est):
     check_estimator(est)
+
+
+@pytest.mark.parametrize("discrete", [False, True])
+def test_knn_chunks_of_receivers_only_change_memory(discrete, monkeypatch):
+    # the receivers are imputed in chunks of at most _KNN_CHUNK_ELEMENTS
+    # distances: chunks of 7 receivers give the bit-identical output of one
+    # chunk, for every K of a shared grid
+    from models import impute
+
+    rng = np.random.RandomState(3)
+    groups = np.repeat(np.arange(5), 2)
+    X = rng.randint(0, 4, size=(200, 10)).astype(float) if discrete else rng.randn(200, 10)
+    X[(rng.rand(200, 5) < np.array([0.1, 0.4, 0.6, 0.8, 0.95]))[:, groups]] = nan
+    imp = MaskedKNNImputer(n_neighbors=3).fit(X)
+    whole = imp._impute(X, [3, 5, 10])
+    monkeypatch.setattr(impute, "_KNN_CHUNK_ELEMENTS", 7 * 200)
+    chunked = imp._impute(X, [3, 5, 10])
+    for a, b in zip(whole, chunked):
+        np.testing.assert_array_equal(a, b)
+    assert not np.isnan(chunked[0]).any()

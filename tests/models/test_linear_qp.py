@@ -75,3 +75,17 @@ def test_default_estimators_reach_libsvm_objective():
             assert np.abs(f - f_ref).max() <= 1e-4 * np.abs(f_ref).max(), (type(primal).__name__, C)
             hinge = C * np.maximum(0.0, 1.0 - ys * f).sum(), C * np.maximum(0.0, 1.0 - ys * f_ref).sum()
             assert hinge[0] == pytest.approx(hinge[1], rel=1e-4)
+
+
+def test_auto_keeps_libsvm_on_long_rows():
+    """Above MAX_PRIMAL_FEATURES features the interior point's steps (up to n d^2)
+    cost more than libsvm on the rows: "auto" gives libsvm the rows there."""
+    from models._kernels import MAX_PRIMAL_FEATURES
+
+    rng = np.random.default_rng(0)
+    d = MAX_PRIMAL_FEATURES + 1
+    X = rng.normal(size=(4 * d, d))
+    y = (X[:, 0] > 0).astype(int)
+    assert ImputedSVC().fit(X, y).representation_ == "rows"
+    assert ImputedSVC().fit(X[:, :-1], y).representation_ == "primal"
+    assert GeometricMarginSVC(n_iter=1).fit(X, y).representation_ == "rows"
