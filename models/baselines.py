@@ -315,8 +315,12 @@ class AbsentColumnsHGB(HistGradientBoostingClassifier):
     Such a column carries no information, and scikit-learn's binning fails on
     it ("window shape cannot be larger than input array shape").
     ``present_features_`` marks the columns used; prediction reads only
-    those.
+    those. A row's decision is the sum of its trees' leaves, the same
+    whatever other rows are scored with it (``row_independent_decision``,
+    :func:`rank.scoring.row_independent`).
     """
+
+    row_independent_decision = True
 
     def fit(self, X, y, sample_weight=None):
         X = np.asarray(X, dtype=np.float64)

@@ -32,6 +32,7 @@ from featurize.metabolic.genes import canonical_gene_id
 from featurize.metabolic.reaction_kinds import REACTION_KINDS
 from rank.calibration import no_credible_candidate
 from rank.metrics import ranking_metrics
+from rank.scoring import row_independent
 
 __all__ = ["EVIDENCE", "ORPHAN_COLUMNS", "RANKING_COLUMNS", "supporting_neighbours", "orphan_reactions", "mark_ranked",
            "motif_less_validation", "coexpression_r", "candidate_evidence", "candidates_evidence", "explain_ranking",
@@ -74,25 +75,36 @@ def supporting_neighbours_many(featurizer, decision_function: Callable[[np.ndarr
     not given) and one stacked leave-one-out matrix
     (:meth:`~featurize.metabolic.pairs.PairFeaturizer.leave_one_out_many`).
 
-    ``decision_function`` is still called per candidate, on its own row and
-    then on its own leave-one-out rows, as :func:`supporting_neighbours`
-    would: a BLAS product can round a row differently inside a larger
-    batch, and a last-bit change could reorder neighbours whose drops tie.
+    ``decision_function`` is called per candidate, on its own row and then
+    on its own leave-one-out rows, as :func:`supporting_neighbours` would: a
+    BLAS product can round a row differently inside a larger batch, and a
+    last-bit change could reorder neighbours whose drops tie. A function
+    that scores every row on its own (:func:`rank.scoring.row_independent`,
+    e.g. gradient boosting) is called once on all the rows instead: the same
+    numbers, without a call's overhead per candidate.
     """
     hss, Xh = featurizer.leave_one_out_many(reaction, genes)
     if not len(Xh):
         return [[] for _ in genes]
     if X is None:
         X = featurizer.candidate_matrix(reaction, list(genes))
+    together = None
+    if row_independent(decision_function):
+        together = np.asarray(decision_function(np.vstack([X, Xh])), dtype=np.float64).reshape(-1)
     out, start = [], 0
     for i, (gene, hs) in enumerate(zip(genes, hss)):
         rows = Xh[start:start + len(hs)]
+        at = start
         start += len(hs)
         if not hs:
             out.append([])
             continue
-        base = float(np.asarray(decision_function(X[i:i + 1])).reshape(-1)[0])
-        drops = base - np.asarray(decision_function(rows), dtype=np.float64).reshape(-1)
+        if together is not None:
+            base = float(together[i])
+            drops = base - together[len(X) + at:len(X) + start]
+        else:
+            base = float(np.asarray(decision_function(X[i:i + 1])).reshape(-1)[0])
+            drops = base - np.asarray(decision_function(rows), dtype=np.float64).reshape(-1)
         nb = featurizer.neighbour_genes(reaction, gene)
         motifs_of = {h: "+".join(t for t, members in nb.items() if h in members) for h in hs}
         order = sorted(range(len(hs)), key=lambda j: (-drops[j], hs[j]))

@@ -31,7 +31,7 @@ import pandas as pd
 
 from common.checks import check_param, check_positive_int, none_or_positive_int, one_of
 
-__all__ = ["score_matrix", "rank_candidates", "true_gene_ranks", "candidate_order", "gene_id_ranks",
+__all__ = ["score_matrix", "rank_candidates", "true_gene_ranks", "candidate_order", "gene_id_ranks", "row_independent",
            "no_evidence_last", "pair_score_fn", "MARGIN_RULES", "ranking_decision", "ranking_decisions",
            "GENE_CORRECTIONS", "correct_scores", "ranking_name", "split_ranking_name"]
 
@@ -293,6 +293,28 @@ def ranking_decision(model, margin_rule: str = "scaled") -> Callable[[np.ndarray
     def unscaled(X):
         return _unscale(model, model.decision_function(X), model.scales(X))
     return unscaled
+
+
+def row_independent(decision_function) -> bool:
+    """Whether ``decision_function`` scores every row on its own, bit for bit:
+    the bound ``decision_function`` of an estimator whose class sets
+    ``row_independent_decision = True`` (a row's score does not depend on
+    the other rows scored with it, as for tree ensembles; a BLAS product may
+    round a row differently inside a larger batch, so a linear model does not
+    qualify). Such a function may score many candidates' rows in one call
+    with the same result as one call per candidate.
+
+    Examples
+    --------
+    >>> class _Trees:
+    ...     row_independent_decision = True
+    ...     def decision_function(self, X): return X[:, 0]
+    >>> row_independent(_Trees().decision_function), row_independent(lambda X: X[:, 0])
+    (True, False)
+    """
+    owner = getattr(decision_function, "__self__", None)
+    return (getattr(decision_function, "__name__", "") == "decision_function"
+            and bool(getattr(type(owner), "row_independent_decision", False)))
 
 
 def _unscale(model, f, s) -> np.ndarray:

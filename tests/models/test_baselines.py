@@ -91,6 +91,21 @@ def test_hgb_on_raw_nan_is_deterministic(data):
     assert make_hgb().early_stopping is False
 
 
+def test_hgb_scores_each_row_on_its_own(data):
+    """AbsentColumnsHGB declares row_independent_decision, which lets the
+    explanations score many candidates in one call: a row's decision in a
+    batch is bit-for-bit its decision alone."""
+    from rank.scoring import row_independent
+
+    X, y, _ = data
+    model = make_hgb(random_state=0, max_iter=20).fit(X, y)
+    assert row_independent(model.decision_function)
+    together = model.decision_function(X)
+    alone = np.concatenate([model.decision_function(X[i:i + 1]) for i in range(len(X))])
+    np.testing.assert_array_equal(together, alone)
+    assert not row_independent(model.predict_proba)
+
+
 @pytest.mark.parametrize("kwargs, msg", [
     ({"n_neighbors": 0}, "The 'n_neighbors' parameter of ImputedSVC must be an int >= 1. "
                          "Got 0 instead."),

@@ -280,3 +280,36 @@ def test_candidates_evidence_equals_each_candidate_alone(setup):
             np.testing.assert_array_equal(list(ev["coexpr"].values()), list(alone["coexpr"].values()))
     assert any(candidates_evidence(feat, score, "R4", genes, names={}, gene_domains=domains,
                                    gene_compartments=comps)[i]["supporting_neighbours"] for i in range(5))
+
+
+def test_candidates_evidence_row_independent_scores_once(setup):
+    """A decision function that scores each row on its own
+    (rank.scoring.row_independent) is called once per reaction on every
+    row, with the same evidence as the per-candidate calls."""
+    from rank.evidence import candidates_evidence
+
+    _, feat, domains, comps = setup
+    w = np.random.default_rng(1).normal(size=feat.n_features_)
+
+    class Model:
+        row_independent_decision = True
+        calls = 0
+
+        def decision_function(self, X):
+            Model.calls += 1
+            return np.array([float(np.nan_to_num(x, nan=-0.5) @ w) for x in X])   # row by row
+
+    model = Model()
+    genes = ["G3", "G5", "G1", "G2", "G4"]
+    seen = False
+    for r in ["R1", "R4", "R6"]:
+        Model.calls = 0
+        batched = candidates_evidence(feat, model.decision_function, r, genes, names={}, gene_domains=domains,
+                                      gene_compartments=comps)
+        assert Model.calls <= 1
+        per_candidate = candidates_evidence(feat, lambda X: model.decision_function(X), r, genes, names={},
+                                            gene_domains=domains, gene_compartments=comps)
+        for a, b in zip(batched, per_candidate):
+            assert {k: v for k, v in a.items() if k != "coexpr"} == {k: v for k, v in b.items() if k != "coexpr"}
+        seen |= any(ev["supporting_neighbours"] for ev in batched)
+    assert seen
