@@ -79,6 +79,11 @@ SVC_PARAMETER_CONSTRAINTS: dict = {
 #: Most features for which ``representation="auto"`` picks the primal interior point.
 MAX_PRIMAL_FEATURES = 100
 
+#: Most rows for which ``representation="auto"`` builds the n x n Gram matrix
+#: of a linear kernel with more than :data:`MAX_PRIMAL_FEATURES` features
+#: (8 n^2 bytes: 1.8 GB at this bound); libsvm on the rows above.
+MAX_GRAM_ROWS = 15000
+
 #: Values of the SVM estimators' ``representation`` parameter.
 REPRESENTATIONS = ("auto", "gram", "rows", "primal")
 
@@ -90,14 +95,17 @@ def _resolve_representation(representation: str, kernel: str, n_samples: int, n_
     :class:`models._linear_qp.PrimalLinearSVM`). All three are the same QP;
     the rows need ``kernel="linear"``. ``"auto"``, for the linear kernel
     with ``4 * n_features <= n_samples``: ``"primal"`` up to
-    :data:`MAX_PRIMAL_FEATURES` features, ``"rows"`` above; otherwise
-    ``"gram"``. The interior point's steps cost up to ``n d^2`` on dense
-    rows whatever ``C``, while libsvm's cost depends on the data and grows
-    sharply on large, nearly separable problems (``python
-    benchmarks/bench_geometric.py --representations --d 59 200``).
+    :data:`MAX_PRIMAL_FEATURES` features; above, ``"gram"`` up to
+    :data:`MAX_GRAM_ROWS` rows and ``"rows"`` beyond; otherwise ``"gram"``.
+    The interior point's steps cost up to ``n d^2`` on dense rows whatever
+    ``C``; libsvm on the rows computes every kernel value it needs as a
+    ``d``-term dot product, again and again as its cache turns over, while
+    the Gram matrix costs one BLAS product and ``8 n^2`` bytes (``python
+    benchmarks/bench_geometric.py --representations``).
 
-    >>> [_resolve_representation("auto", "linear", n, d) for n, d in ((1000, 59), (1000, 200), (100, 59))]
-    ['primal', 'rows', 'gram']
+    >>> [_resolve_representation("auto", "linear", n, d)
+    ...  for n, d in ((1000, 59), (1000, 200), (20000, 200), (100, 59))]
+    ['primal', 'gram', 'rows', 'gram']
     """
     if kernel != "linear" or representation == "gram":
         return "gram"
@@ -105,7 +113,9 @@ def _resolve_representation(representation: str, kernel: str, n_samples: int, n_
         return representation
     if 4 * n_features > n_samples:
         return "gram"
-    return "primal" if n_features <= MAX_PRIMAL_FEATURES else "rows"
+    if n_features <= MAX_PRIMAL_FEATURES:
+        return "primal"
+    return "gram" if n_samples <= MAX_GRAM_ROWS else "rows"
 
 
 def _use_rows(representation: str, kernel: str, n_samples: int, n_features: int) -> bool:

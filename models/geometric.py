@@ -201,8 +201,11 @@ class GeometricMarginSVC(_MaskedSVCBase):
         ``n d^2`` whatever ``C``, where libsvm slows down sharply on large,
         nearly separable problems. ``"auto"``, for ``kernel="linear"`` and
         ``4 * n_features <= n_samples``: ``"primal"`` up to
-        :data:`models._kernels.MAX_PRIMAL_FEATURES` (100) features,
-        ``"rows"`` above; else ``"gram"``. Ignored with ``solver="liblinear"``.
+        :data:`models._kernels.MAX_PRIMAL_FEATURES` (100) features; above,
+        ``"gram"`` up to :data:`models._kernels.MAX_GRAM_ROWS` (15000) rows,
+        ``"rows"`` beyond; else ``"gram"``. With ``"gram"`` :meth:`fit`
+        rescales its one kernel matrix in place between QPs. Ignored with
+        ``solver="liblinear"``.
 
     Attributes
     ----------
@@ -377,7 +380,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         K = None if rows else self._kernel(X0, M, X0, M)
         state = None
         first_tol = self._first_tol(M) if n_iter > 1 else float(self.tol)
-        for state in self._iterate(K, X0, M, ys, groups, n_iter, first_tol):
+        for state in self._iterate(K, X0, M, ys, groups, n_iter, first_tol, own_kernel=True):
             pass
         self._set_state(state, X, X0, M)
         return self
@@ -388,11 +391,13 @@ class GeometricMarginSVC(_MaskedSVCBase):
         return self.solver == "liblinear" or _use_rows(self.representation, self.kernel,
                                                        *X0.shape)
 
-    def _iterate(self, K, X0, M, ys, groups, n_iter, first_tol):
+    def _iterate(self, K, X0, M, ys, groups, n_iter, first_tol, own_kernel=False):
         """Generator over the QPs: after QP ``t`` yields its solution
         ``(s_new, sv, dual, beta, b, norms, wn2)`` and appends to
         ``self.objective_`` / ``self.s_history_`` (reset here). ``K`` is the
-        unscaled training kernel (not modified); None with liblinear, which
+        unscaled training kernel, not modified unless ``own_kernel`` (then it
+        is rescaled in place, ``K_ij / (s_i s_j)``, instead of copied: one
+        n x n matrix in memory instead of two); None with liblinear, which
         yields ``dual = beta = None``, and with libsvm on the rows (linear
         kernel), which fits ``SVC(kernel="linear")`` on ``X0 / s`` instead:
         the same QP as on ``X0 @ X0.T / (s_i s_j)``. QP 1 is solved to
@@ -406,6 +411,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self.s_history_ = [s]
         self.objective_ = []
         Ks = None
+        cur = np.ones(n)  # with own_kernel: K holds K_ij / (cur_i cur_j)
         for t in range(n_iter):
             tol = first_tol if t == 0 else float(self.tol)
             if K is None and not rows:  # liblinear: w explicitly, as one pseudo support vector
@@ -420,6 +426,12 @@ class GeometricMarginSVC(_MaskedSVCBase):
                 if rows:  # the rows phi(x_i) / s_i, phi(x_i) = 0 for an empty row
                     Kt = X0 if t == 0 else X0 / s[:, None]
                 elif t == 0:
+                    Kt = K
+                elif own_kernel:
+                    ratio = cur / s
+                    K *= ratio[:, None]
+                    K *= ratio[None, :]
+                    cur = s
                     Kt = K
                 else:
                     if Ks is None:
@@ -439,7 +451,12 @@ class GeometricMarginSVC(_MaskedSVCBase):
                 beta_w = np.where(empty[sv], 0.0, beta)
                 norms = PatternNorms(X0[sv], M[sv], beta_w, self.kernel, self.degree,
                                      self.gamma_, self.coef0, groups)
-                raw = X0 @ (X0[sv].T @ beta) if rows else K[:, sv] @ beta
+                if rows:
+                    raw = X0 @ (X0[sv].T @ beta)
+                elif own_kernel:  # the unscaled kernel's K[:, sv] @ beta
+                    raw = cur * (K[:, sv] @ (cur[sv] * beta))
+                else:
+                    raw = K[:, sv] @ beta
             nrm, wn2 = norms.norms_and_full(M)
             s_new, ok = _scales(norms, M, wn2, nrm)
             if not ok:

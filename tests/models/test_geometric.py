@@ -592,3 +592,24 @@ def test_average_norm_rows_equal_gram(monkeypatch):
     assert AverageNormSVC(kernel="poly").fit(X, y).representation_ == "gram"
     with pytest.raises(ValueError, match="representation='rows' needs kernel='linear'"):
         AverageNormSVC(kernel="poly", representation="rows").fit(X, y)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly"])
+def test_fit_rescales_its_gram_in_place_as_the_copy_would(kernel):
+    """fit rescales its one kernel matrix in place between QPs (own_kernel);
+    grid_decision_function keeps the shared kernel and rescales a copy. Both
+    are the same QPs: the same scales, support and decision values up to
+    the last bits of the rescaled kernel, which libsvm's iterates carry to
+    the level of its tolerance (test_rows_equal_gram: <= 2e-10 relative at
+    C = 0.1; at C = 1 up to 1e-4 already from a permutation of the features)."""
+    X, y, groups, Xv = _rows_gram_data(0)
+    kw = dict(C=0.1, n_iter=4, groups=groups, kernel=kernel, representation="gram")
+    est = GeometricMarginSVC(**kw).fit(X, y)
+    assert est.n_iter_ >= 3 and np.abs(est.s_history_[2] - 1.0).max() > 1e-2
+    (f_copy,) = GeometricMarginSVC(**kw).grid_decision_function([{}], X, y, Xv)
+    f = est.decision_function(Xv)
+    assert np.abs(f - f_copy).max() <= 1e-6 * np.abs(f_copy).max()
+    # the last objective is the one of the final model's own training decisions
+    ys = np.where(y == est.classes_[1], 1.0, -1.0)
+    hinge = np.maximum(0.0, 1.0 - ys * est.decision_function(X)).sum()
+    assert est.objective_[-1] == pytest.approx(0.5 * est.w_norm_ ** 2 + 0.1 * hinge, rel=1e-9)

@@ -77,15 +77,18 @@ def test_default_estimators_reach_libsvm_objective():
             assert hinge[0] == pytest.approx(hinge[1], rel=1e-4)
 
 
-def test_auto_keeps_libsvm_on_long_rows():
+def test_auto_gives_libsvm_the_gram_matrix_on_long_rows():
     """Above MAX_PRIMAL_FEATURES features the interior point's steps (up to n d^2)
-    cost more than libsvm on the rows: "auto" gives libsvm the rows there."""
-    from models._kernels import MAX_PRIMAL_FEATURES
+    cost too much: "auto" gives libsvm the Gram matrix there, up to
+    MAX_GRAM_ROWS rows, and the rows beyond."""
+    from models._kernels import MAX_GRAM_ROWS, MAX_PRIMAL_FEATURES, _resolve_representation
 
     rng = np.random.default_rng(0)
     d = MAX_PRIMAL_FEATURES + 1
     X = rng.normal(size=(4 * d, d))
     y = (X[:, 0] > 0).astype(int)
-    assert ImputedSVC().fit(X, y).representation_ == "rows"
+    assert ImputedSVC().fit(X, y).representation_ == "gram"
     assert ImputedSVC().fit(X[:, :-1], y).representation_ == "primal"
-    assert GeometricMarginSVC(n_iter=1).fit(X, y).representation_ == "rows"
+    assert GeometricMarginSVC(n_iter=1).fit(X, y).representation_ == "gram"
+    assert _resolve_representation("auto", "linear", MAX_GRAM_ROWS, d) == "gram"
+    assert _resolve_representation("auto", "linear", MAX_GRAM_ROWS + 1, d) == "rows"
