@@ -293,7 +293,9 @@ def feature_blocks(groups: np.ndarray, masks: np.ndarray) -> np.ndarray:
 
 
 def _unique_rows(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct boolean rows of ``B`` and the inverse index."""
+    """Distinct boolean rows of ``B`` and the inverse index, in the order of
+    ``np.unique(B, axis=0)`` (lexicographic: packbits puts the first column in
+    the highest bit, and the byte keys sort as unsigned bytes)."""
     if B.shape[0] == 0:
         return B, np.zeros(0, dtype=np.intp)
     packed = np.ascontiguousarray(np.packbits(B, axis=1))

@@ -70,6 +70,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from common.checks import (check_param, int_at_least, one_of, positive_float,
                            validate_params)
+from models._kernels import _unique_rows
 from models._validation import (
     validate_X_fit,
     validate_X_predict,
@@ -168,8 +169,14 @@ class Conditional:
 
 
 def _patterns(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    uniq, inv = np.unique(mask, axis=0, return_inverse=True)
-    return uniq, inv.ravel()
+    """Distinct rows of ``mask`` in lexicographic order and the inverse
+    index, as ``np.unique(mask, axis=0, return_inverse=True)`` gives them,
+    from one byte key per row (``np.unique`` on rows sorts them as records,
+    which cost most of the scoring of a fitted mixture)."""
+    if mask.shape[1] == 0:
+        uniq, inv = np.unique(mask, axis=0, return_inverse=True)
+        return uniq, inv.ravel()
+    return _unique_rows(np.ascontiguousarray(mask, dtype=bool))
 
 
 class GaussianMixtureEM(BaseEstimator):

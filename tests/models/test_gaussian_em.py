@@ -99,3 +99,18 @@ def test_errors_beyond_limits():
         GaussianMixtureEM(n_components=0).fit(np.ones((4, 2)))
     with pytest.raises(ValueError, match="must be 'full' when method='vb'"):
         GaussianMixtureEM(method="vb", covariance="diag").fit(np.ones((4, 2)))
+
+
+@pytest.mark.parametrize("d", [1, 7, 8, 9, 19, 64])
+def test_patterns_are_numpys_unique_rows(d):
+    """_patterns gives np.unique(mask, axis=0, return_inverse=True)'s rows,
+    in its order, from byte keys."""
+    from models.gaussian_em import _patterns
+
+    rng = np.random.default_rng(d)
+    for n, p in ((0, 0.5), (1, 0.5), (500, 0.5), (500, 0.9), (50, 0.0)):
+        mask = rng.random((n, d)) < p
+        uniq, inv = np.unique(mask, axis=0, return_inverse=True)
+        got_uniq, got_inv = _patterns(mask)
+        np.testing.assert_array_equal(got_uniq, uniq)
+        np.testing.assert_array_equal(got_inv, inv.ravel())
