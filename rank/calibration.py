@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from common.checks import check_param, int_at_least, open_unit_interval, positive_float, validate_params
+from common.parallel import fork_map
 
 __all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrator", "calibration_rows", "evidence_flags",
            "calibration_features", "expected_calibration_error", "reliability_table",
@@ -522,17 +523,24 @@ def credible_threshold(best: pd.DataFrame, min_precision: float = 0.5,
     return float(grid[-1]), False
 
 
-def shown_rows(top: pd.DataFrame, featurizer, kind_of) -> pd.DataFrame:
+def shown_rows(top: pd.DataFrame, featurizer, kind_of, n_jobs: int = 1) -> pd.DataFrame:
     """The calibration features of ranked rows ``top`` (columns ``reaction``,
     ``rank``, ``gene``, ``score_z``, ``gap_next_z``, ``gap_top_z``, as
     :func:`rank.scoring.rank_candidates` with ``standardised=True`` gives
     them): ``top`` plus ``reaction_kind`` (``kind_of``: reaction -> kind)
     and the :data:`EVIDENCE_FLAGS`, computed as the validation computes
-    them for its calibration rows."""
+    them for its calibration rows (per reaction, by ``n_jobs`` forked
+    processes, :func:`common.parallel.fork_map`)."""
     out = top.reset_index(drop=True).copy()
     flags = np.zeros((len(out), 3), dtype=bool)
-    for r, idx in out.groupby("reaction", sort=False).indices.items():
-        flags[idx] = evidence_flags(featurizer, featurizer.candidate_matrix(r, list(out["gene"].iloc[idx])))
+    groups = out.groupby("reaction", sort=False).indices
+    genes = out["gene"].to_numpy()
+
+    def flags_of(r):
+        return evidence_flags(featurizer, featurizer.candidate_matrix(r, list(genes[groups[r]])))
+
+    for r, f in zip(groups, fork_map(flags_of, list(groups), n_jobs=n_jobs)):
+        flags[groups[r]] = f
     motifs = {r: bool(featurizer.has_motif_gene(r)) for r in pd.unique(out["reaction"])}
     out["reaction_kind"] = [kind_of.get(r, "") if hasattr(kind_of, "get") else kind_of[r] for r in out["reaction"]]
     out["motifs"] = out["reaction"].map(motifs).astype(bool) if len(out) else pd.Series(dtype=bool)

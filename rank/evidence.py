@@ -21,13 +21,13 @@ it). It is what the model sees of expression for that block.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
+import time
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from common.parallel import fork_map
 from featurize.metabolic.genes import canonical_gene_id
 from featurize.metabolic.reaction_kinds import REACTION_KINDS
 from rank.calibration import no_credible_candidate
@@ -430,9 +430,10 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
     Returns :data:`RANKING_COLUMNS`, then ``coexpr_r_<motif>`` per motif
     type (rounded to 4 decimals) and ``method``; sorted by reaction id then
     rank. The evidence is computed per reaction, for all its candidates at
-    once (:func:`candidates_evidence`), by ``n_jobs`` threads (the
-    featurizer and fitted models are only read; rows keep ``top``'s order,
-    so the table does not depend on ``n_jobs``).
+    once (:func:`candidates_evidence`), by ``n_jobs`` forked processes
+    (:func:`common.parallel.fork_map`: the featurizer and fitted models are
+    only read; rows keep ``top``'s order, so the table does not depend on
+    ``n_jobs``).
     """
     motif_cols = [f"coexpr_r_{t}" for t in featurizer.motif_types_]
     rows = []
@@ -444,14 +445,13 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
                                    gene_domains=gene_domains, gene_compartments=gene_compartments)
 
     evidence = [None] * len(top)
-    with ThreadPoolExecutor(max_workers=max(1, int(n_jobs))) as pool:
-        done = 0
-        for reaction, evs in zip(positions, pool.map(evidence_of, positions)):  # in order
-            for i, ev in zip(positions[reaction], evs):
-                evidence[i] = ev
-            done += len(evs)
-            if log is not None and done // 1000 > (done - len(evs)) // 1000:
-                log.info("explained %d/%d ranked candidates", done, len(top))
+    start = time.perf_counter()
+    for reaction, evs in zip(positions, fork_map(evidence_of, positions, n_jobs=n_jobs)):  # in order
+        for i, ev in zip(positions[reaction], evs):
+            evidence[i] = ev
+    if log is not None:
+        log.info("explained %d ranked candidates of %d reactions in %.1f s (%d process(es))", len(top),
+                 len(positions), time.perf_counter() - start, max(1, int(n_jobs)))
     for row, ev in zip(top.itertuples(index=False), evidence):
         rows.append(_ranking_row(row, ev, net, featurizer, names, descriptions, method))
     table = pd.DataFrame(rows, columns=RANKING_COLUMNS + motif_cols + ["method"])

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from common.checks import check_param, check_positive_int, none_or_positive_int, one_of
+from common.parallel import fork_map
 
 __all__ = ["score_matrix", "rank_candidates", "true_gene_ranks", "candidate_order", "gene_id_ranks", "row_independent",
            "no_evidence_last", "pair_score_fn", "MARGIN_RULES", "ranking_decision", "ranking_decisions",
@@ -89,6 +90,19 @@ def score_matrix(score_fn: Callable[[str, list[str]], np.ndarray], reactions: Se
     return S
 
 
+def _score_matrix_jobs(score_fn, reactions: list, candidates: list, batch_size: int, n_jobs: int) -> np.ndarray:
+    """:func:`score_matrix` by ``n_jobs`` forked processes, each scoring
+    contiguous parts of ``reactions`` (at least a few reactions per part, so
+    that a featurizer still reuses its per-batch gathering across them)."""
+    n_parts = min(len(reactions), max(1, int(n_jobs)) * 4)
+    if n_jobs <= 1 or n_parts < 2:
+        return score_matrix(score_fn, reactions, candidates, batch_size)
+    bounds = [len(reactions) * k // n_parts for k in range(n_parts + 1)]
+    parts = [reactions[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    return np.concatenate(fork_map(lambda part: score_matrix(score_fn, part, candidates, batch_size), parts,
+                                   n_jobs=n_jobs, chunks_per_job=1))
+
+
 def candidate_order(scores: np.ndarray, gene_rank: np.ndarray) -> np.ndarray:
     """Indices sorted by score descending (NaN last), then by ``gene_rank``
     ascending (the rank of each candidate's gene id among the candidates):
@@ -118,7 +132,8 @@ def gene_id_ranks(genes: Sequence[str]) -> np.ndarray:
 def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
                     reactions: Sequence[str], candidates: Sequence[str],
                     top_n: int | None = 20, batch_size: int = 2000,
-                    gene_correction: str = "none", standardised: bool = False) -> pd.DataFrame:
+                    gene_correction: str = "none", standardised: bool = False,
+                    n_jobs: int = 1) -> pd.DataFrame:
     """Top candidates per reaction.
 
     Parameters
@@ -140,6 +155,9 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
         Add the columns ``score_z``, ``gap_next_z`` and ``gap_top_z`` of
         :func:`rank.calibration.calibration_rows` (the score standardised over
         the reaction's scored candidates; NaN for a candidate without one).
+    n_jobs : int, default 1
+        Processes that score the reactions (:func:`common.parallel.fork_map`,
+        contiguous parts of the reactions); the scores do not depend on it.
 
     Returns
     -------
@@ -168,7 +186,7 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
         chunk = max(1, len(reactions))
     for c0 in range(0, len(reactions), chunk):
         rs = reactions[c0:c0 + chunk]
-        S = score_matrix(score_fn, rs, cands, batch_size)
+        S = _score_matrix_jobs(score_fn, rs, cands, batch_size, n_jobs)
         C = correct_scores(S, gene_correction)
         for i, r in enumerate(rs):
             s = C[i]

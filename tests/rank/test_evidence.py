@@ -190,10 +190,15 @@ def test_ranking_rows(setup):
     assert t.loc[0, "reaction_kind"] == "transport" and t.loc[0, "subsystem"] == "S_Transport"
     assert t.loc[0, "ec_numbers"] == "1.1.1.1" and t.loc[0, "gene_description"] == "a <b>gene</b>"
     assert t.loc[1, "gene_name"] == "" and (t["method"] == "m").all()
-    # threads compute the evidence; the table does not depend on how many
-    t2 = explain_ranking(top, feat, net, lambda X: np.nansum(X, axis=1), method="m", names=names,
-                         descriptions=desc, gene_domains=domains, gene_compartments=comps, n_jobs=2)
-    pd.testing.assert_frame_equal(t, t2)
+    # processes compute the evidence of several reactions; the table does not depend on how many
+    several = pd.DataFrame({"reaction": ["R4", "R4", "R1", "R6", "R6"], "rank": [1, 2, 1, 1, 2],
+                            "gene": ["G3", "G5", "G2", "G1", "G4"], "score": [2.0, 1.0, 3.0, 0.5, 0.2],
+                            "confidence": 0.5, "no_credible_candidate": False})
+    one, two = (explain_ranking(several, feat, net, lambda X: np.nansum(X, axis=1), method="m", names=names,
+                                descriptions=desc, gene_domains=domains, gene_compartments=comps, n_jobs=n)
+                for n in (1, 2))
+    pd.testing.assert_frame_equal(one, two)
+    assert one["supporting_neighbours"].astype(bool).any()
     bare = explain_ranking(top.drop(columns=["confidence", "no_credible_candidate"]), feat, net,
                            lambda X: np.nansum(X, axis=1), method="m", names=names, descriptions=desc,
                            gene_domains=domains, gene_compartments=comps)
@@ -313,3 +318,20 @@ def test_candidates_evidence_row_independent_scores_once(setup):
             assert {k: v for k, v in a.items() if k != "coexpr"} == {k: v for k, v in b.items() if k != "coexpr"}
         seen |= any(ev["supporting_neighbours"] for ev in batched)
     assert seen
+
+
+def test_shown_rows_flags_by_processes(setup):
+    """shown_rows gives each row the evidence flags of its own candidate
+    matrix, whatever the number of processes."""
+    from rank.calibration import evidence_flags, shown_rows
+
+    net, feat, _, _ = setup
+    top = pd.DataFrame({"reaction": ["R4", "R4", "R1", "R6", "R6"], "rank": [1, 2, 1, 1, 2],
+                        "gene": ["G3", "G5", "G2", "G1", "G4"], "score_z": 0.0, "gap_next_z": 0.0,
+                        "gap_top_z": 0.0})
+    one, two = (shown_rows(top, feat, net.reactions["reaction_kind"], n_jobs=n) for n in (1, 2))
+    pd.testing.assert_frame_equal(one, two)
+    for r, rows in one.groupby("reaction"):
+        expected = evidence_flags(feat, feat.candidate_matrix(r, rows["gene"].tolist()))
+        np.testing.assert_array_equal(rows[["adjacent", "subsystem", "compound"]].to_numpy(), expected)
+    assert one[["adjacent", "subsystem", "compound"]].to_numpy().any()

@@ -310,3 +310,13 @@ def test_top1_by_kind_by_hand():
     # a kind without held-out reactions is never earned
     only = top1_by_kind(tops, "m", "T", pd.DataFrame({"reaction_kind": ["spontaneous"], "gene": ["T"]}))
     assert only["reactions"].tolist() == [0] and not only["earned"].any()
+
+
+def test_rank_candidates_by_processes_equals_one_process():
+    """n_jobs splits the reactions over forked processes; the table is the same."""
+    cands = ["G3", "G5", "G1", "G4", "G2"]
+    reactions = ["R1", "R2"] * 5
+    for kw in ({}, {"gene_correction": "centred", "standardised": True}):
+        one = rank_candidates(score_fn_factory([]), reactions, cands, top_n=3, batch_size=2, **kw)
+        two = rank_candidates(score_fn_factory([]), reactions, cands, top_n=3, batch_size=2, n_jobs=2, **kw)
+        pd.testing.assert_frame_equal(one, two)

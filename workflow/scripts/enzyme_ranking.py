@@ -62,9 +62,10 @@ start = time.perf_counter()
 # scored ~40x slower with them on a busy machine)
 with threadpool_limits(1):
     top = rank_candidates(score, with_evidence, candidates, top_n=p.top_n,
-                          batch_size=p.batch_size, gene_correction=correction, standardised=True)
-log.info("scored %d reactions x %d candidates in %.1f s (gene correction: %s)", len(with_evidence),
-         len(candidates), time.perf_counter() - start, correction)
+                          batch_size=p.batch_size, gene_correction=correction, standardised=True,
+                          n_jobs=smk.threads)
+log.info("scored %d reactions x %d candidates in %.1f s (gene correction: %s; %d process(es))",
+         len(with_evidence), len(candidates), time.perf_counter() - start, correction, smk.threads)
 top = top.dropna(subset=["score"]).reset_index(drop=True)
 
 # the calibrated confidence of every shown candidate, and the orphans without a credible one
@@ -75,7 +76,7 @@ if calibration["ranking"] not in (None, method):
                      f"ranking is {method!r}; rerun the ranking validation (its rows follow "
                      "metabolic.ranking.method)")
 with threadpool_limits(1):
-    shown = shown_rows(top, featurizer, net.reactions["reaction_kind"])
+    shown = shown_rows(top, featurizer, net.reactions["reaction_kind"], n_jobs=smk.threads)
 if calibration["calibrator"] is None:
     log.warning("no calibrator (see the calibration log): no confidence, no orphan marked")
     top["confidence"], top["no_credible_candidate"] = np.nan, ""

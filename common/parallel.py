@@ -1,0 +1,75 @@
+"""Map a function over items in forked worker processes, results in order.
+
+The ranking steps score and explain thousands of reactions with a fitted
+model and a featurizer that take seconds to build and much memory to copy.
+A forked worker inherits them (copy-on-write) without pickling; only the
+items and the results cross between processes. Where fork is not safe
+(macOS, Windows) or one job is asked for, the map runs in this process.
+Each item's result is the same either way: the function sees the same
+item, and nothing is shared between items.
+
+Examples
+--------
+>>> fork_map(lambda x: x * x, range(5), n_jobs=2)
+[0, 1, 4, 9, 16]
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import sys
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+
+__all__ = ["fork_map", "can_fork"]
+
+#: The function of the current :func:`fork_map` (set before the workers fork).
+_task: Callable | None = None
+
+
+def can_fork() -> bool:
+    """Whether worker processes are forked (Linux; fork is unsafe after BLAS
+    or system frameworks start on macOS, and absent on Windows)."""
+    return sys.platform.startswith("linux")
+
+
+def _run(chunk: list) -> list:
+    return [_task(item) for item in chunk]
+
+
+def fork_map(fn: Callable, items: Iterable, n_jobs: int = 1, chunks_per_job: int = 4) -> list:
+    """``[fn(item) for item in items]``, by ``n_jobs`` forked processes.
+
+    Parameters
+    ----------
+    fn : callable
+        Called once per item; it, and what it reads, reach the workers by
+        fork (a lambda or closure is fine). Its results must pickle.
+    items : iterable
+        Must pickle.
+    n_jobs : int, default 1
+        Worker processes; 1 (or fewer than 2 items, or no fork) maps here.
+    chunks_per_job : int, default 4
+        The items go to the workers in ``n_jobs * chunks_per_job``
+        contiguous chunks (fewer round trips than one item at a time, and
+        a slow chunk does not hold up the rest).
+
+    Returns
+    -------
+    list
+        One result per item, in the items' order.
+    """
+    global _task
+    items = list(items)
+    n_jobs = max(1, int(n_jobs))
+    if n_jobs == 1 or len(items) < 2 or not can_fork():
+        return [fn(item) for item in items]
+    n_chunks = min(len(items), n_jobs * max(1, int(chunks_per_job)))
+    bounds = [len(items) * k // n_chunks for k in range(n_chunks + 1)]
+    chunks = [items[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    _task = fn
+    try:
+        with ProcessPoolExecutor(max_workers=min(n_jobs, n_chunks), mp_context=mp.get_context("fork")) as pool:
+            return [result for chunk in pool.map(_run, chunks) for result in chunk]
+    finally:
+        _task = None
