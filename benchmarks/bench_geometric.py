@@ -120,7 +120,11 @@ def run_representation(n: int, d: int, what: str, seed: int, C: float, block: in
             "n_iter": None if what == "svc" else est.n_iter_}
 
 
-def representations_table(ns, ds, Cs, seed: int, block: int) -> None:
+#: The fits of a ``--representations`` row, in order.
+FITS = ("svc", "gram", "rows", "primal")
+
+
+def representations_table(ns, ds, Cs, seed: int, block: int, fits=FITS) -> None:
     import tempfile
 
     import numpy as np
@@ -133,7 +137,7 @@ def representations_table(ns, ds, Cs, seed: int, block: int) -> None:
             for n in ns:
                 for C in Cs:
                     res, f = {}, {}
-                    for what in ("svc", "gram", "rows", "primal"):
+                    for what in [w for w in FITS if w in fits]:
                         path = f"{tmp}/{what}.npy"
                         out = subprocess.run(
                             [sys.executable, __file__, "--rep-case",
@@ -176,6 +180,9 @@ def main(argv=None) -> int:
     ap.add_argument("--representations", action="store_true",
                     help="GeometricMarginSVC representation='gram' vs 'rows' vs one plain "
                          "SVC(kernel='linear') (linear kernel, default n_iter)")
+    ap.add_argument("--fits", nargs="+", choices=FITS, default=list(FITS),
+                    help="with --representations: which fits (default all; 'primal' costs up "
+                         "to n d^2 per step, minutes at a thousand features)")
     ap.add_argument("--block", type=int, default=BLOCK,
                     help=f"features per block absent together (default {BLOCK})")
     ap.add_argument("--case", help=argparse.SUPPRESS)  # internal: run one case in this process
@@ -192,7 +199,7 @@ def main(argv=None) -> int:
         return 0
     if args.representations:
         representations_table(args.n or [2000, 8000, 15000], args.d or [59], args.C,
-                              args.seed, args.block)
+                              args.seed, args.block, args.fits)
         return 0
     ns = args.n or ([500, 2000] if args.quick else [500, 2000, 8000])
     ds = args.d or ([500] if args.quick else [4000, 500])
