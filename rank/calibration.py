@@ -152,8 +152,10 @@ def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence
     z = (finite - float(np.mean(finite))) / sd if len(finite) else finite
     k = min(top_n, len(scored))
     nxt = np.append(z[1:], z[-1:])[:k] if len(z) else z
-    return {"index": scored[:k], "rank": np.arange(1, k + 1), "score": finite[:k], "score_z": z[:k],
-            "gap_next_z": z[:k] - nxt, "gap_top_z": (z[0] - z[:k]) if k else z[:k],
+    # copies, not views: a view of the first k would keep all the candidates' arrays alive
+    # (the validation holds these rows for every ranking of every held-out reaction)
+    return {"index": scored[:k].copy(), "rank": np.arange(1, k + 1), "score": finite[:k].copy(),
+            "score_z": z[:k].copy(), "gap_next_z": z[:k] - nxt, "gap_top_z": (z[0] - z[:k]) if k else z[:k].copy(),
             "adjacent": evidence[scored[:k], 0], "subsystem": evidence[scored[:k], 1],
             "compound": evidence[scored[:k], 2]}
 

@@ -49,6 +49,9 @@ from rank.scoring import (MARGIN_RULES, candidate_order, correct_scores, gene_id
 __all__ = ["RANK_COLUMNS", "TOP_COLUMNS", "check_same_folds", "validated_rankings", "fold_reactions",
            "beats_baselines", "validation_table", "validate_ranking", "calibration_table"]
 
+#: Outer folds whose held-out reactions are being scored at once.
+_FOLDS_AHEAD = 2
+
 #: Columns of the ranks of the true genes (``true_gene_ranks.tsv``).
 RANK_COLUMNS = ["method", "fold", "reaction", "gene", "rank", "n_candidates"]
 #: Columns of the rank-1 genes (``top_genes.tsv``).
@@ -352,11 +355,20 @@ def validate_ranking(featurizer, net, candidates: Sequence[str], instances: pd.D
                 log.info("fold %d/%d: ranking %d of %d held-out reactions against %d candidates",
                          fold, n_folds, len(reactions), n_held, len(candidates))
                 folds.append((fold, reactions))
-            pending = [[pool.submit(_score_part, fold, list(part)) for part in np.array_split(
-                np.array(reactions, dtype=object), min(n_workers, max(1, len(reactions))))]
-                for fold, reactions in folds]
-            for (fold, reactions), futures in zip(folds, pending):
+            def submit(k):
+                fold, reactions = folds[k]
+                return [pool.submit(_score_part, fold, list(part)) for part in np.array_split(
+                    np.array(reactions, dtype=object), min(n_workers, max(1, len(reactions))))]
+
+            # at most _FOLDS_AHEAD folds in flight: the workers score the next
+            # fold while this process ranks one, and finished score arrays
+            # (reactions x candidates x rankings) do not pile up here
+            pending = {k: submit(k) for k in range(min(_FOLDS_AHEAD, len(folds)))}
+            for k, (fold, reactions) in enumerate(folds):
+                futures = pending.pop(k)
                 parts = [f.result() for f in futures]
+                if k + _FOLDS_AHEAD < len(folds):
+                    pending[k + _FOLDS_AHEAD] = submit(k + _FOLDS_AHEAD)
                 S3 = np.concatenate([p[0] for p in parts])
                 E = np.concatenate([p[1] for p in parts])
                 futures.clear()
