@@ -81,8 +81,9 @@ MAX_PRIMAL_FEATURES = 100
 
 #: Most rows for which ``representation="auto"`` builds the n x n Gram matrix
 #: of a linear kernel with more than :data:`MAX_PRIMAL_FEATURES` features
-#: (8 n^2 bytes: 1.8 GB at this bound); libsvm on the rows above.
-MAX_GRAM_ROWS = 15000
+#: (8 n^2 bytes: 3.2 GB at this bound, within the 8 GB the cross-validation rule
+#: declares); libsvm on the rows above.
+MAX_GRAM_ROWS = 20000
 
 #: Values of the SVM estimators' ``representation`` parameter.
 REPRESENTATIONS = ("auto", "gram", "rows", "primal")
@@ -104,7 +105,7 @@ def _resolve_representation(representation: str, kernel: str, n_samples: int, n_
     benchmarks/bench_geometric.py --representations``).
 
     >>> [_resolve_representation("auto", "linear", n, d)
-    ...  for n, d in ((1000, 59), (1000, 200), (20000, 200), (100, 59))]
+    ...  for n, d in ((1000, 59), (1000, 200), (30000, 200), (100, 59))]
     ['primal', 'gram', 'rows', 'gram']
     """
     if kernel != "linear" or representation == "gram":

@@ -202,7 +202,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         nearly separable problems. ``"auto"``, for ``kernel="linear"`` and
         ``4 * n_features <= n_samples``: ``"primal"`` up to
         :data:`models._kernels.MAX_PRIMAL_FEATURES` (100) features; above,
-        ``"gram"`` up to :data:`models._kernels.MAX_GRAM_ROWS` (15000) rows,
+        ``"gram"`` up to :data:`models._kernels.MAX_GRAM_ROWS` (20000) rows,
         ``"rows"`` beyond; else ``"gram"``. With ``"gram"`` :meth:`fit`
         rescales its one kernel matrix in place between QPs. Ignored with
         ``solver="liblinear"``.
