@@ -93,18 +93,16 @@ def supporting_neighbours_many(featurizer, decision_function: Callable[[np.ndarr
         together = np.asarray(decision_function(np.vstack([X, Xh])), dtype=np.float64).reshape(-1)
     out, start = [], 0
     for i, (gene, hs) in enumerate(zip(genes, hss)):
-        rows = Xh[start:start + len(hs)]
-        at = start
-        start += len(hs)
+        first, start = start, start + len(hs)   # the candidate's leave-one-out rows of Xh
         if not hs:
             out.append([])
             continue
         if together is not None:
             base = float(together[i])
-            drops = base - together[len(X) + at:len(X) + start]
+            drops = base - together[len(X) + first:len(X) + start]
         else:
             base = float(np.asarray(decision_function(X[i:i + 1])).reshape(-1)[0])
-            drops = base - np.asarray(decision_function(rows), dtype=np.float64).reshape(-1)
+            drops = base - np.asarray(decision_function(Xh[first:start]), dtype=np.float64).reshape(-1)
         nb = featurizer.neighbour_genes(reaction, gene)
         motifs_of = {h: "+".join(t for t, members in nb.items() if h in members) for h in hs}
         order = sorted(range(len(hs)), key=lambda j: (-drops[j], hs[j]))
