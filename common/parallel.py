@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["fork_map", "can_fork"]
+__all__ = ["fork_map", "can_fork", "contiguous_parts"]
 
 #: The function of the current :func:`fork_map` (set before the workers fork).
 _task: Callable | None = None
@@ -31,6 +31,19 @@ def can_fork() -> bool:
     """Whether worker processes are forked (Linux; fork is unsafe after BLAS
     or system frameworks start on macOS, and absent on Windows)."""
     return sys.platform.startswith("linux")
+
+
+def contiguous_parts(items: list, n_parts: int) -> list[list]:
+    """``items`` in ``min(n_parts, len(items))`` contiguous parts of near-equal size, in order.
+
+    >>> contiguous_parts([1, 2, 3, 4, 5], 2), contiguous_parts([], 3)
+    ([[1, 2], [3, 4, 5]], [])
+    """
+    n = min(len(items), max(1, int(n_parts)))
+    if n == 0:
+        return []
+    bounds = [len(items) * k // n for k in range(n + 1)]
+    return [items[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def _run(chunk: list) -> list:
@@ -64,12 +77,10 @@ def fork_map(fn: Callable, items: Iterable, n_jobs: int = 1, chunks_per_job: int
     n_jobs = max(1, int(n_jobs))
     if n_jobs == 1 or len(items) < 2 or not can_fork():
         return [fn(item) for item in items]
-    n_chunks = min(len(items), n_jobs * max(1, int(chunks_per_job)))
-    bounds = [len(items) * k // n_chunks for k in range(n_chunks + 1)]
-    chunks = [items[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    chunks = contiguous_parts(items, n_jobs * max(1, int(chunks_per_job)))
     _task = fn
     try:
-        with ProcessPoolExecutor(max_workers=min(n_jobs, n_chunks), mp_context=mp.get_context("fork")) as pool:
+        with ProcessPoolExecutor(max_workers=min(n_jobs, len(chunks)), mp_context=mp.get_context("fork")) as pool:
             return [result for chunk in pool.map(_run, chunks) for result in chunk]
     finally:
         _task = None

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from common.checks import check_param, check_positive_int, none_or_positive_int, one_of
-from common.parallel import fork_map
+from common.parallel import contiguous_parts, fork_map
 
 __all__ = ["score_matrix", "rank_candidates", "true_gene_ranks", "candidate_order", "gene_id_ranks", "row_independent",
            "no_evidence_last", "pair_score_fn", "MARGIN_RULES", "ranking_decision", "ranking_decisions",
@@ -94,11 +94,9 @@ def _score_matrix_jobs(score_fn, reactions: list, candidates: list, batch_size: 
     """:func:`score_matrix` by ``n_jobs`` forked processes, each scoring
     contiguous parts of ``reactions`` (at least a few reactions per part, so
     that a featurizer still reuses its per-batch gathering across them)."""
-    n_parts = min(len(reactions), max(1, int(n_jobs)) * 4)
-    if n_jobs <= 1 or n_parts < 2:
+    parts = contiguous_parts(reactions, max(1, int(n_jobs)) * 4)
+    if n_jobs <= 1 or len(parts) < 2:
         return score_matrix(score_fn, reactions, candidates, batch_size)
-    bounds = [len(reactions) * k // n_parts for k in range(n_parts + 1)]
-    parts = [reactions[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
     return np.concatenate(fork_map(lambda part: score_matrix(score_fn, part, candidates, batch_size), parts,
                                    n_jobs=n_jobs, chunks_per_job=1))
 
