@@ -22,7 +22,7 @@ from common.exceptions import GeomarginInputError
 from featurize.metabolic.genes import canonical_gene_id
 from featurize.metabolic.reaction_kinds import REACTION_KINDS
 
-__all__ = ["NetworkIndex", "ModelReactions"]
+__all__ = ["NetworkIndex", "ModelReactions", "ReactionUnits"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,21 @@ class ModelReactions:
     genes: dict[str, tuple[str, ...]]
     ids: list[str]
     index: dict[str, int]
+    catalyses: sp.csr_matrix
+
+
+@dataclass(frozen=True)
+class ReactionUnits:
+    """The model reactions counted as distinct reactions: each group of
+    near-copies (``reaction_groups``) is one unit, every other model reaction
+    its own. ``of_model[i]`` is the unit of model reaction ``i``; ``members``
+    is a (units x model reactions) 0/1 matrix; ``catalyses`` (units x genes,
+    0/1) says which genes some member names. yeast-GEM writes one lipid
+    reaction once per acyl-chain combination, with the same gene rule: a gene
+    that catalyses eight such copies catalyses one reaction."""
+
+    of_model: np.ndarray
+    members: sp.csr_matrix
     catalyses: sp.csr_matrix
 
 
@@ -139,6 +154,35 @@ class NetworkIndex:
                   for label, rs in self._members.items()}
         return {r: arrays[label] for r, label in self.group_of.items()}
 
+    @cached_property
+    def units(self) -> ReactionUnits:
+        """The model reactions as distinct reactions (:class:`ReactionUnits`);
+        without ``reaction_groups`` each model reaction is its own unit. Both
+        directions of a model reaction must be in one group."""
+        model = self.model
+        if self.group_of is None:
+            labels: list = list(range(len(model.ids)))
+        else:
+            label_of: dict[str, object] = {}
+            for r, label in self.group_of.items():
+                first = label_of.setdefault(model.of[r], label)
+                if first != label:
+                    raise GeomarginInputError(
+                        f"reaction_groups puts the directions of model reaction {model.of[r]!r} in "
+                        f"groups {first!r} and {label!r}; expected one group per model reaction")
+            labels = [label_of[m] for m in model.ids]
+        number: dict[object, int] = {}
+        of_model = np.fromiter((number.setdefault(x, len(number)) for x in labels),
+                               dtype=np.intp, count=len(labels))
+        members = sp.csr_matrix((np.ones(len(labels)), (of_model, np.arange(len(labels)))),
+                                shape=(len(number), len(labels)))
+        return ReactionUnits(of_model, members, _binary(members @ model.catalyses))
+
+    def unit(self, reaction: str) -> int:
+        """The unit (:attr:`units`) of directed ``reaction``: its group of near-copies."""
+        model = self.model
+        return int(self.units.of_model[model.index[model.of[reaction]]])
+
     def near_copies(self, reaction: str) -> tuple[str, ...]:
         """The other directed reactions of ``reaction``'s group, sorted
         (empty without ``reaction_groups``)."""
@@ -172,3 +216,11 @@ class NetworkIndex:
         kind_of_model = {m: self.kind_of[r] for r, m in self.model.of.items()}
         return [k for k in REACTION_KINDS
                 if any(kind_of_model[m] == k and gs for m, gs in self.model.genes.items())]
+
+
+def _binary(matrix: sp.spmatrix) -> sp.csr_matrix:
+    """``matrix`` with every stored non-zero set to 1 (CSR)."""
+    out = sp.csr_matrix(matrix)
+    out.eliminate_zeros()
+    out.data[:] = 1.0
+    return out

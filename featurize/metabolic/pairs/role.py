@@ -1,9 +1,12 @@
 """The ``role_<kind>`` blocks: how much of the candidate's other work is of ``r``'s kind.
 
 What the candidate does elsewhere in the network: ``log(1 + m_k)`` and
-``m_k / m`` where ``m`` is the number of *other* model reactions (not ``r`` in
+``m_k / m`` where ``m`` is the number of *other* reactions (not ``r`` in
 either direction, nor its near-copies: ``NetworkIndex.own_models``) whose
-gene rule names ``g`` and ``m_k`` how many of them have ``r``'s kind ``k``. Only the block of ``r``'s own kind is present: "how
+gene rule names ``g`` and ``m_k`` how many of them have ``r``'s kind ``k``. A
+reaction is a model reaction, and a group of near-copies
+(``NetworkIndex.units``) counts as one: of kind ``k`` when a member of that
+kind names ``g``. Only the block of ``r``'s own kind is present: "how
 much of a transporter is g" is a question about a transport reaction and
 undefined for an enzymatic one, so each kind's block gets its own weights
 and its own place in the geometric margin's ``||w^(i)||``. Also absent when
@@ -33,41 +36,43 @@ class RoleBlock(NetworkBlock):
     per_motif = False
 
     def prepare(self, index, cache):
-        """Per gene, how many model reactions (each counted once, whatever its
-        directions) it catalyses in all and per kind."""
+        """Per gene, how many units (model reactions, each counted once
+        whatever its directions, near-copies together) it catalyses in all
+        and per kind."""
+        from featurize.metabolic.pairs.index import _binary
+
         self.index = index
-        model = index.model
+        model, units = index.model, index.units
         kind_of_model = {m: index.kind_of[r] for r, m in model.of.items()}
-        self._model_kind = np.array([kind_of_model[m] for m in model.ids])
+        model_kind = np.array([kind_of_model[m] for m in model.ids])
         self.kinds = index.kinds_with_genes
-        n = index.n_genes
-        self._total = np.zeros(n)
+        self._total = np.asarray(units.catalyses.sum(axis=0)).reshape(-1)
+        #: per kind, (units x genes) 0/1: a member of that kind names the gene
+        self._unit_kind: dict[str, object] = {}
         self._per_kind: dict[str, np.ndarray] = {}
-        for m, gs in model.genes.items():
-            idx = [index.gid[g] for g in gs]
-            self._total[idx] += 1
-            self._per_kind.setdefault(kind_of_model[m], np.zeros(n))[idx] += 1
+        for k in sorted(set(model_kind)):
+            of_kind = units.members[:, np.flatnonzero(model_kind == k)] @ model.catalyses[model_kind == k]
+            self._unit_kind[k] = _binary(of_kind)
+            self._per_kind[k] = np.asarray(self._unit_kind[k].sum(axis=0)).reshape(-1)
 
     def block_names(self):
         return [f"{self.name}_{k}" for k in self.kinds]
 
     def block(self, reaction, g_gids, motif=None):
-        """``log(1 + m_k)`` and ``m_k / m`` over the other model reactions the
+        """``log(1 + m_k)`` and ``m_k / m`` over the other units the
         candidate catalyses, in the block of the reaction's kind (NaN when
         ``m = 0``, and in every other kind's block)."""
         index = self.index
         kind = index.kind_of[reaction]
-        mine = index.own_models(reaction)
-        catalyses = index.model.catalyses
-        own = np.asarray(catalyses[mine].sum(axis=0)).reshape(-1)
-        own_k = np.asarray(catalyses[mine[self._model_kind[mine] == kind]].sum(axis=0)).reshape(-1)
+        u = index.unit(reaction)
+        own = index.units.catalyses[u].toarray().reshape(-1)
         m = (self._total - own)[g_gids]
-        k = self._per_kind.get(kind, np.zeros_like(own)) - own_k
-        mk = k[g_gids]
         width = len(self.items)
         out = np.full((len(g_gids), width * len(self.kinds)), np.nan)
         if kind not in self.kinds:
             return out
+        own_k = self._unit_kind[kind][u].toarray().reshape(-1)
+        mk = (self._per_kind[kind] - own_k)[g_gids]
         j = self.kinds.index(kind) * width
         ok = m > 0
         out[ok, j] = np.log1p(mk[ok])

@@ -2,11 +2,15 @@
 
 As the configured network's own subsystem annotation says (no gene rule of
 another model): ``log(1 + s)``, ``s / m`` and ``s / n_s``, where ``m`` is the
-number of *other* model reactions (not ``r`` in either direction, nor its
-near-copies: ``NetworkIndex.own_models``) whose gene
-rule names ``g``, ``s`` how many of them share a subsystem with ``r``, and
-``n_s`` how many other model reactions with a gene share a subsystem with
-``r``. Absent when ``r`` has no subsystem, when no other reaction of its
+number of *other* reactions (not ``r`` in either direction, nor its
+near-copies: ``NetworkIndex.own_models``) whose gene rule names ``g``, ``s``
+how many of them share a subsystem with ``r``, and ``n_s`` how many other
+reactions with a gene share a subsystem with ``r``. A reaction is a model
+reaction, and a group of near-copies (``NetworkIndex.units``: one lipid
+reaction written once per acyl-chain combination) counts as one, with the
+union of its members' genes and subsystems: a gene whose rule yeast-GEM
+repeats on eight acyl forms of one transport has done one transport, not
+eight. Absent when ``r`` has no subsystem, when no other reaction of its
 subsystem has a gene (``n_s = 0``: nothing to compare with) and when ``m = 0``
 (a gene that catalyses nothing else). The motif blocks see only reactions
 that share a metabolite with ``r``; the enzymes of one pathway a step or more
@@ -37,10 +41,10 @@ class SubsystemBlock(NetworkBlock):
     evidence_name = "subsystem"
 
     def prepare(self, index, cache):
-        """Model reactions (each counted once, whatever its directions) with
-        their subsystems and genes."""
+        """Model reactions and units (each counted once, whatever its
+        directions) with their subsystems and genes."""
         self.index, self.cache = index, cache
-        model = index.model
+        model, units = index.model, index.units
         sub_of: dict[str, frozenset] = {}
         for r, m in model.of.items():
             text = index.reactions.at[r, "subsystem"]
@@ -48,30 +52,35 @@ class SubsystemBlock(NetworkBlock):
                 if isinstance(text, str) else frozenset()
             sub_of[m] = sub_of.get(m, frozenset()) | subs
         self._sub_of = [sub_of[m] for m in model.ids]
-        self._has_gene = np.array([bool(model.genes[m]) for m in model.ids])
-        self._total = np.asarray(model.catalyses.sum(axis=0)).reshape(-1)
-        self.present = bool(any(s and g for s, g in zip(self._sub_of, self._has_gene)))
+        unit_subs: list[frozenset] = [frozenset()] * units.members.shape[0]
+        for i, u in enumerate(units.of_model):
+            unit_subs[u] = unit_subs[u] | self._sub_of[i]
+        self._unit_sub_of = unit_subs
+        has_gene = np.array([bool(model.genes[m]) for m in model.ids])
+        self._unit_has_gene = (units.members @ has_gene.astype(float)) > 0
+        self._total = np.asarray(units.catalyses.sum(axis=0)).reshape(-1)
+        self.present = bool(any(s and g for s, g in zip(self._sub_of, has_gene)))
 
     def block_names(self):
         return [self.name] if self.present else []
 
     def counts(self, reaction: str):
         """Per gene (every gene index), ``s`` and ``m`` of the block, and
-        ``n_s``; None where the block is absent for every gene."""
-        model = self.index.model
-        i = model.index[model.of[reaction]]
-        subs = self._sub_of[i]
+        ``n_s``, over units; None where the block is absent for every gene."""
+        units = self.index.units
+        u = self.index.unit(reaction)
+        subs = self._unit_sub_of[u]
         if not subs:
             return None
-        mine = self.index.own_models(reaction)
-        same = np.fromiter((bool(subs & s) for s in self._sub_of), dtype=bool, count=len(self._sub_of))
-        same[mine] = False
-        same &= self._has_gene
+        same = np.fromiter((bool(subs & s) for s in self._unit_sub_of), dtype=bool,
+                           count=len(self._unit_sub_of))
+        same[u] = False
+        same &= self._unit_has_gene
         n_s = int(same.sum())
         if n_s == 0:
             return None
-        own = np.asarray(model.catalyses[mine].sum(axis=0)).reshape(-1)
-        s = np.asarray(model.catalyses[np.flatnonzero(same)].sum(axis=0)).reshape(-1)
+        own = units.catalyses[u].toarray().reshape(-1)
+        s = np.asarray(units.catalyses[np.flatnonzero(same)].sum(axis=0)).reshape(-1)
         return s, self._total - own, n_s
 
     def _cached_counts(self, reaction: str):

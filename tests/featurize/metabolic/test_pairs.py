@@ -168,6 +168,38 @@ def test_subsystem_block_by_hand():
         PairFeaturizer(*toy(), subsystems=True)
 
 
+def test_near_copies_count_once_in_role_and_subsystem():
+    """A gene named on three near-copies of one reaction (a group) has done
+    one reaction: the role and subsystem blocks count the group once, of a
+    kind when a member of that kind names the gene."""
+    _, _, sources = toy()
+    net = ToyNet(pd.DataFrame(
+        {"reaction_id": ["R1", "R2", "R3", "R4", "R5"],
+         "genes": [("G1",), ("G1",), ("G1",), ("G2",), ()],
+         "reaction_kind": ["transport", "transport", "enzymatic", "transport", "transport"],
+         "subsystem": ["A", "A", "A", "A", "A"]},
+        index=["R1", "R2", "R3", "R4", "R5"]))
+    motifs = {t: {} for t in ("fork", "funnel", "chain_up", "chain_down")}
+    groups = pd.Series(["copies", "copies", "copies", "R4", "R5"], index=net.reactions.index)
+    kw = dict(min_domain_genes=1, domain_eps=1.0, reaction_kinds=True, subsystems=True)
+    grouped = PairFeaturizer(net, motifs, sources, reaction_groups=groups, **kw)
+    plain = PairFeaturizer(net, motifs, sources, **kw)
+    x, y = (f.transform(["R5"], ["G1"])[0] for f in (grouped, plain))
+    # grouped: G1's other reactions {copies}: m = 1, of kind transport (R1) 1;
+    # the subsystem's other reactions with a gene {copies, R4}: n_s = 2, s = 1
+    np.testing.assert_allclose(block(grouped, x, "candidate", "role_transport"), [math.log(2), 1.0])
+    np.testing.assert_allclose(block(grouped, x, "candidate", "subsystem"), [math.log(2), 1.0, 0.5])
+    # each model reaction its own: m = 3, 2 of them transports; n_s = 4, s = 3
+    np.testing.assert_allclose(block(plain, y, "candidate", "role_transport"), [math.log(3), 2 / 3])
+    np.testing.assert_allclose(block(plain, y, "candidate", "subsystem"), [math.log(4), 1.0, 0.75])
+    # the evidence still names every reaction the gene catalyses
+    assert grouped.subsystem_reactions("R5", "G1") == ["R1", "R2", "R3"]
+    with pytest.raises(GeomarginInputError, match="directions of model reaction 'R1' in groups"):
+        net.reactions.loc["R2", "reaction_id"] = "R1"
+        PairFeaturizer(net, motifs, sources, reaction_groups=groups.replace({"copies": "c"}).where(
+            groups.index != "R1", "other"), **kw)
+
+
 def test_hand_computed_terms(feat):
     x = feat.transform(["R1"], ["G5"])[0]
     s2, s6 = math.sqrt(2), math.sqrt(6)
@@ -249,9 +281,11 @@ def test_neighbours_without_data_are_skipped():
 
 # --------------------------------------------------------------- reference
 def reference_features(f: PairFeaturizer, net, motifs, sources, eps, min_dom, r, g,
-                       drop=None, hidden=frozenset()):
+                       drop=None, hidden=frozenset(), unit_of=None):
     """Brute force from the definitions, one pair at a time; the reactions in
-    ``hidden`` (r's near-copies) are read as if they were not there."""
+    ``hidden`` (r's near-copies) are read as if they were not there, and
+    ``unit_of`` (model reaction -> group label) says which model reactions
+    the role and subsystem blocks count as one."""
     own = set(net.reactions.loc[r, "genes"])
     expr = sources["expr"]
     x = expr.to_numpy(float)
@@ -311,30 +345,33 @@ def reference_features(f: PairFeaturizer, net, motifs, sources, eps, min_dom, r,
                 vals += [math.log(1 + cs), cs / len(adj)] if adj else [np.nan, np.nan]
             out.append(np.array(vals))
     if f.reaction_kinds:
-        out.append(reference_role(net, r, g, hidden))
+        out.append(reference_role(net, r, g, hidden, unit_of))
     if f.subsystem_block_:
-        out.append(reference_subsystem(net, r, g, hidden))
+        out.append(reference_subsystem(net, r, g, hidden, unit_of))
     return np.concatenate(out)
 
 
-def reference_subsystem(net, r, g, hidden=frozenset()):
+def reference_subsystem(net, r, g, hidden=frozenset(), unit_of=None):
     """The subsystem block from its definition, one pair at a time: over the
-    other model reactions (both directions count once), m = those naming g,
-    s = those of them sharing a subsystem with r, n_s = those with a gene
-    sharing a subsystem with r."""
+    other units (model reactions, both directions once, a group of
+    near-copies once with its members' subsystems and genes together), m =
+    those naming g, s = those of them sharing a subsystem with r, n_s = those
+    with a gene sharing a subsystem with r."""
     rx = net.reactions
     model_of = rx["reaction_id"]
+    unit = (lambda m: m) if unit_of is None else unit_of.__getitem__
     subs, genes = {}, {}
     for rr in rx.index:
-        m = model_of[rr]
-        subs.setdefault(m, set()).update(x for x in rx.loc[rr, "subsystem"].split(";") if x)
-        genes.setdefault(m, set()).update(rx.loc[rr, "genes"])
-    mine = subs[model_of[r]]
-    gone = {model_of[o] for o in hidden}
-    others = [m for m in subs if m != model_of[r] and m not in gone]
-    m_g = [m for m in others if g in genes[m]]
-    s = sum(bool(subs[m] & mine) for m in m_g)
-    n_s = sum(bool(subs[m] & mine) and bool(genes[m]) for m in others)
+        u = unit(model_of[rr])
+        subs.setdefault(u, set()).update(x for x in rx.loc[rr, "subsystem"].split(";") if x)
+        genes.setdefault(u, set()).update(rx.loc[rr, "genes"])
+    mine_u = unit(model_of[r])
+    mine = subs[mine_u]
+    gone = {unit(model_of[o]) for o in hidden}
+    others = [u for u in subs if u != mine_u and u not in gone]
+    m_g = [u for u in others if g in genes[u]]
+    s = sum(bool(subs[u] & mine) for u in m_g)
+    n_s = sum(bool(subs[u] & mine) and bool(genes[u]) for u in others)
     if not mine or n_s == 0 or not m_g:
         return np.full(3, np.nan)
     return np.array([math.log(1 + s), s / len(m_g), s / n_s])
@@ -343,24 +380,27 @@ def reference_subsystem(net, r, g, hidden=frozenset()):
 KINDS = ("enzymatic", "transport", "spontaneous")
 
 
-def reference_role(net, r, g, hidden=frozenset()):
-    """The role block from its definition: the other model reactions (both
-    directions count once) whose genes name g, and how many share r's kind."""
+def reference_role(net, r, g, hidden=frozenset(), unit_of=None):
+    """The role block from its definition: the other units (model reactions,
+    both directions once, a group of near-copies once) whose genes name g,
+    and how many of them have a member of r's kind that names g."""
     rx = net.reactions
     model_of = rx["reaction_id"]
-    gone = {model_of[o] for o in hidden}
+    unit = (lambda m: m) if unit_of is None else unit_of.__getitem__
+    mine_u = unit(model_of[r])
+    gone = {unit(model_of[o]) for o in hidden}
     others = {}
     for rr in rx.index:
-        m = model_of[rr]
-        if m != model_of[r] and m not in gone and g in rx.loc[rr, "genes"]:
-            others[m] = rx.loc[rr, "reaction_kind"]
+        u = unit(model_of[rr])
+        if u != mine_u and u not in gone and g in rx.loc[rr, "genes"]:
+            others.setdefault(u, set()).add(rx.loc[rr, "reaction_kind"])
     # one block per kind that some reaction with a gene has; only r's own is present
     kinds = [k for k in KINDS if any(rx.loc[rr, "reaction_kind"] == k and rx.loc[rr, "genes"]
                                      for rr in rx.index)]
     out = np.full(2 * len(kinds), np.nan)
     kind = rx.loc[r, "reaction_kind"]
     if others and kind in kinds:
-        mk = sum(k == kind for k in others.values())
+        mk = sum(kind in ks for ks in others.values())
         j = 2 * kinds.index(kind)
         out[j:j + 2] = [math.log(1 + mk), mk / len(others)]
     return out
@@ -445,7 +485,8 @@ def test_near_copies_are_never_read(seed, kinds, subsystems):
         hidden = frozenset(o for o in net.reactions.index if groups[o] == groups[r] and o != r)
         C = f.candidate_matrix(r, genes)
         for i, g in enumerate(genes):
-            ref = reference_features(f, net, motifs, sources, 0.05, 2, r, g, hidden=hidden)
+            ref = reference_features(f, net, motifs, sources, 0.05, 2, r, g, hidden=hidden,
+                                     unit_of={m: groups[o] for o, m in model.items()})
             np.testing.assert_allclose(C[i], ref, rtol=1e-9, atol=1e-12, err_msg=f"{r} {g}")
         changed += not np.array_equal(np.nan_to_num(C, nan=-9.0),
                                       np.nan_to_num(plain.candidate_matrix(r, genes), nan=-9.0))
