@@ -29,7 +29,7 @@ from common.exceptions import ConfigValueError
 from featurize.metabolic.metabolites import metabolite_keys, strip_compartment_name
 from featurize.metabolic.reaction_kinds import reaction_kind
 
-__all__ = ["DirectedNetwork", "build_directed_network", "lipid_class"]
+__all__ = ["DirectedNetwork", "build_directed_network", "lipid_class", "chain_class"]
 
 log = logging.getLogger(__name__)
 
@@ -68,13 +68,14 @@ class DirectedNetwork:
         the first metabolite with that key, by id, that has one); keys
         without a formula are left out.
     lipid_reactions : dict[str, frozenset]
-        For every directed reaction with a lipid species (a key that
-        :func:`lipid_class` shortens), the reaction without its acyl chains:
-        the unordered pair of its sides, each a frozenset of
-        ``(lipid_class(key), compartment)``, currency metabolites and
+        For every directed reaction with a lipid species or fatty acyl chain
+        (a key that :func:`chain_class` shortens), the reaction without its
+        acyl chains: the unordered pair of its sides, each a frozenset of
+        ``(chain_class(key), compartment)``, currency metabolites and
         compartments kept. The reactions that a model writes once per
-        acyl-chain combination of one reaction share it; a transport between
-        other compartments, or a reaction with other cofactors, does not.
+        acyl-chain combination or chain length of one reaction share it; a
+        transport between other compartments, or a reaction with other
+        cofactors, does not.
     """
 
     reactions: pd.DataFrame
@@ -145,6 +146,45 @@ def lipid_class(key: str) -> str:
     ('1-acylglycerophosphocholine', 'ATP')
     """
     return _CHAINS_RE.sub("", key).strip()
+
+
+_ACYL_STEMS = ("hexadec|octadec|tetradec|dodec|hexacos|tetracos|docos|eicos|icos|dec|hex|oct|"
+               "palmitole|palmit|myrist|laur|stear|linolen|linole|ole|arachid|behen|lignocer|cerot")
+_NAMED_CHAIN_RE = re.compile(
+    r"(?:(?<![A-Za-z])|(?<=3-hydroxy)|(?<=3-oxo))(?P<prefix>(?:cis|trans)-)?"
+    rf"(?:{_ACYL_STEMS})(?P<unsat>an|en|adien|-\d+(?:,\d+)*-(?:en|dien))?"
+    r"(?P<suffix>oyl|oate|oic acid|ate|ic acid)(?![A-Za-z])", re.IGNORECASE)
+_N_CHAIN_RE = re.compile(r"\s*\(n-C\d{1,2}:\d{1,2}\)")
+
+
+def _named_chain(match: re.Match) -> str:
+    unsat = match["unsat"] or ""
+    return ((match["prefix"] or "") + "<acyl>" + (unsat if unsat.startswith("-") else "")
+            + ("oyl" if match["suffix"].lower() == "oyl" else "ate"))
+
+
+def chain_class(key: str) -> str:
+    """``key`` without its fatty acyl chain, written as a chain specification
+    (:func:`lipid_class`, and BiGG's ``(n-C16:0)``) or in the name: a chain of
+    6 to 26 carbons by its systematic or trivial stem (``hexadecanoyl``,
+    ``palmitoyl``, ``oleoyl``, ``cerotic acid``) becomes ``<acyl>``, an acyl
+    group ``<acyl>oyl`` and a fatty acid or ester ``<acyl>ate``; a
+    ``cis``/``trans`` prefix and numbered double bonds (``-2-en``) are kept.
+
+    A model that writes one reaction once per chain length (yeast-GEM's
+    beta-oxidation, acyl-CoA transports, sterol esters) writes its copies
+    with the same ``chain_class`` on every side.
+
+    >>> chain_class("palmitoyl-CoA"), chain_class("hexacosanoyl-CoA")
+    ('<acyl>oyl-CoA', '<acyl>oyl-CoA')
+    >>> chain_class("trans-tetradec-2-enoyl-CoA"), chain_class("3-oxopalmitoyl-CoA")
+    ('trans-<acyl>-2-enoyl-CoA', '3-oxo<acyl>oyl-CoA')
+    >>> chain_class("cerotic acid"), chain_class("ergosteryl oleate"), chain_class("hexadecanoate (n-C16:0)")
+    ('<acyl>ate', 'ergosteryl <acyl>ate', '<acyl>ate')
+    >>> chain_class("2-oxohexanoate"), chain_class("hexaprenyl diphosphate"), chain_class("diglyceride (1-16:0, 2-18:1)")
+    ('2-oxohexanoate', 'hexaprenyl diphosphate', 'diglyceride')
+    """
+    return _NAMED_CHAIN_RE.sub(_named_chain, _N_CHAIN_RE.sub("", lipid_class(key))).strip()
 
 
 def _currency_degree(subs: dict, prods: dict) -> Counter:
@@ -292,9 +332,9 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
             })
             subs[did] = frozenset(keys[m.id] for m, _ in s_side)
             prods[did] = frozenset(keys[m.id] for m, _ in p_side)
-            if any(lipid_class(keys[m.id]) != keys[m.id] for m, _ in items):
+            if any(chain_class(keys[m.id]) != keys[m.id] for m, _ in items):
                 lipid_reactions[did] = frozenset(
-                    frozenset((lipid_class(keys[m.id]), m.compartment) for m, _ in side) for side in (left, right))
+                    frozenset((chain_class(keys[m.id]), m.compartment) for m, _ in side) for side in (left, right))
 
     seen: dict[str, str] = {}
     for row in rows:

@@ -101,10 +101,11 @@ def fold_groups(net) -> pd.Series:
     """The cross-validation group of every directed reaction: its model
     reaction (both directions of a reversible reaction together), joined with
     every reaction that is the same reaction once its acyl chains are
-    stripped (``net.lipid_reactions``: the same lipid classes,
-    :func:`featurize.metabolic.network.lipid_class`, in the same
+    stripped (``net.lipid_reactions``: the same lipid classes and acyl
+    groups, :func:`featurize.metabolic.network.chain_class`, in the same
     compartments, with the same cofactors; yeast-GEM writes one
-    acyltransferase as many such reactions, with the same genes).
+    acyltransferase, one beta-oxidation step or one acyl-CoA transport as
+    many such reactions, with the same genes).
 
     Holding out one of those near-copies while its twins train would test
     the ranking on a reaction it has in effect seen. A transport of the same
