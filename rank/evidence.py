@@ -381,7 +381,9 @@ def _evidence(featurizer, reaction: str, gene: str, support, coexpr, *, names, g
         words.append(f"already catalyses {len(adjacent)} related reaction(s): "
                      + ", ".join(sorted(adjacent)[:5]) + (", ..." if len(adjacent) > 5 else ""))
     if in_subsystem:
-        words.append(f"catalyses {len(in_subsystem)} other reaction(s) of this subsystem: "
+        n = featurizer.distinct_reactions(in_subsystem)
+        copies = f" (written as {len(in_subsystem)})" if n < len(in_subsystem) else ""
+        words.append(f"catalyses {n} other reaction(s) of this subsystem{copies}: "
                      + ", ".join(in_subsystem[:5]) + (", ..." if len(in_subsystem) > 5 else ""))
     if similar:
         words.append("acts on the most similar compounds in " + ", ".join(

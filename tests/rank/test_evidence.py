@@ -335,3 +335,23 @@ def test_shown_rows_flags_by_processes(setup):
         expected = evidence_flags(feat, feat.candidate_matrix(r, rows["gene"].tolist()))
         np.testing.assert_array_equal(rows[["adjacent", "subsystem", "compound"]].to_numpy(), expected)
     assert one[["adjacent", "subsystem", "compound"]].to_numpy().any()
+
+
+def test_subsystem_evidence_counts_near_copies_once():
+    """The sentence counts a group of near-copies as one reaction, as the
+    subsystem block does, and still lists every model reaction."""
+    _, _, sources = toy()
+    df = pd.DataFrame({"reaction_id": ["R1", "R2", "R3", "R4", "R5"],
+                       "genes": [("G1",), ("G1",), ("G1",), ("G2",), ()],
+                       "reaction_kind": ["transport"] * 5, "subsystem": ["A"] * 5},
+                      index=["R1", "R2", "R3", "R4", "R5"])
+    motifs = {t: {} for t in ("fork", "funnel", "chain_up", "chain_down")}
+    kw = dict(names={}, gene_domains={}, gene_compartments={})
+    for groups, words in [(["c", "c", "c", "R4", "R5"], "catalyses 1 other reaction(s) of this subsystem "
+                                                         "(written as 3): R1, R2, R3"),
+                          (None, "catalyses 3 other reaction(s) of this subsystem: R1, R2, R3")]:
+        feat = PairFeaturizer(ToyNet(df), motifs, sources, subsystems=True,
+                              reaction_groups=None if groups is None else pd.Series(groups, index=df.index))
+        ev = candidate_evidence(feat, lambda X: np.nansum(X, axis=1), "R5", "G1", **kw)
+        assert ev["catalyses_in_subsystem"] == "R1;R2;R3"
+        assert words in ev["evidence"]

@@ -112,6 +112,13 @@ class PairExplanations:
         genes_of = self._index.reaction_genes
         return sorted({g for o in self._index.near_copies(reaction) for g in genes_of[o]})
 
+    def distinct_reactions(self, model_reactions) -> int:
+        """How many distinct reactions the model reaction ids
+        ``model_reactions`` are, a group of near-copies counted once (as the
+        ``role`` and ``subsystem`` blocks count them: ``NetworkIndex.units``)."""
+        model, units = self._index.model, self._index.units
+        return len({int(units.of_model[model.index[m]]) for m in model_reactions})
+
     def adjacency_reactions(self, reaction: str, gene: str) -> dict[str, list[str]]:
         """Per motif type, the reactions related to ``reaction`` that ``gene``
         catalyses (the evidence of the ``net`` block), sorted."""
