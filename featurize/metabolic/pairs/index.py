@@ -22,7 +22,7 @@ from common.exceptions import GeomarginInputError
 from featurize.metabolic.genes import canonical_gene_id
 from featurize.metabolic.reaction_kinds import REACTION_KINDS
 
-__all__ = ["NetworkIndex", "ModelReactions", "ReactionUnits"]
+__all__ = ["NetworkIndex", "ModelReactions", "ReactionUnits", "binary"]
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,7 @@ class NetworkIndex:
                                dtype=np.intp, count=len(labels))
         members = sp.csr_matrix((np.ones(len(labels)), (of_model, np.arange(len(labels)))),
                                 shape=(len(number), len(labels)))
-        return ReactionUnits(of_model, members, _binary(members @ model.catalyses))
+        return ReactionUnits(of_model, members, binary(members @ model.catalyses))
 
     def unit(self, reaction: str) -> int:
         """The unit (:attr:`units`) of directed ``reaction``: its group of near-copies."""
@@ -218,7 +218,7 @@ class NetworkIndex:
                 if any(kind_of_model[m] == k and gs for m, gs in self.model.genes.items())]
 
 
-def _binary(matrix: sp.spmatrix) -> sp.csr_matrix:
+def binary(matrix: sp.spmatrix) -> sp.csr_matrix:
     """``matrix`` with every stored non-zero set to 1 (CSR)."""
     out = sp.csr_matrix(matrix)
     out.eliminate_zeros()

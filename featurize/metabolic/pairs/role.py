@@ -22,6 +22,7 @@ import numpy as np
 
 from featurize.metabolic.pairs.adjacency import SAME_KIND_ITEMS
 from featurize.metabolic.pairs.base import NetworkBlock
+from featurize.metabolic.pairs.index import binary
 
 __all__ = ["RoleBlock"]
 
@@ -39,8 +40,6 @@ class RoleBlock(NetworkBlock):
         """Per gene, how many units (model reactions, each counted once
         whatever its directions, near-copies together) it catalyses in all
         and per kind."""
-        from featurize.metabolic.pairs.index import _binary
-
         self.index = index
         model, units = index.model, index.units
         kind_of_model = {m: index.kind_of[r] for r, m in model.of.items()}
@@ -52,7 +51,7 @@ class RoleBlock(NetworkBlock):
         self._per_kind: dict[str, np.ndarray] = {}
         for k in sorted(set(model_kind)):
             of_kind = units.members[:, np.flatnonzero(model_kind == k)] @ model.catalyses[model_kind == k]
-            self._unit_kind[k] = _binary(of_kind)
+            self._unit_kind[k] = binary(of_kind)
             self._per_kind[k] = np.asarray(self._unit_kind[k].sum(axis=0)).reshape(-1)
 
     def block_names(self):
