@@ -17,7 +17,7 @@ import pandas as pd
 from common.checks import check_param, int_at_least, open_unit_interval
 
 __all__ = ["RANKING_METRICS", "ranking_metrics", "bootstrap_ranking_metrics", "top1_concentration",
-           "top1_record", "top1_by_kind", "choose_ranking_method", "QUALITY_KEYS", "ranking_quality"]
+           "top1_group_concentration", "top1_record", "top1_by_kind", "choose_ranking_method", "QUALITY_KEYS", "ranking_quality"]
 
 #: Metrics of :func:`ranking_metrics` that get a bootstrap interval.
 RANKING_METRICS = ("hit@1", "hit@10", "hit@50", "mrr", "median_rank")
@@ -165,6 +165,52 @@ def top1_concentration(top_genes) -> tuple[str, int, float]:
     best = int(counts.max())
     gene = sorted(counts.index[counts == best])[0]
     return str(gene), best, best / len(first)
+
+
+def top1_group_concentration(first: pd.DataFrame, gene: str | None = None) -> tuple[str, float, int, float]:
+    """The gene ranked first for the most reactions, each group of near-copies counted once.
+
+    A model can write one reaction many times (yeast-GEM writes a lipid
+    transport once per acyl chain, and a reversible reaction has two
+    directions); a biologist tests such a group once. Each reaction weighs
+    one over the number of reactions of its group here, so a group whose
+    every member has the same first gene counts one.
+
+    Parameters
+    ----------
+    first : DataFrame
+        One row per reaction: ``gene`` (its rank-1 gene; "" when nothing was
+        scored, left out) and ``group`` (its near-copy group,
+        :func:`featurize.metabolic.pairs.fold_groups`).
+    gene : str, optional
+        Count this gene instead of the most frequent one.
+
+    Returns
+    -------
+    (gene, groups_topped, n_groups, share)
+        ``groups_topped`` = the gene's summed weight, ``n_groups`` = the
+        groups with a rank-1 gene, ``share`` = their ratio. Ties: the
+        smallest gene id. ``("", 0.0, 0, nan)`` without any rank-1 gene.
+
+    Examples
+    --------
+    >>> first = pd.DataFrame({"gene": ["G", "G", "G", "H", "H"], "group": ["a", "a", "a", "b", "c"]})
+    >>> top1_group_concentration(first)
+    ('H', 2.0, 3, 0.6666666666666666)
+    >>> top1_group_concentration(first, gene="G")
+    ('G', 1.0, 3, 0.3333333333333333)
+    """
+    first = first[first["gene"].astype(str) != ""]
+    if first.empty:
+        return (gene or ""), 0.0, 0, float("nan")
+    weight = 1.0 / first.groupby("group")["group"].transform("size").to_numpy(dtype=np.float64)
+    by_gene = pd.Series(weight, index=first["gene"].astype(str).to_numpy()).groupby(level=0).sum()
+    if gene is None:
+        best = by_gene.max()
+        gene = sorted(by_gene.index[np.isclose(by_gene.to_numpy(), best, rtol=0, atol=1e-9)])[0]
+    topped = float(by_gene.get(str(gene), 0.0))
+    n_groups = int(first["group"].nunique())
+    return str(gene), topped, n_groups, topped / n_groups
 
 
 def top1_record(tops: pd.DataFrame, method: str, gene: str,
@@ -320,7 +366,8 @@ QUALITY_KEYS = ("n_reactions", "n_true_pairs", "n_candidates", "hit@1", "hit@10"
 
 def ranking_quality(top: pd.DataFrame, validated: pd.Series | None, validated_tops: pd.DataFrame,
                     reaction_kinds: pd.Series, *, method: str, chosen_by: str, margin_rule: str,
-                    gene_correction: str) -> tuple[pd.DataFrame, dict]:
+                    gene_correction: str, reaction_groups: pd.Series | None = None
+                    ) -> tuple[pd.DataFrame, dict]:
     """The quality table of the orphan ranking (``enzyme_ranking_quality.tsv``).
 
     Parameters
@@ -337,6 +384,12 @@ def ranking_quality(top: pd.DataFrame, validated: pd.Series | None, validated_to
         Reaction kind of each directed reaction id.
     method, chosen_by, margin_rule, gene_correction : str
         Written as they are.
+    reaction_groups : Series, optional
+        The near-copy group of each directed reaction id
+        (:func:`featurize.metabolic.pairs.fold_groups`); with it, the
+        concentration is also counted with each group once
+        (:func:`top1_group_concentration`), over the orphans and over the
+        validation's held-out reactions.
 
     Returns
     -------
@@ -345,10 +398,14 @@ def ranking_quality(top: pd.DataFrame, validated: pd.Series | None, validated_to
         (``validated_<metric>`` of :data:`QUALITY_KEYS`), and the rank-1
         concentration over the orphans (:func:`top1_concentration`) with
         whether the validation earns it, overall (:func:`top1_record`) and
-        per reaction kind (:func:`top1_by_kind`).
+        per reaction kind (:func:`top1_by_kind`); with ``reaction_groups``,
+        also ``orphan_groups_ranked``, ``orphan_top1_gene_by_group``,
+        ``orphan_top1_groups``, ``orphan_top1_group_share`` and
+        ``orphan_top1_validated_group_share``.
     details : dict
-        ``gene``, ``n_top``, ``share`` (the concentration), ``record`` and
-        ``by_kind``, for the log.
+        ``gene``, ``n_top``, ``share`` (the concentration), ``record``,
+        ``by_kind`` and ``by_group`` (None without ``reaction_groups``),
+        for the log.
 
     Examples
     --------
@@ -388,5 +445,22 @@ def ranking_quality(top: pd.DataFrame, validated: pd.Series | None, validated_to
                         f"/{k.reactions} (right {k.correct}, hit@1 {k.hit1:.3f})"
                         for k in by_kind.itertuples()),
                     "orphan_top1_earned_by_kind": earned_by_kind})
-    details = {"gene": gene, "n_top": n_top, "share": share, "record": record, "by_kind": by_kind}
+    by_group = None
+    if reaction_groups is not None:
+        def grouped(reactions: pd.Series, genes: pd.Series) -> pd.DataFrame:
+            ids = reactions.astype(str).to_numpy()
+            # a reaction without a group is its own group
+            return pd.DataFrame({"gene": genes.astype(str).to_numpy(),
+                                 "group": [str(reaction_groups.get(r, r)) for r in ids]})
+        g_gene, g_top, g_n, g_share = top1_group_concentration(grouped(first["reaction"], first["gene"]))
+        mine = validated_tops[validated_tops["method"] == method]
+        _, v_top, v_n, v_share = top1_group_concentration(grouped(mine["reaction"], mine["top_gene"]),
+                                                          gene=g_gene)
+        by_group = {"gene": g_gene, "groups_topped": g_top, "groups": g_n, "share": g_share,
+                    "validated_groups_topped": v_top, "validated_groups": v_n, "validated_share": v_share}
+        quality.update({"orphan_groups_ranked": g_n, "orphan_top1_gene_by_group": g_gene,
+                        "orphan_top1_groups": g_top, "orphan_top1_group_share": g_share,
+                        "orphan_top1_validated_group_share": v_share})
+    details = {"gene": gene, "n_top": n_top, "share": share, "record": record, "by_kind": by_kind,
+               "by_group": by_group}
     return pd.DataFrame([quality]), details

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from rank.baselines import COEXPR, coexpression_scores
-from rank.metrics import (bootstrap_ranking_metrics, choose_ranking_method, ranking_metrics, top1_by_kind,
-                          top1_concentration, top1_record)
+from rank.metrics import (bootstrap_ranking_metrics, choose_ranking_method, ranking_metrics, ranking_quality,
+                          top1_by_kind, top1_concentration, top1_group_concentration, top1_record)
 from rank.scoring import (correct_scores, rank_candidates, ranking_decision, ranking_name,
                           split_ranking_name, true_gene_ranks)
 
@@ -310,6 +310,37 @@ def test_top1_by_kind_by_hand():
     # a kind without held-out reactions is never earned
     only = top1_by_kind(tops, "m", "T", pd.DataFrame({"reaction_kind": ["spontaneous"], "gene": ["T"]}))
     assert only["reactions"].tolist() == [0] and not only["earned"].any()
+
+
+def test_top1_counted_by_near_copy_group_by_hand():
+    """A reaction written three times (one group) topped by G counts once; H tops two
+    reactions of their own groups, so by groups H leads (2 of 3) while by rows G does (3 of 5)."""
+    top = pd.DataFrame({"reaction": ["a16", "a18", "a20", "b", "c", "c"], "rank": [1, 1, 1, 1, 1, 2],
+                        "gene": ["G", "G", "G", "H", "H", "G"]})
+    kinds = pd.Series("transport", index=["a16", "a18", "a20", "b", "c"])
+    groups = pd.Series({"a16": "a", "a18": "a", "a20": "a", "b": "b", "c": "c", "x1": "x", "x2": "x"})
+    # validation: H first for both members of group x and for y (not in the map: its own group), G for z
+    tops = pd.DataFrame({"method": ["m"] * 4, "reaction": ["x1", "x2", "y", "z"],
+                         "top_gene": ["H", "H", "H", "G"], "top_is_true": [True] * 4,
+                         "reaction_kind": ["transport"] * 4})
+    q, details = ranking_quality(top, None, tops, kinds, method="m", chosen_by="config",
+                                 margin_rule="scaled", gene_correction="none", reaction_groups=groups)
+    row = q.iloc[0]
+    assert (row["orphan_top1_gene"], row["orphan_top1_reactions"]) == ("G", 3)
+    assert row["orphan_top1_share"] == pytest.approx(3 / 5)
+    assert (row["orphan_top1_gene_by_group"], row["orphan_groups_ranked"]) == ("H", 3)
+    assert row["orphan_top1_groups"] == pytest.approx(2.0)
+    assert row["orphan_top1_group_share"] == pytest.approx(2 / 3)
+    # held-out groups x, y, z: H tops x and y
+    assert row["orphan_top1_validated_group_share"] == pytest.approx(2 / 3)
+    assert details["by_group"]["validated_groups"] == 3
+    # a group whose members have different first genes splits its weight
+    split = top1_group_concentration(pd.DataFrame({"gene": ["G", "H", "H", ""], "group": ["a", "a", "b", "c"]}))
+    assert split == ("H", 1.5, 2, 0.75)
+    # without groups the columns are not there
+    q0, d0 = ranking_quality(top, None, tops, kinds, method="m", chosen_by="config",
+                             margin_rule="scaled", gene_correction="none")
+    assert "orphan_top1_group_share" not in q0.columns and d0["by_group"] is None
 
 
 def test_rank_candidates_by_processes_equals_one_process():

@@ -12,6 +12,7 @@ from threadpoolctl import threadpool_limits
 
 from common.io import write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
+from featurize.metabolic.pairs import fold_groups
 from rank.calibration import no_credible_candidate, shown_rows, without_network_evidence
 from rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions
 from rank.metrics import choose_ranking_method, ranking_quality
@@ -122,7 +123,7 @@ with threadpool_limits(1):
 quality, top1 = ranking_quality(
     top, v, pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False), net.reactions["reaction_kind"],
     method=method, chosen_by="auto (best validated MRR)" if p.method == "auto" else "config",
-    margin_rule=p.margin_rule, gene_correction=correction)
+    margin_rule=p.margin_rule, gene_correction=correction, reaction_groups=fold_groups(net))
 # how far to trust the orphans ranked on their subsystem or compounds alone
 without = motif_less_validation(true_ranks, method, featurizer, top)
 for k, val in {**without, **bare}.items():
@@ -138,6 +139,11 @@ log.info("in the validation %s ranked %s first for %d held-out reactions (%.1f%%
          "(precision %.3f against its hit@1 %.3f): the orphans' %.1f%% is %s", method, gene,
          record["tops"], 100 * record["share"], record["correct"], record["precision"],
          record["hit1"], 100 * share, "earned" if record["earned"] else "not earned")
+g = top1["by_group"]
+log.info("counting each group of near-copies once (acyl-chain forms, both directions): %s tops %.1f of %d "
+         "ranked groups (%.1f%%); in the validation %.1f of %d held-out groups (%.1f%%)", g["gene"],
+         g["groups_topped"], g["groups"], 100 * g["share"], g["validated_groups_topped"],
+         g["validated_groups"], 100 * g["validated_share"])
 for k in top1["by_kind"].itertuples():
     log.info("%s reactions: %s tops %d of %d orphans (%.1f%%) and %d of the held-out ones (%.1f%%), "
              "rightly for %d (precision %.3f against the kind's hit@1 %.3f): %s", k.reaction_kind, gene,
