@@ -21,7 +21,7 @@ rule metabolic_features:
         "logs/metabolic/features.log",
     conda:
         "../envs/geomargin.yaml"
-    threads: 1
+    threads: 2
     resources:
         mem_mb=4000,
         runtime=30,

@@ -5,6 +5,7 @@ import sys
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from common.io import save_npz_atomic, write_tsv_atomic
 from featurize.metabolic.annotation import parse_gaf
@@ -92,7 +93,9 @@ log.info("impostor genes: %d per positive, drawn from the %s (%d genes; %.0f%% f
          len(candidates))
 instances = build_instances(net, pool, p.negatives_per_positive, p.seed, mix_genes=candidates,
                             mix_fraction=mix)
-X = featurizer.transform(instances["reaction"].tolist(), instances["gene"].tolist())
+# the reactions' rows in smk.threads forked processes, each with one BLAS thread
+with threadpool_limits(1 if smk.threads > 1 else None):
+    X = featurizer.transform(instances["reaction"].tolist(), instances["gene"].tolist(), n_jobs=smk.threads)
 # a source whose every feature takes one value over the pairs carries no signal: stop
 check_source_signal(X, featurizer.feature_names_, {
     "expr": ", ".join(map(str, expression.attrs["files"].values())), "domain": str(smk.input.annotation),

@@ -14,6 +14,7 @@ import pandas as pd
 
 from common.checks import boolean, int_at_least, one_of, positive_float, validate_params
 from common.exceptions import GeomarginInputError
+from common.parallel import contiguous_parts, fork_map
 from featurize.metabolic.genes import canonical_gene_id
 from featurize.metabolic.motifs import MOTIF_TYPES
 from featurize.metabolic.pairs.base import NetworkBlock, ReactionCache, SourceBlock, source_table
@@ -518,8 +519,12 @@ class PairFeaturizer(PairExplanations):
             self._gid_cache = (key, gids)
         return self._matrix(reaction, gids, out=out)
 
-    def transform(self, reactions: Sequence[str], genes: Sequence[str]) -> np.ndarray:
-        """Features of the pairs ``(reactions[i], genes[i])``."""
+    def transform(self, reactions: Sequence[str], genes: Sequence[str], n_jobs: int = 1) -> np.ndarray:
+        """Features of the pairs ``(reactions[i], genes[i])``.
+
+        ``n_jobs`` > 1 builds the rows of different reactions in that many
+        forked processes (:func:`common.parallel.fork_map`); every reaction's
+        rows are built as in one process, so the matrix is the same."""
         reactions = [str(r) for r in reactions]
         genes = list(genes)
         if len(reactions) != len(genes):
@@ -530,8 +535,15 @@ class PairFeaturizer(PairExplanations):
         order: dict[str, list[int]] = {}
         for i, r in enumerate(reactions):
             order.setdefault(r, []).append(i)
-        for r, idx in order.items():
+        for r in order:
             self._check_reaction(r)
-            idx = np.asarray(idx)
-            X[idx] = self._matrix(r, gids[idx])
+        groups = [(r, np.asarray(idx)) for r, idx in order.items()]
+
+        def build(part: list) -> list[np.ndarray]:
+            return [self._matrix(r, gids[idx]) for r, idx in part]
+
+        parts = contiguous_parts(groups, max(1, int(n_jobs)) * 4)
+        for part, blocks in zip(parts, fork_map(build, parts, n_jobs=n_jobs, chunks_per_job=1)):
+            for (_, idx), block in zip(part, blocks):
+                X[idx] = block
         return X

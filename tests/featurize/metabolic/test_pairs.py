@@ -46,6 +46,19 @@ def test_layout(feat):
     assert plain.groups_.max() == 11
 
 
+def test_transform_in_processes_equals_one_process(feat):
+    """n_jobs builds different reactions' rows in forked processes: the same matrix,
+    rows in the pairs' order (reactions interleaved, a gene without data, repeats)."""
+    reactions = ["R1", "R2", "R1", "R4", "R3", "R2", "R1", "R4"]
+    genes = ["G1", "G1", "G5", "G2", "G3", "G2", "G1", "G1"]
+    one = feat.transform(reactions, genes)
+    two = feat.transform(reactions, genes, n_jobs=2)
+    np.testing.assert_array_equal(two, one)
+    # and row by row, each pair alone
+    for i, (r, g) in enumerate(zip(reactions, genes)):
+        np.testing.assert_array_equal(feat.transform([r], [g], n_jobs=2)[0], one[i])
+
+
 def test_adjacency_block_by_hand(feat):
     # fork partners of R1: R2 (G2), R3 (G1, G3): n = 2
     x = feat.transform(["R1", "R1", "R1"], ["G1", "G3", "G5"])
