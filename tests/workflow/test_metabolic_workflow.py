@@ -90,6 +90,17 @@ def test_main_target_writes_all_three_outputs(toy_run):
     assert quality.loc[0, "orphan_top1_validated_share"] == pytest.approx(n / len(mine), abs=1e-4)
     earned = n > 0 and right / n >= hit1 and quality.loc[0, "orphan_top1_share"] <= n / len(mine) + 1e-4
     assert bool(quality.loc[0, "orphan_top1_earned"]) == earned
+    # counted by near-copy groups: the toy network has no lipid species, so a group is a
+    # model reaction (both directions together), recounted from the orphan table
+    orphans = pd.read_csv(tmp / "results/orphan_reactions.tsv", sep="\t")
+    ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
+    first = ranking[ranking["rank"] == 1].merge(orphans[["reaction_id", "model_reaction"]], on="reaction_id")
+    weight = 1 / first.groupby("model_reaction")["model_reaction"].transform("size")
+    by_gene = weight.groupby(first["gene"]).sum()
+    assert quality.loc[0, "orphan_groups_ranked"] == first["model_reaction"].nunique()
+    assert quality.loc[0, "orphan_top1_group_share"] == pytest.approx(by_gene.max() / first["model_reaction"].nunique(),
+                                                                     abs=1e-4)
+    assert by_gene[quality.loc[0, "orphan_top1_gene_by_group"]] == pytest.approx(by_gene.max())
 
 
 def test_auto_ranks_with_the_best_validated_method(toy_run):
