@@ -63,7 +63,7 @@ def _scores(score_fn, reaction, candidates, batch_size, n_scores=None) -> np.nda
 
 def score_matrix(score_fn: Callable[[str, list[str]], np.ndarray], reactions: Sequence[str],
                  candidates: Sequence[str], batch_size: int = 2000,
-                 n_scores: int | None = None) -> np.ndarray:
+                 n_scores: int | None = None, n_jobs: int = 1) -> np.ndarray:
     """``(reactions x candidates)`` scores of ``score_fn`` (as for
     :func:`rank_candidates`), batches of genes outside and reactions inside,
     so that a featurizer reuses its per-batch gathering across reactions.
@@ -71,6 +71,10 @@ def score_matrix(score_fn: Callable[[str, list[str]], np.ndarray], reactions: Se
     With ``n_scores`` = k, ``score_fn`` returns k scores per gene (an array
     of shape ``(len(genes), k)``, e.g. several models scoring one candidate
     matrix) and the result has shape ``(reactions, candidates, k)``.
+
+    With ``n_jobs`` > 1, forked processes score contiguous parts of
+    ``reactions`` (:func:`common.parallel.fork_map`); each reaction is scored
+    on the same batches of genes, so the matrix is the same.
 
     >>> score_matrix(lambda r, genes: [len(r) + len(g) for g in genes], ["R1", "R22"],
     ...              ["a", "bb", "ccc"], batch_size=2).tolist()
@@ -82,6 +86,8 @@ def score_matrix(score_fn: Callable[[str, list[str]], np.ndarray], reactions: Se
     batch_size = check_positive_int("score_matrix", "batch_size", batch_size)
     check_param("score_matrix", "n_scores", n_scores, *none_or_positive_int())
     reactions, candidates = list(reactions), list(candidates)
+    if n_jobs > 1:
+        return _score_matrix_jobs(score_fn, reactions, candidates, batch_size, n_jobs, n_scores)
     S = np.empty((len(reactions), len(candidates)) + (() if n_scores is None else (n_scores,)))
     for start in range(0, len(candidates), batch_size):
         batch = candidates[start:start + batch_size]
@@ -90,15 +96,16 @@ def score_matrix(score_fn: Callable[[str, list[str]], np.ndarray], reactions: Se
     return S
 
 
-def _score_matrix_jobs(score_fn, reactions: list, candidates: list, batch_size: int, n_jobs: int) -> np.ndarray:
+def _score_matrix_jobs(score_fn, reactions: list, candidates: list, batch_size: int, n_jobs: int,
+                       n_scores: int | None = None) -> np.ndarray:
     """:func:`score_matrix` by ``n_jobs`` forked processes, each scoring
     contiguous parts of ``reactions`` (at least a few reactions per part, so
     that a featurizer still reuses its per-batch gathering across them)."""
     parts = contiguous_parts(reactions, max(1, int(n_jobs)) * 4)
     if n_jobs <= 1 or len(parts) < 2:
-        return score_matrix(score_fn, reactions, candidates, batch_size)
-    return np.concatenate(fork_map(lambda part: score_matrix(score_fn, part, candidates, batch_size), parts,
-                                   n_jobs=n_jobs, chunks_per_job=1))
+        return score_matrix(score_fn, reactions, candidates, batch_size, n_scores)
+    return np.concatenate(fork_map(lambda part: score_matrix(score_fn, part, candidates, batch_size, n_scores),
+                                   parts, n_jobs=n_jobs, chunks_per_job=1))
 
 
 def candidate_order(scores: np.ndarray, gene_rank: np.ndarray) -> np.ndarray:

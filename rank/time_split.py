@@ -241,7 +241,8 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
                     benchmark: Mapping[str, frozenset],
                     decisions: Mapping[str, Callable[[np.ndarray], np.ndarray]],
                     rankings: Sequence[tuple[str, str, str]], batch_size: int = 2048,
-                    shown: tuple[str, int] | None = None) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
+                    shown: tuple[str, int] | None = None,
+                    n_jobs: int = 1) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """Best later-gene rank of every benchmark reaction under every ranking.
 
     Each model scores *every* eligible orphan (the reference set of a gene
@@ -270,6 +271,9 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
         ``gene``, ``score`` and the standardised ``score_z``, ``gap_next_z``,
         ``gap_top_z`` (:func:`rank.calibration.calibration_rows`), and
         ``label`` (a later gene): the time split's check of the confidence.
+    n_jobs : int, default 1
+        Forked processes scoring the orphans (:func:`rank.scoring.score_matrix`;
+        the scores are the same).
 
     Returns
     -------
@@ -294,7 +298,7 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     def score(reaction: str, genes: list[str]) -> np.ndarray:
         X = featurizer.candidate_matrix(reaction, genes)
         return np.column_stack([no_evidence_last(decisions[m](X), X) for m in models])
-    S3 = score_matrix(score, eligible, cands, batch_size, n_scores=len(models))
+    S3 = score_matrix(score, eligible, cands, batch_size, n_scores=len(models), n_jobs=n_jobs)
     scores = {m: S3[:, :, j] for j, m in enumerate(models)}
     where = {r: i for i, r in enumerate(eligible)}
     gene_rank = gene_id_ranks(cands)

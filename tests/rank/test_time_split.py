@@ -115,6 +115,11 @@ def test_rows_score_each_matrix_once_as_each_model_alone():
     again, shown = time_split_rows(f, orphans, cands, benchmark, decisions, rankings, batch_size=2,
                                    shown=("b+centred", 2))
     pd.testing.assert_frame_equal(again, got)
+    # the orphans scored by forked processes: the same rows and the same shown rows
+    forked, shown_forked = time_split_rows(f, orphans, cands, benchmark, decisions, rankings, batch_size=2,
+                                           shown=("b+centred", 2), n_jobs=2)
+    pd.testing.assert_frame_equal(forked, got)
+    pd.testing.assert_frame_equal(shown_forked, shown)
     assert set(shown["reaction"]) == {"R1", "R4"} and (shown.groupby("reaction")["rank"].max() <= 2).all()
     for row in got[got["ranking"] == "b+centred"].itertuples():
         if not row.ranked:

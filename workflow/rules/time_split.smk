@@ -64,7 +64,7 @@ rule metabolic_time_split:
         "logs/metabolic/time_split.log",
     conda:
         "../envs/geomargin.yaml"
-    threads: 1
+    threads: 2
     resources:
         # holds the score matrix of every older orphan x candidate for every validated model
         mem_mb=9000,
