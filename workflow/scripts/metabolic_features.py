@@ -24,6 +24,9 @@ from _bootstrap import setup
 
 log = setup(snakemake)
 smk = snakemake
+# one BLAS/OpenMP thread throughout, whatever the rule's threads (they go to the
+# transform's processes): a multithreaded reduction can change the last bits
+threadpool_limits(1)
 
 p = smk.params
 notes = []  # gene ids changed to their canonical form or not understood (file, line)
@@ -93,9 +96,8 @@ log.info("impostor genes: %d per positive, drawn from the %s (%d genes; %.0f%% f
          len(candidates))
 instances = build_instances(net, pool, p.negatives_per_positive, p.seed, mix_genes=candidates,
                             mix_fraction=mix)
-# the reactions' rows in smk.threads forked processes, each with one BLAS thread
-with threadpool_limits(1 if smk.threads > 1 else None):
-    X = featurizer.transform(instances["reaction"].tolist(), instances["gene"].tolist(), n_jobs=smk.threads)
+# the reactions' rows in smk.threads forked processes
+X = featurizer.transform(instances["reaction"].tolist(), instances["gene"].tolist(), n_jobs=smk.threads)
 # a source whose every feature takes one value over the pairs carries no signal: stop
 check_source_signal(X, featurizer.feature_names_, {
     "expr": ", ".join(map(str, expression.attrs["files"].values())), "domain": str(smk.input.annotation),

@@ -26,6 +26,9 @@ from _bootstrap import setup
 
 log = setup(snakemake)
 smk = snakemake
+# one BLAS/OpenMP thread throughout, whatever the rule's threads (they go to the
+# scoring processes): a multithreaded reduction can change a refit's last bits
+threadpool_limits(1)
 p = smk.params
 
 bundle = FeatureBundle.load(smk.input.featurizer)
