@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from common.checks import check_param, int_at_least, open_unit_interval
+from rank.calibration import family_weights
 
 __all__ = ["RANKING_METRICS", "ranking_metrics", "bootstrap_ranking_metrics", "top1_concentration",
            "top1_group_concentration", "top1_record", "top1_by_kind", "choose_ranking_method", "QUALITY_KEYS", "ranking_quality"]
@@ -167,21 +168,25 @@ def top1_concentration(top_genes) -> tuple[str, int, float]:
     return str(gene), best, best / len(first)
 
 
-def top1_group_concentration(first: pd.DataFrame, gene: str | None = None) -> tuple[str, float, int, float]:
+def top1_group_concentration(first: pd.DataFrame, fold_group,
+                             gene: str | None = None) -> tuple[str, float, int, float]:
     """The gene ranked first for the most reactions, each group of near-copies counted once.
 
     A model can write one reaction many times (yeast-GEM writes a lipid
     transport once per acyl chain, and a reversible reaction has two
     directions); a biologist tests such a group once. Each reaction weighs
-    one over the number of reactions of its group here, so a group whose
-    every member has the same first gene counts one.
+    one over the number of reactions of its group here
+    (:func:`rank.calibration.family_weights`, as the calibrator weighs its
+    rows), so a group whose every member has the same first gene counts one.
 
     Parameters
     ----------
     first : DataFrame
-        One row per reaction: ``gene`` (its rank-1 gene; "" when nothing was
-        scored, left out) and ``group`` (its near-copy group,
-        :func:`featurize.metabolic.pairs.fold_groups`).
+        One row per reaction: ``reaction`` and ``gene`` (its rank-1 gene;
+        "" when nothing was scored, left out).
+    fold_group : mapping
+        Reaction id -> near-copy group
+        (:func:`featurize.metabolic.pairs.fold_groups`), for every reaction.
     gene : str, optional
         Count this gene instead of the most frequent one.
 
@@ -194,22 +199,23 @@ def top1_group_concentration(first: pd.DataFrame, gene: str | None = None) -> tu
 
     Examples
     --------
-    >>> first = pd.DataFrame({"gene": ["G", "G", "G", "H", "H"], "group": ["a", "a", "a", "b", "c"]})
-    >>> top1_group_concentration(first)
+    >>> first = pd.DataFrame({"reaction": ["a16", "a18", "a20", "b", "c"], "gene": ["G", "G", "G", "H", "H"]})
+    >>> groups = {"a16": "a", "a18": "a", "a20": "a", "b": "b", "c": "c"}
+    >>> top1_group_concentration(first, groups)
     ('H', 2.0, 3, 0.6666666666666666)
-    >>> top1_group_concentration(first, gene="G")
+    >>> top1_group_concentration(first, groups, gene="G")
     ('G', 1.0, 3, 0.3333333333333333)
     """
     first = first[first["gene"].astype(str) != ""]
     if first.empty:
         return (gene or ""), 0.0, 0, float("nan")
-    weight = 1.0 / first.groupby("group")["group"].transform("size").to_numpy(dtype=np.float64)
+    weight = family_weights(first, fold_group)
     by_gene = pd.Series(weight, index=first["gene"].astype(str).to_numpy()).groupby(level=0).sum()
     if gene is None:
         best = by_gene.max()
         gene = sorted(by_gene.index[np.isclose(by_gene.to_numpy(), best, rtol=0, atol=1e-9)])[0]
     topped = float(by_gene.get(str(gene), 0.0))
-    n_groups = int(first["group"].nunique())
+    n_groups = int(first["reaction"].map(fold_group).nunique())
     return str(gene), topped, n_groups, topped / n_groups
 
 
@@ -447,15 +453,16 @@ def ranking_quality(top: pd.DataFrame, validated: pd.Series | None, validated_to
                     "orphan_top1_earned_by_kind": earned_by_kind})
     by_group = None
     if reaction_groups is not None:
-        def grouped(reactions: pd.Series, genes: pd.Series) -> pd.DataFrame:
-            ids = reactions.astype(str).to_numpy()
-            # a reaction without a group is its own group
-            return pd.DataFrame({"gene": genes.astype(str).to_numpy(),
-                                 "group": [str(reaction_groups.get(r, r)) for r in ids]})
-        g_gene, g_top, g_n, g_share = top1_group_concentration(grouped(first["reaction"], first["gene"]))
         mine = validated_tops[validated_tops["method"] == method]
-        _, v_top, v_n, v_share = top1_group_concentration(grouped(mine["reaction"], mine["top_gene"]),
-                                                          gene=g_gene)
+        ids = {str(r) for r in (*first["reaction"], *mine["reaction"])}
+        # a reaction without a group is its own group
+        group = {r: str(reaction_groups.get(r, r)) for r in ids}
+        g_gene, g_top, g_n, g_share = top1_group_concentration(
+            pd.DataFrame({"reaction": first["reaction"].astype(str).to_numpy(),
+                          "gene": first["gene"].astype(str).to_numpy()}), group)
+        _, v_top, v_n, v_share = top1_group_concentration(
+            pd.DataFrame({"reaction": mine["reaction"].astype(str).to_numpy(),
+                          "gene": mine["top_gene"].astype(str).to_numpy()}), group, gene=g_gene)
         by_group = {"gene": g_gene, "groups_topped": g_top, "groups": g_n, "share": g_share,
                     "validated_groups_topped": v_top, "validated_groups": v_n, "validated_share": v_share}
         quality.update({"orphan_groups_ranked": g_n, "orphan_top1_gene_by_group": g_gene,

@@ -335,7 +335,8 @@ def test_top1_counted_by_near_copy_group_by_hand():
     assert row["orphan_top1_validated_group_share"] == pytest.approx(2 / 3)
     assert details["by_group"]["validated_groups"] == 3
     # a group whose members have different first genes splits its weight
-    split = top1_group_concentration(pd.DataFrame({"gene": ["G", "H", "H", ""], "group": ["a", "a", "b", "c"]}))
+    split = top1_group_concentration(pd.DataFrame({"reaction": ["a1", "a2", "b", "c"], "gene": ["G", "H", "H", ""]}),
+                                     {"a1": "a", "a2": "a", "b": "b", "c": "c"})
     assert split == ("H", 1.5, 2, 0.75)
     # without groups the columns are not there
     q0, d0 = ranking_quality(top, None, tops, kinds, method="m", chosen_by="config",
