@@ -69,10 +69,9 @@ with open(smk.input.calibrator, "rb") as fh:
 if calibration["ranking"] not in (None, default):
     raise ValueError(f"{smk.input.calibrator}: calibrated for {calibration['ranking']!r}, but the older "
                      f"release's ranking is {default!r}; rerun its ranking validation")
-with threadpool_limits(1):
-    rows, shown = time_split_rows(featurizer, orphans, candidates, benchmark, decisions, plan,
-                                  batch_size=p.batch_size, shown=(default, p.top_n), n_jobs=smk.threads)
-    shown = shown_rows(shown, featurizer, net.reactions["reaction_kind"], n_jobs=smk.threads)
+rows, shown = time_split_rows(featurizer, orphans, candidates, benchmark, decisions, plan,
+                              batch_size=p.batch_size, shown=(default, p.top_n), n_jobs=smk.threads)
+shown = shown_rows(shown, featurizer, net.reactions["reaction_kind"], n_jobs=smk.threads)
 CHECK = "time split (reactions that gained a gene)"
 older_reliability = pd.read_csv(smk.input.older_reliability, sep="\t")
 if calibration["calibrator"] is None:
