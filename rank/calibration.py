@@ -12,8 +12,10 @@ these (Platt scaling [1]_ with more than the score): the rank and score act
 separately for each evidence pattern (:data:`EVIDENCE_PATTERNS`), the rows
 are weighted so that each fold group counts once (:func:`family_weights`:
 one lipid reaction written for many acyl chains is one case, not dozens),
-and a candidate without network evidence never gets more than the held-out
-rank-1 candidates of its reaction kind and pattern support (``bare_cells_``). A time
+no candidate gets more than the held-out rows of its reaction kind and
+pattern support at that confidence (``support_cells_``), and a candidate
+without network evidence never gets more than the held-out rank-1
+candidates of its kind and pattern support (``bare_cells_``). A time
 split's labels never reach it. The probability is conditional on the
 reaction having a gene among the candidates: a real orphan may have none.
 
@@ -238,8 +240,28 @@ def family_weights(rows: pd.DataFrame, fold_group) -> np.ndarray:
 class ConfidenceCalibrator:
     """Probability that a shown candidate is a true gene of its reaction: a
     logistic regression (scikit-learn) of the label on
-    :func:`calibration_features`, standardised, then capped for candidates
-    without network evidence.
+    :func:`calibration_features`, standardised, then capped by the support
+    of its evidence pattern, and again for candidates without network
+    evidence.
+
+    **The support cap.** The logistic fit shares the gap terms across
+    evidence patterns and extends every slope past the fitted rows, so a
+    candidate far ahead of the others can get a confidence that no held-out
+    case of its kind and pattern supports. Among the fitted rows of the
+    row's (reaction kind, evidence pattern) cell, ordered by the fit's own
+    confidence, each set of the j most confident rows has a share of true
+    genes and the lower end of its 95% Wilson interval [4]_ (weighted; the
+    interval's size is the summed weight, with :func:`family_weights` the
+    number of fold groups). A row whose fitted confidence p places it among
+    the J most confident rows of its cell (J >= 1: a row above all of them
+    counts as the first) never gets more than the largest of these bounds
+    over j >= J: the best that a set of held-out rows at least as confident
+    as it, or that set extended by less confident rows, supports. The cap
+    grows with p, and is near the fit where the cell has many rows at that
+    confidence. A cell without fitted rows takes its pattern over all
+    kinds; a pattern without any, 0. On held-out known reactions the cap
+    makes the top confidences cautious (they are right more often than they
+    say); it keeps an orphan's confidence within what the validation saw.
 
     **The cap.** A candidate with none of the :data:`NETWORK_FLAGS` (no
     related reaction, no reaction of the subsystem, no similar compound)
@@ -263,6 +285,11 @@ class ConfidenceCalibrator:
     ----------
     pipeline_ : sklearn.pipeline.Pipeline
         ``StandardScaler`` then ``LogisticRegression``.
+    support_cells_ : dict
+        {(``reaction_kind``, ``pattern``): (fitted confidences, best
+        first; the cap of a row among the first j of them; the cell's
+        summed weight)}, ``reaction_kind`` "*" for all kinds
+        (:meth:`support_table` sums them up).
     bare_cells_ : pandas.DataFrame
         One row per (``reaction_kind``, ``pattern``) without network
         evidence seen at rank 1 (``reaction_kind`` "*": all kinds):
@@ -303,6 +330,7 @@ class ConfidenceCalibrator:
             raise ValueError(f"ConfidenceCalibrator.fit: sample_weight must hold {len(y)} finite weights > 0")
         self.pipeline_ = make_pipeline(StandardScaler(), LogisticRegression(C=self.C, max_iter=self.max_iter))
         self.pipeline_.fit(X, y, logisticregression__sample_weight=w)
+        self.support_cells_ = _support_cells(rows, y, w, self.pipeline_.predict_proba(X)[:, 1])
         self.bare_cells_, self.bare_share_ = _bare_cells(rows, y, w)
         self.n_rows_ = len(y)
         self.base_rate_ = float(np.average(y, weights=w))
@@ -312,15 +340,47 @@ class ConfidenceCalibrator:
         """The probability of a true gene, one per row (capped as above)."""
         if not hasattr(self, "pipeline_"):
             raise ValueError("ConfidenceCalibrator: call fit before predict_proba")
-        X = calibration_features(rows)
-        if not len(X):
-            return np.empty(0)
-        p = self.pipeline_.predict_proba(X)[:, 1]
+        p = self.uncapped_proba(rows)
+        if not len(p):
+            return p
+        p = np.minimum(p, self.support_cap(rows, p))
         bare = without_network_evidence(rows)
         if bare.any():
             cap = self.cell_values(rows[bare], "cap")
             p[bare] = np.minimum(p[bare], cap)
         return p
+
+    def uncapped_proba(self, rows: pd.DataFrame) -> np.ndarray:
+        """The logistic fit's probability of a true gene, before either cap."""
+        if not hasattr(self, "pipeline_"):
+            raise ValueError("ConfidenceCalibrator: call fit before predict_proba")
+        X = calibration_features(rows)
+        return self.pipeline_.predict_proba(X)[:, 1] if len(X) else np.empty(0)
+
+    def support_cap(self, rows: pd.DataFrame, p) -> np.ndarray:
+        """The support cap (above) of each row of ``rows`` whose fitted,
+        uncapped confidence is ``p``."""
+        p = np.asarray(p, dtype=np.float64).reshape(-1)
+        pattern = evidence_pattern(rows)
+        kind = rows["reaction_kind"].astype(str).to_numpy()
+        cap = np.zeros(len(p))
+        for i, key in enumerate(zip(kind, pattern)):
+            cell = self.support_cells_.get(key, self.support_cells_.get(("*", key[1])))
+            if cell is not None:
+                fitted, bound, _ = cell
+                # how many fitted rows of the cell are at least as confident (at least one)
+                j = max(1, int(np.searchsorted(-fitted, -p[i], side="right")))
+                cap[i] = bound[j - 1]
+        return cap
+
+    def support_table(self) -> pd.DataFrame:
+        """One row per cell of :attr:`support_cells_`: ``reaction_kind``,
+        ``pattern``, ``rows``, ``groups`` (summed weight) and ``highest_cap``
+        (the most confidence any of its rows can get)."""
+        return pd.DataFrame([{"reaction_kind": k, "pattern": q, "rows": len(f), "groups": n,
+                              "highest_cap": float(b[0])}
+                             for (k, q), (f, b, n) in self.support_cells_.items()],
+                            columns=["reaction_kind", "pattern", "rows", "groups", "highest_cap"])
 
     def cell_values(self, rows: pd.DataFrame, column: str = "cap") -> np.ndarray:
         """``column`` (``cap``, ``share`` or ``groups``) of :attr:`bare_cells_`
@@ -341,11 +401,18 @@ def wilson_lower(share: float, n: float, z: float = 1.959963984540054) -> float:
     >>> round(wilson_lower(0.5, 10), 4), round(wilson_lower(1.0, 3), 4), wilson_lower(0.3, 0)
     (0.2366, 0.4385, 0.0)
     """
-    if n <= 0:
-        return 0.0
-    centre = share + z * z / (2 * n)
-    half = z * np.sqrt(share * (1 - share) / n + z * z / (4 * n * n))
-    return float(max(0.0, (centre - half) / (1 + z * z / n)))
+    return float(_wilson_lower(np.array([share], dtype=np.float64), np.array([n], dtype=np.float64), z)[0])
+
+
+def _wilson_lower(share: np.ndarray, n: np.ndarray, z: float = 1.959963984540054) -> np.ndarray:
+    """:func:`wilson_lower` of arrays of shares and sizes."""
+    out = np.zeros(len(share))
+    m = n > 0
+    s, k = share[m], n[m]
+    centre = s + z * z / (2 * k)
+    half = z * np.sqrt(s * (1 - s) / k + z * z / (4 * k * k))
+    out[m] = np.maximum(0.0, (centre - half) / (1 + z * z / k))
+    return out
 
 
 def without_network_evidence(rows: pd.DataFrame) -> np.ndarray:
@@ -355,6 +422,23 @@ def without_network_evidence(rows: pd.DataFrame) -> np.ndarray:
     [True, False]
     """
     return ~np.column_stack([rows[f].astype(bool).to_numpy() for f in NETWORK_FLAGS]).any(axis=1)
+
+
+def _support_cells(rows: pd.DataFrame, y: np.ndarray, w: np.ndarray, p: np.ndarray) -> dict:
+    """:attr:`ConfidenceCalibrator.support_cells_` of fitted rows with
+    labels ``y``, weights ``w`` and fitted confidences ``p``."""
+    kind = rows["reaction_kind"].astype(str).to_numpy()
+    pattern = evidence_pattern(rows)
+    cells = {}
+    for key in sorted({*zip(kind, pattern), *(("*", q) for q in pattern)}):
+        m = (pattern == key[1]) & ((kind == key[0]) if key[0] != "*" else True)
+        order = np.argsort(-p[m], kind="mergesort")
+        pm, ym, wm = p[m][order], y[m][order].astype(np.float64), w[m][order]
+        n, right = np.cumsum(wm), np.cumsum(wm * ym)
+        lower = _wilson_lower(right / n, n)
+        # the best bound over the sets of j' >= j rows
+        cells[key] = (pm, np.maximum.accumulate(lower[::-1])[::-1], float(n[-1]))
+    return cells
 
 
 def _bare_cells(rows: pd.DataFrame, y: np.ndarray, w: np.ndarray) -> tuple[pd.DataFrame, float]:
@@ -444,7 +528,7 @@ def out_of_fold_confidence(rows: pd.DataFrame, calibrator: ConfidenceCalibrator 
     ...                      "motifs": True, "adjacent": True, "subsystem": False, "compound": False})
     >>> rows["label"] = (rng.random(300) < 0.5 / rows["rank"]).astype(int)
     >>> p = out_of_fold_confidence(rows)
-    >>> p.shape, bool(p[rows["rank"] == 1].mean() > 0.3)
+    >>> p.shape, bool(p[rows["rank"] == 1].mean() > p[rows["rank"] == 10].mean())
     ((300,), True)
     """
     if "fold" not in rows.columns or "label" not in rows.columns:

@@ -28,9 +28,13 @@ def test_saturated_groups_get_their_frequencies():
                          "reaction_kind": "enzymatic", "motifs": True, "adjacent": [False] * 100 + [True] * 100,
                          "subsystem": True, "compound": False})
     y = np.r_[np.arange(100) < 10, np.arange(100) < 40].astype(int)
-    p = ConfidenceCalibrator(C=1e6).fit(rows, y).predict_proba(rows)
-    np.testing.assert_allclose(p[:100], 0.1, atol=1e-3)
-    np.testing.assert_allclose(p[100:], 0.4, atol=1e-3)
+    cal = ConfidenceCalibrator(C=1e6).fit(rows, y)
+    fit = cal.uncapped_proba(rows)
+    np.testing.assert_allclose(fit[:100], 0.1, atol=1e-3)
+    np.testing.assert_allclose(fit[100:], 0.4, atol=1e-3)
+    # each group is a cell of 100 rows: its support cap is the Wilson lower bound of its share
+    np.testing.assert_allclose(cal.predict_proba(rows), np.r_[[wilson_lower(0.1, 100)] * 100,
+                                                             [wilson_lower(0.4, 100)] * 100], atol=1e-3)
 
 
 def test_known_logistic_frequencies_are_recovered_and_calibrated():
@@ -45,9 +49,14 @@ def test_known_logistic_frequencies_are_recovered_and_calibrated():
     train, fresh = _rows(40000, rng), _rows(40000, rng)
     y_train = rng.random(len(train)) < truth(train)
     cal = ConfidenceCalibrator().fit(train, y_train)
-    p = cal.predict_proba(fresh)
+    p, fit = cal.predict_proba(fresh), cal.uncapped_proba(fresh)
     ev = fresh["adjacent"].to_numpy()
-    assert np.abs(p - truth(fresh))[ev].max() < 0.03
+    assert np.abs(fit - truth(fresh))[ev].max() < 0.03
+    # the support cap leaves the well-supported rows near the fit, and only lowers the few rows
+    # above 0.8 (under 1% of the rows)
+    t = truth(fresh).to_numpy()
+    assert (p <= fit + 1e-12).all() and (p - t)[ev].max() < 0.03
+    assert np.abs(p - t)[ev & (t < 0.8)].max() < 0.03 and (fit - p)[ev & (t >= 0.8)].max() > 0.05
     # without network evidence: the logistic fit, capped by the share of right rank-1 rows
     first_bare = ((train["rank"] == 1) & ~train["adjacent"]).to_numpy()
     share, n = y_train[first_bare].mean(), first_bare.sum()
@@ -78,7 +87,7 @@ def test_rank_and_score_weigh_per_evidence_pattern():
         slope = np.where(r["subsystem"], 1.5, -1.5)
         return 1 / (1 + np.exp(-(-1.0 + slope * r["score_z"])))
     train, fresh = rows_of(30000), rows_of(20000)
-    p = ConfidenceCalibrator().fit(train, rng.random(len(train)) < truth(train)).predict_proba(fresh)
+    p = ConfidenceCalibrator().fit(train, rng.random(len(train)) < truth(train)).uncapped_proba(fresh)
     assert np.abs(p - truth(fresh)).max() < 0.03
 
 
@@ -96,10 +105,13 @@ def test_family_weights_count_each_fold_group_once():
     groups = {**{f"f{i}": "fam" for i in range(30)}, **{f"s{i}": f"s{i}" for i in range(30)}}
     w = family_weights(rows, groups)
     assert w[:30].tolist() == [1 / 30] * 30 and w[30:].tolist() == [1.0] * 30
-    plain = ConfidenceCalibrator(C=1e6).fit(rows, rows["label"]).predict_proba(rows.iloc[:1])[0]
-    weighted = ConfidenceCalibrator(C=1e6).fit(rows, rows["label"], sample_weight=w).predict_proba(rows.iloc[:1])[0]
-    assert plain == pytest.approx(36 / 60, abs=1e-3)
-    assert weighted == pytest.approx(7 / 31, abs=1e-3)
+    plain = ConfidenceCalibrator(C=1e6).fit(rows, rows["label"])
+    weighted = ConfidenceCalibrator(C=1e6).fit(rows, rows["label"], sample_weight=w)
+    assert plain.uncapped_proba(rows.iloc[:1])[0] == pytest.approx(36 / 60, abs=1e-3)
+    assert weighted.uncapped_proba(rows.iloc[:1])[0] == pytest.approx(7 / 31, abs=1e-3)
+    # the support cap counts fold groups too: 31 cases, not 60
+    assert plain.predict_proba(rows.iloc[:1])[0] == pytest.approx(wilson_lower(36 / 60, 60), abs=1e-3)
+    assert weighted.predict_proba(rows.iloc[:1])[0] == pytest.approx(wilson_lower(7 / 31, 31), abs=1e-3)
     with pytest.raises(ValueError, match="no fold group for reaction"):
         family_weights(rows, {"f0": "fam"})
     with pytest.raises(ValueError, match="sample_weight"):
@@ -138,12 +150,76 @@ def test_cap_without_network_evidence_by_hand():
                                                        "cap"].to_numpy())
     assert (p[bare] <= cap[bare] + 1e-12).all()
     uncapped = cal.pipeline_.predict_proba(calibration_features(rows))[:, 1]
-    np.testing.assert_array_equal(p[~bare], uncapped[~bare])
+    np.testing.assert_array_equal(cal.uncapped_proba(rows), uncapped)
+    np.testing.assert_array_equal(p[~bare], np.minimum(uncapped, cal.support_cap(rows, uncapped))[~bare])
     assert (uncapped[bare] > cap[bare] + 0.05).any()
     # a kind never seen bare takes the pattern over all kinds; an unseen pattern, 0
     other = rows[bare].assign(reaction_kind="spontaneous")
     np.testing.assert_allclose(cal.cell_values(other), cells.loc[("*", "1000"), "cap"])
     assert cal.predict_proba(rows[bare].assign(motifs=False)).max() == 0.0
+
+
+def test_support_cap_by_hand():
+    """The cap of a row is the best 95% Wilson lower bound over the sets of
+    its cell's fitted rows, most confident first, that hold every row at
+    least as confident as it (n = summed weight); it grows with the
+    confidence; a row above every fitted row counts as the first; an unseen
+    kind takes its pattern over all kinds, an unseen pattern gets 0."""
+    rows = pd.DataFrame({"rank": [1, 2, 3, 4, 5, 1, 2], "score_z": [3.0, 2.0, 1.0, 0.0, -1.0, 1.0, 0.0],
+                         "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": ["transport"] * 5 + ["enzymatic"] * 2,
+                         "motifs": True, "adjacent": True, "subsystem": False, "compound": False})
+    y = np.array([1, 0, 1, 0, 0, 1, 0])
+    w = np.array([1.0, 1.0, 0.5, 1.0, 1.0, 1.0, 1.0])
+    cal = ConfidenceCalibrator().fit(rows, y, sample_weight=w)
+    fit = cal.uncapped_proba(rows)
+    t = rows["reaction_kind"] == "transport"
+    order = np.argsort(-fit[t.to_numpy()], kind="mergesort")
+    yt, wt = y[t.to_numpy()][order], w[t.to_numpy()][order]
+    bounds = [wilson_lower(np.average(yt[:j], weights=wt[:j]), wt[:j].sum()) for j in range(1, 6)]
+    best_from = [max(bounds[j:]) for j in range(5)]
+    # a transport row as confident as the j-th fitted one, above all of them, and below all of them
+    probe = rows[t].iloc[:1]
+    ps = np.sort(fit[t.to_numpy()])[::-1]
+    np.testing.assert_allclose([cal.support_cap(probe, [q])[0] for q in ps], best_from)
+    assert cal.support_cap(probe, [0.999])[0] == pytest.approx(best_from[0])
+    table = cal.support_table().set_index(["reaction_kind", "pattern"])
+    assert table.loc[("transport", "1100")].tolist() == pytest.approx([5, 4.5, best_from[0]])
+    assert set(table.index) == {("transport", "1100"), ("enzymatic", "1100"), ("*", "1100")}
+    assert cal.support_cap(probe, [0.0])[0] == pytest.approx(best_from[4])
+    grid = np.linspace(0, 1, 101)
+    caps = np.array([cal.support_cap(probe, [q])[0] for q in grid])
+    assert (np.diff(caps) >= -1e-12).all()
+    np.testing.assert_allclose(cal.predict_proba(rows)[t.to_numpy()],
+                               np.minimum(fit, cal.support_cap(rows, fit))[t.to_numpy()])
+    # spontaneous was never fitted: the pattern over all kinds (all 7 rows); another pattern: 0
+    every = np.argsort(-fit, kind="mergesort")
+    top = max(wilson_lower(np.average(y[every][:j], weights=w[every][:j]), w[every][:j].sum()) for j in range(1, 8))
+    assert cal.support_cap(probe.assign(reaction_kind="spontaneous"), [0.999])[0] == pytest.approx(top)
+    assert cal.support_cap(probe.assign(compound=True), [0.5])[0] == 0.0
+
+
+def test_support_cap_stops_a_slope_borrowed_from_another_pattern():
+    """Candidates far ahead of the next are right in one evidence pattern
+    (related-reaction evidence); in another (subsystem and compound) the
+    fitted rows hold no such gap and are right a third of the time. The
+    logistic fit shares the gap slope, so a row of the second pattern with a
+    gap beyond every fitted row gets a confidence near 1; the cap keeps it
+    within what its cell's rows support."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    strong = pd.DataFrame({"rank": 1, "score_z": rng.normal(3, 1, n), "gap_next_z": rng.exponential(2, n),
+                           "gap_top_z": 0.0, "reaction_kind": "transport", "motifs": True, "adjacent": True,
+                           "subsystem": False, "compound": True})
+    weak = pd.DataFrame({"rank": 1, "score_z": rng.normal(3, 1, 300), "gap_next_z": rng.uniform(0, 0.5, 300),
+                         "gap_top_z": 0.0, "reaction_kind": "transport", "motifs": True, "adjacent": False,
+                         "subsystem": True, "compound": True})
+    rows = pd.concat([strong, weak], ignore_index=True)
+    y = np.r_[rng.random(n) < 1 / (1 + np.exp(-(rows["gap_next_z"][:n] * 2 - 2))), rng.random(300) < 1 / 3]
+    cal = ConfidenceCalibrator().fit(rows, y.astype(int))
+    orphan = weak.iloc[:1].assign(gap_next_z=8.0)
+    assert cal.uncapped_proba(orphan)[0] > 0.9
+    share = y[n:].mean()
+    assert cal.predict_proba(orphan)[0] < share + 0.1
 
 
 def test_ece_and_reliability_by_hand():

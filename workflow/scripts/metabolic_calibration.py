@@ -41,6 +41,9 @@ else:
     log.info("candidates without network evidence: held-out rank-1 share right per reaction kind and evidence "
              "pattern (motifs, adjacent, subsystem, compound), over how many fold groups, and the confidence "
              "cap (its 95%% Wilson lower bound):\n%s", calibrator.bare_cells_.round(4).to_string(index=False))
+    log.info("support cap: the highest confidence the held-out rows of each reaction kind and evidence pattern "
+             "support (95%% Wilson lower bound of the best set of its most confident rows; '*': all kinds):\n%s",
+             calibrator.support_table().round(4).to_string(index=False))
     oof = out_of_fold_confidence(rows, sample_weight=rows["weight"])
     if smk.params.threshold == "auto":
         threshold, met = credible_threshold(best_per_reaction(rows, oof))
