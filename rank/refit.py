@@ -19,16 +19,19 @@ from __future__ import annotations
 import logging
 import pickle
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
+from threadpoolctl import threadpool_limits
+
+from common.parallel import fork_map
 
 from models.registry import get_method
 from models.selection import consensus_params, fit_estimator
 from rank.baselines import BASELINES, baseline_scores
 from rank.scoring import ranking_decision
 
-__all__ = ["ranking_decision_for"]
+__all__ = ["ranking_decision_for", "ranking_decisions_for", "refit_model"]
 
 
 def ranking_decision_for(model_name: str, cv_path, data: Mapping[str, np.ndarray], featurizer, *,
@@ -62,6 +65,15 @@ def ranking_decision_for(model_name: str, cv_path, data: Mapping[str, np.ndarray
     """
     if model_name in BASELINES:
         return (lambda X: baseline_scores(model_name, featurizer, X)), {}
+    model, params = refit_model(model_name, cv_path, data, seed=seed, log=log)
+    return ranking_decision(model, margin_rule), params
+
+
+def refit_model(model_name: str, cv_path, data: Mapping[str, np.ndarray], *, seed: int,
+                log: logging.Logger | None = None) -> tuple[object, dict]:
+    """``(model, params)``: the learned method ``model_name`` refitted on
+    every instance of ``data`` with the hyperparameters most of its outer
+    folds chose (see :func:`ranking_decision_for`)."""
     with open(cv_path, "rb") as fh:
         cv = pickle.load(fh)
     params = consensus_params(cv.best_params)
@@ -72,5 +84,25 @@ def ranking_decision_for(model_name: str, cv_path, data: Mapping[str, np.ndarray
     model = get_method(model_name).make(groups=data["groups"], random_state=seed).set_params(**params)
     fit_estimator(model, data["X"], data["y"], query=data["instance_group"])
     if log is not None:
-        log.info("fit in %.1f s", time.perf_counter() - start)
-    return ranking_decision(model, margin_rule), params
+        log.info("fit %s in %.1f s", model_name, time.perf_counter() - start)
+    return model, params
+
+
+def ranking_decisions_for(model_names: Sequence[str], cv_paths: Mapping[str, object],
+                          data: Mapping[str, np.ndarray], featurizer, *, seed: int,
+                          margin_rule: str = "scaled", n_jobs: int = 1,
+                          log: logging.Logger | None = None) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
+    """{name: decision function} of several rankings' models, as
+    :func:`ranking_decision_for` gives each; the learned ones are refitted
+    by ``n_jobs`` forked processes (:func:`common.parallel.fork_map`), each
+    with one BLAS/OpenMP thread, the fitted models coming back by pickle.
+    Every fit is the same as in one process: each sees the same data,
+    parameters and seed, and nothing is shared between fits."""
+    learned = [m for m in dict.fromkeys(model_names) if m not in BASELINES]
+
+    def fit(name):
+        with threadpool_limits(1):
+            return refit_model(name, cv_paths.get(name), data, seed=seed, log=log)[0]
+    models = dict(zip(learned, fork_map(fit, learned, n_jobs=n_jobs, chunks_per_job=1)))
+    return {m: ranking_decision_for(m, None, data, featurizer, seed=seed)[0] if m in BASELINES
+            else ranking_decision(models[m], margin_rule) for m in dict.fromkeys(model_names)}

@@ -17,7 +17,7 @@ from rank.baselines import BASELINES
 from rank.calibration import CHECK_COLUMNS, check_table, reliability_table, shown_rows
 from rank.evidence import orphan_reactions
 from rank.metrics import choose_ranking_method
-from rank.refit import ranking_decision_for
+from rank.refit import ranking_decisions_for
 from rank.scoring import ranking_name, split_ranking_name
 from rank.time_split import later_genes, time_split_rows, time_split_table
 from report.figures import plot_reliability
@@ -58,11 +58,8 @@ log.info("older orphans: %d (%d to rank); the newer release gave genes to %d of 
          int(orphans["eligible"].sum()), len(benchmark),
          orphans.loc[list(benchmark), "reaction_kind"].value_counts().to_dict())
 
-cv_of = dict(zip(p.cv_methods, smk.input.cv))
-decisions = {}
-for model in dict.fromkeys(m for _, m, _ in plan):
-    decisions[model], _ = ranking_decision_for(model, cv_of.get(model), data, featurizer, seed=p.seed,
-                                               margin_rule=p.margin_rule, log=log)
+decisions = ranking_decisions_for([m for _, m, _ in plan], dict(zip(p.cv_methods, smk.input.cv)), data,
+                                  featurizer, seed=p.seed, margin_rule=p.margin_rule, n_jobs=smk.threads, log=log)
 # the older run's calibrator, fitted on its own cross-validation: no label of the time split reaches it
 with open(smk.input.calibrator, "rb") as fh:
     calibration = pickle.load(fh)
