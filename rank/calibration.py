@@ -263,7 +263,7 @@ class ConfidenceCalibrator:
     makes the top confidences cautious (they are right more often than they
     say); it keeps an orphan's confidence within what the validation saw.
 
-    **The cap.** A candidate with none of the :data:`NETWORK_FLAGS` (no
+    **The cap without network evidence.** A candidate with none of the :data:`NETWORK_FLAGS` (no
     related reaction, no reaction of the subsystem, no similar compound)
     never gets more than the lower end of the 95% Wilson interval [4]_ of
     the share of right rank-1 candidates with the same reaction kind and
@@ -364,13 +364,14 @@ class ConfidenceCalibrator:
         pattern = evidence_pattern(rows)
         kind = rows["reaction_kind"].astype(str).to_numpy()
         cap = np.zeros(len(p))
-        for i, key in enumerate(zip(kind, pattern)):
+        for key in set(zip(kind, pattern)):
             cell = self.support_cells_.get(key, self.support_cells_.get(("*", key[1])))
             if cell is not None:
+                m = (kind == key[0]) & (pattern == key[1])
                 fitted, bound, _ = cell
                 # how many fitted rows of the cell are at least as confident (at least one)
-                j = max(1, int(np.searchsorted(-fitted, -p[i], side="right")))
-                cap[i] = bound[j - 1]
+                j = np.maximum(1, np.searchsorted(-fitted, -p[m], side="right"))
+                cap[m] = bound[j - 1]
         return cap
 
     def support_table(self) -> pd.DataFrame:

@@ -25,7 +25,6 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from common.parallel import fork_map
-
 from models.registry import get_method
 from models.selection import consensus_params, fit_estimator
 from rank.baselines import BASELINES, baseline_scores
