@@ -61,7 +61,8 @@
       nCand + nTrue + ". hit@10 / hit@50: fraction of their true genes ranked in the top 10 / 50. " +
       "MRR: mean of 1/rank of the true gene (1 = always first). Column 'confidence' below: the " +
       "probability that the candidate is a true gene of the reaction, calibrated on the held-out " +
-      "reactions' shown candidates and conditional on the reaction having a gene among the candidates " +
+      "reactions' shown candidates, never above what those of the same reaction kind and evidence " +
+      "pattern support, and conditional on the reaction having a gene among the candidates " +
       "(a real orphan may have none). On real orphans (the time split) it has not yet proved " +
       "calibrated: use it to order candidates, not as a probability." });
     var cal = META.calibration || {};
