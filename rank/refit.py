@@ -98,6 +98,9 @@ def ranking_decisions_for(model_names: Sequence[str], cv_paths: Mapping[str, obj
     Every fit is the same as in one process: each sees the same data,
     parameters and seed, and nothing is shared between fits."""
     learned = [m for m in dict.fromkeys(model_names) if m not in BASELINES]
+    # read the arrays here: an NpzFile (np.load of an .npz) reads lazily from one open file,
+    # whose offset forked workers would share
+    data = {k: np.asarray(data[k]) for k in ("X", "y", "groups", "instance_group")}
 
     def fit(name):
         with threadpool_limits(1):

@@ -3,12 +3,26 @@ processes are the fits of one process."""
 
 from __future__ import annotations
 
+import os
 import pickle
 from types import SimpleNamespace
 
 import numpy as np
 
 from rank.refit import ranking_decision_for, ranking_decisions_for
+
+
+class _ReadHere(dict):
+    """A mapping that may only be read in the process that made it."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.pid = os.getpid()
+
+    def __getitem__(self, key):
+        if os.getpid() != self.pid:
+            raise RuntimeError(f"{key!r} read in a worker process")
+        return super().__getitem__(key)
 
 
 def test_refits_by_processes_equal_one_process(tmp_path):
@@ -25,7 +39,9 @@ def test_refits_by_processes_equal_one_process(tmp_path):
         paths[name].write_bytes(pickle.dumps(SimpleNamespace(best_params=[best, best, {"C": 9.0}])))
     names = list(params)
     one = ranking_decisions_for(names, paths, data, None, seed=3, n_jobs=1)
-    two = ranking_decisions_for(names, paths, data, None, seed=3, n_jobs=2)
+    # the time split passes a lazily read .npz, whose one open file the workers must not read at
+    # once: the arrays are read in this process (a read in a worker raises here)
+    two = ranking_decisions_for(names, paths, _ReadHere(data), None, seed=3, n_jobs=2)
     Xt = rng.normal(size=(30, 4))
     Xt[:10, :2] = np.nan
     assert list(two) == names
