@@ -338,9 +338,7 @@ class ConfidenceCalibrator:
 
     def predict_proba(self, rows: pd.DataFrame) -> np.ndarray:
         """The probability of a true gene, one per row (capped as above)."""
-        if not hasattr(self, "pipeline_"):
-            raise ValueError("ConfidenceCalibrator: call fit before predict_proba")
-        p = self.uncapped_proba(rows)
+        p = self.uncapped_proba(rows)  # raises before fit
         if not len(p):
             return p
         p = np.minimum(p, self.support_cap(rows, p))
