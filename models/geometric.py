@@ -196,9 +196,10 @@ class GeometricMarginSVC(_MaskedSVCBase):
         as a permutation of the features would. ``"primal"``
         (``kernel="linear"`` only): the same QP on the same rows in its
         primal form, by an interior-point method
-        (:class:`models._linear_qp.PrimalLinearSVM`, Clarabel, duality gap
-        1e-8; ``tol`` and ``first_tol`` do not apply): its steps cost up to
-        ``n d^2`` whatever ``C``, where libsvm slows down sharply on large,
+        (:class:`models._linear_qp.PrimalLinearSVM`, Mehrotra's method on
+        ``(d + 1)``-sized normal equations, relative duality gap 1e-10;
+        ``tol`` and ``first_tol`` do not apply): its steps cost ``n d^2``
+        whatever ``C``, where libsvm slows down sharply on large,
         nearly separable problems. ``"auto"``, for ``kernel="linear"`` and
         ``4 * n_features <= n_samples``: ``"primal"`` up to
         :data:`models._kernels.MAX_PRIMAL_FEATURES` (100) features; above,

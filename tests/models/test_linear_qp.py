@@ -1,5 +1,6 @@
-"""PrimalLinearSVM: the soft-margin linear SVM's primal QP by Clarabel, and
-the estimators that use it by default (representation "auto" -> "primal")."""
+"""PrimalLinearSVM: the soft-margin linear SVM's primal QP by a primal-dual
+interior point on (d + 1)-sized normal equations, and the estimators that
+use it by default (representation "auto" -> "primal")."""
 
 import cvxpy as cp
 import numpy as np
@@ -52,11 +53,37 @@ def test_solves_the_svm_qp_as_an_independent_cvxpy_model(C):
     assert np.abs(f - svc.decision_function(X)).max() <= 1e-3 * np.abs(f).max()
 
 
+@pytest.mark.parametrize("rescaled", [False, True])
+def test_as_close_to_a_tightly_solved_optimum_as_clarabel(rescaled):
+    """The decision values lie within 1e-6 (relative) of an independent cvxpy
+    model solved by Clarabel to 1e-12, as do those of Clarabel at its default
+    tolerances (what PrimalLinearSVM used before); ``rescaled``: rows divided
+    by scales from 0.01 to 1, as the geometric margin's QPs see them."""
+    X, y, _ = block_missing(600, 12, 3, seed=7, frac=0.4)
+    Z = np.nan_to_num(X, nan=0.0)
+    if rescaled:
+        Z = Z / np.random.default_rng(1).uniform(0.01, 1.0, len(Z))[:, None]
+    ys = np.where(y == 1, 1.0, -1.0)
+    for C in (0.01, 1.0, 100.0):
+        w, b = cp.Variable(Z.shape[1]), cp.Variable()
+        prob = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)
+                                      + C * cp.sum(cp.pos(1 - cp.multiply(ys, Z @ w + b)))))
+        prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+        f_ref = Z @ w.value + b.value
+        qp = PrimalLinearSVM(C=C).fit(Z, ys)
+        assert qp.status_ in ("solved", "almost solved")
+        assert np.abs(qp.decision_function(Z) - f_ref).max() <= 1e-6 * np.abs(f_ref).max(), C
+        prob.solve(solver="CLARABEL")
+        assert np.abs(Z @ w.value + b.value - f_ref).max() <= 1e-6 * np.abs(f_ref).max(), C
+
+
 def test_labels_must_be_plus_minus_one():
     with pytest.raises(ValueError, match="y must hold both labels -1 and \\+1"):
         PrimalLinearSVM().fit(np.eye(3), [0, 1, 1])
     with pytest.raises(ValueError, match="unknown parameter 'kernel'"):
         PrimalLinearSVM().set_params(kernel="rbf")
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        PrimalLinearSVM().fit(np.array([[0.0], [np.nan]]), [-1, 1])
 
 
 def test_default_estimators_reach_libsvm_objective():
