@@ -649,6 +649,12 @@ class GeometricMarginSVC(_MaskedSVCBase):
         scores : ndarray of shape (n_samples,)
             Positive scores predict ``classes_[1]``.
         """
+        return self.decision_and_scales(X)[0]
+
+    def decision_and_scales(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """``(decision_function(X), scales(X))``, bit for bit, from one pass
+        over ``X`` (the absence mask and the restricted norms are computed
+        once)."""
         check_is_fitted(self)
         X = validate_X_predict(self, X)
         M = ~np.isnan(X)
@@ -662,7 +668,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         s, _ = _scales(self._norms, M, self._wn2)
         f = raw / s + b
         f[empty] = b
-        return f
+        return f, s
 
 
 def _train_val_kernels(est, X0, M, X0v, Mv, gram: dict):

@@ -69,22 +69,25 @@ def block_fill(P: np.ndarray) -> np.ndarray:
     return np.nanmean(np.where(np.isnan(P).all(axis=0), 0.0, P), axis=0)
 
 
-def blockwise_transform(X: np.ndarray, blocks, transformers, fills, widths) -> np.ndarray:
+def blockwise_transform(X: np.ndarray, blocks, transformers, fills, widths, apply=None) -> np.ndarray:
     """Apply a fitted transformer per block, side by side; a block absent
     in a row (all its features NaN) gives NaN outputs there, and isolated
     absent values of a valid block are filled with ``fills``. Blocks whose
-    transformer is None have no output columns."""
-    parts = []
-    for cols, tf, fill, width in zip(blocks, transformers, fills, widths):
-        if tf is None:
-            continue
+    transformer is None have no output columns. ``apply(tf, B)`` maps a
+    block's valid rows (default ``tf.transform(B)``)."""
+    used = [(cols, tf, fill, width) for cols, tf, fill, width in zip(blocks, transformers, fills, widths)
+            if tf is not None]
+    Z = np.full((X.shape[0], sum(width for *_, width in used)), np.nan)
+    start = 0
+    for cols, tf, fill, width in used:
         B = X[:, cols]
         valid = block_present(B)
-        Z = np.full((X.shape[0], width), np.nan)
         if valid.any():
-            Z[valid] = tf.transform(np.where(np.isnan(B[valid]), fill, B[valid]))
-        parts.append(Z)
-    return np.hstack(parts) if parts else np.empty((X.shape[0], 0))
+            Bv = B[valid]
+            Bv = np.where(np.isnan(Bv), fill, Bv)
+            Z[valid, start:start + width] = tf.transform(Bv) if apply is None else apply(tf, Bv)
+        start += width
+    return Z
 
 
 class BlockPCA(TransformerMixin, BaseEstimator):

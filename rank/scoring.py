@@ -314,6 +314,8 @@ def ranking_decision(model, margin_rule: str = "scaled") -> Callable[[np.ndarray
         return model.decision_function
 
     def unscaled(X):
+        if hasattr(model, "decision_and_scales"):
+            return _unscale(model, *model.decision_and_scales(X))
         return _unscale(model, model.decision_function(X), model.scales(X))
     return unscaled
 

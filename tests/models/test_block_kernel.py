@@ -8,7 +8,9 @@ import re
 import numpy as np
 import pytest
 
-from models.block_kernel import BlockKernelMap, block_additive_kernel, median_gamma
+from models.block_kernel import (BlockKernelGeometricSVC, BlockKernelMap, _nystroem_rbf, block_additive_kernel,
+                                 median_gamma)
+from models.reduce import block_present
 
 
 def _block_data(n=60, seed=0):
@@ -74,6 +76,35 @@ def test_absent_blocks_stay_absent_and_groups_out():
         cols = m.groups_out_ == g
         assert np.isnan(Z[np.ix_(absent, cols)]).all()
         assert not np.isnan(Z[np.ix_(~absent, cols)]).any()
+
+
+def test_map_equals_scikit_learns_nystroem_bit_for_bit():
+    """The scoring path (:func:`_nystroem_rbf`, no per-call checks) gives
+    exactly what each block's ``Nystroem.transform`` gives, and the mapped
+    matrix is the blocks' maps side by side."""
+    rng = np.random.default_rng(4)
+    X, groups = _block_data(n=300, seed=4)
+    X = X * rng.uniform(0.1, 30.0, size=6)
+    m = BlockKernelMap(groups=groups, n_components=20, gamma_scale=0.7).fit(X)
+    Z = m.transform(X)
+    start = 0
+    for cols, mp, fill in zip(m.blocks_, m.maps_, m.fill_):
+        B = X[:, cols]
+        valid = block_present(B)
+        Bv = np.where(np.isnan(B[valid]), fill, B[valid])
+        ref = mp.transform(Bv)
+        assert np.array_equal(_nystroem_rbf(mp, Bv), ref)
+        assert np.array_equal(Z[valid, start:start + ref.shape[1]], ref)
+        start += ref.shape[1]
+    assert start == Z.shape[1]
+
+
+def test_decision_and_scales_equal_the_two_calls():
+    X, groups = _block_data(n=200, seed=5)
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 2]) > 0).astype(int)
+    est = BlockKernelGeometricSVC(groups=groups, n_components=10).fit(X, y)
+    f, s = est.decision_and_scales(X)
+    assert np.array_equal(f, est.decision_function(X)) and np.array_equal(s, est.scales(X))
 
 
 def test_block_never_valid_in_training_has_no_columns():

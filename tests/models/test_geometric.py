@@ -138,6 +138,14 @@ def test_scales_match_brute_force_poly():
             assert clf.s_[i] == pytest.approx(max(np.sqrt(norm2(P) / full), 1e-3), rel=1e-8)
 
 
+@pytest.mark.parametrize("kw", [{}, {"kernel": "poly", "degree": 2, "gamma": 0.5, "coef0": 1.0}])
+def test_decision_and_scales_equal_the_two_calls(kw):
+    X, y, _ = block_missing(80, 6, 2, seed=6, frac=0.4)
+    clf = GeometricMarginSVC(n_iter=2, **kw).fit(X, y)
+    f, s = clf.decision_and_scales(X)
+    assert np.array_equal(f, clf.decision_function(X)) and np.array_equal(s, clf.scales(X))
+
+
 def test_instance_with_no_valid_feature():
     X, y, _ = block_missing(40, 4, 2, seed=6, frac=0.3)
     X[0] = NAN
