@@ -197,7 +197,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         (``kernel="linear"`` only): the same QP on the same rows in its
         primal form, by an interior-point method
         (:class:`models._linear_qp.PrimalLinearSVM`, Mehrotra's method on
-        ``(d + 1)``-sized normal equations, relative duality gap 1e-10;
+        ``(d + 1)``-sized normal equations, relative duality gap 1e-12;
         ``tol`` and ``first_tol`` do not apply): its steps cost ``n d^2``
         whatever ``C``, where libsvm slows down sharply on large,
         nearly separable problems. ``"auto"``, for ``kernel="linear"`` and

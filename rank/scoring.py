@@ -24,7 +24,7 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -32,7 +32,7 @@ import pandas as pd
 from common.checks import check_param, check_positive_int, none_or_positive_int, one_of
 from common.parallel import contiguous_parts, fork_map
 
-__all__ = ["score_matrix", "rank_candidates", "true_gene_ranks", "candidate_order", "gene_id_ranks", "row_independent",
+__all__ = ["score_matrix", "rank_candidates", "true_gene_ranks", "ranks_in_order", "candidate_order", "gene_id_ranks", "row_independent",
            "no_evidence_last", "pair_score_fn", "MARGIN_RULES", "ranking_decision", "ranking_decisions",
            "GENE_CORRECTIONS", "correct_scores", "ranking_name", "split_ranking_name"]
 
@@ -239,11 +239,25 @@ def true_gene_ranks(score_fn: Callable[[str, list[str]], np.ndarray], reaction: 
     """
     batch_size = check_positive_int("true_gene_ranks", "batch_size", batch_size)
     cands = list(dict.fromkeys(candidates))
-    gene_rank = gene_id_ranks(cands)
     s = _scores(score_fn, reaction, cands, batch_size)
-    pos = np.empty(len(cands), dtype=np.intp)
-    pos[candidate_order(s, gene_rank)] = np.arange(1, len(cands) + 1)
-    where = {g: i for i, g in enumerate(cands)}
+    return ranks_in_order(candidate_order(s, gene_id_ranks(cands)), {g: i for i, g in enumerate(cands)},
+                          true_genes, filtered)
+
+
+def ranks_in_order(order: np.ndarray, where: Mapping[str, int], true_genes: Sequence[str],
+                   filtered: bool = True) -> dict[str, int]:
+    """:func:`true_gene_ranks` from a ranking already made: ``order`` the
+    candidates' indices best first (:func:`candidate_order`) and ``where``
+    each distinct candidate's index. Scoring many rankings of the same
+    candidates, build ``where`` once.
+
+    Examples
+    --------
+    >>> ranks_in_order(np.array([2, 0, 1]), {"A": 0, "B": 1, "C": 2}, ["B", "C", "X"])
+    {'B': 2, 'C': 1}
+    """
+    pos = np.empty(len(order), dtype=np.intp)
+    pos[order] = np.arange(1, len(order) + 1)
     present = [g for g in dict.fromkeys(true_genes) if g in where]
     true_pos = np.array([pos[where[g]] for g in present], dtype=np.intp)
     out = {}

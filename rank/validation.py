@@ -44,7 +44,7 @@ from rank.baselines import ADJACENCY, BASELINES, baseline_scores
 from rank.calibration import CALIBRATION_COLUMNS, calibration_rows, evidence_flags
 from rank.metrics import bootstrap_ranking_metrics, choose_ranking_method, top1_concentration, top1_record
 from rank.scoring import (MARGIN_RULES, candidate_order, correct_scores, gene_id_ranks, no_evidence_last,
-                          ranking_decisions, ranking_name, score_matrix, true_gene_ranks)
+                          ranking_decisions, ranking_name, ranks_in_order, score_matrix)
 
 __all__ = ["RANK_COLUMNS", "TOP_COLUMNS", "check_same_folds", "validated_rankings", "fold_reactions",
            "beats_baselines", "validation_table", "validate_ranking", "calibration_table"]
@@ -213,6 +213,7 @@ def _rank_fold(fold: int, reactions: list[str], S3: np.ndarray, plan: dict, net,
     motifs = [bool(featurizer.has_motif_gene(r)) for r in reactions] if top_n else None
     kind_of = net.reactions["reaction_kind"] if "reaction_kind" in net.reactions.columns else None
     true = [list(net.reactions.at[reaction, "genes"]) for reaction in reactions]
+    where = {g: i for i, g in enumerate(candidates)}  # distinct (validate_ranking checks)
     true_ids = [{canonical_gene_id(g)[0] for g in genes} for genes in true]
     kinds = [kind_of.get(reaction, "") if kind_of is not None else "" for reaction in reactions]
     for j, method in enumerate(plan["scored"]):
@@ -221,10 +222,9 @@ def _rank_fold(fold: int, reactions: list[str], S3: np.ndarray, plan: dict, net,
             S = correct_scores(S3[:, :, j], correction)
             for i, reaction in enumerate(reactions):
                 s = S[i]
-                ranks = true_gene_ranks(lambda r, genes, s=s: s, reaction, candidates, true[i],
-                                        batch_size=len(candidates))
-                rows += [(name, fold, reaction, g, r, len(candidates)) for g, r in ranks.items()]
                 order = candidate_order(s, gene_rank)
+                ranks = ranks_in_order(order, where, true[i])
+                rows += [(name, fold, reaction, g, r, len(candidates)) for g, r in ranks.items()]
                 first = order[0]
                 top = candidates[first] if not np.isnan(s[first]) else ""
                 tops.append((name, fold, reaction, top,
@@ -334,6 +334,10 @@ def validate_ranking(featurizer, net, candidates: Sequence[str], instances: pd.D
     """
     log = log if log is not None else logging.getLogger(__name__)
     candidates = list(candidates)
+    if len(set(candidates)) != len(candidates):
+        dup = next(g for g in candidates if candidates.count(g) > 1)
+        raise ValueError(f"validate_ranking: candidate gene {dup!r} is listed more than once; expected "
+                         "distinct candidates")
     reference = check_same_folds(cvs)
     plan = validated_rankings(featurizer, cvs, margin_rule, gene_corrections)
     n_folds = len(reference)

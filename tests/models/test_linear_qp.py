@@ -77,6 +77,23 @@ def test_as_close_to_a_tightly_solved_optimum_as_clarabel(rescaled):
         assert np.abs(Z @ w.value + b.value - f_ref).max() <= 1e-6 * np.abs(f_ref).max(), C
 
 
+def test_a_stalled_interior_point_falls_back_to_clarabel(monkeypatch):
+    """Where the interior point cannot reach even the reduced tolerance
+    (here: one step allowed), Clarabel solves the QP, to the reference."""
+    import models._linear_qp as lq
+
+    X, _, y = noisy_linear(150, 5, seed=3, noise=0.6)
+    ys = np.where(y == 1, 1.0, -1.0)
+    monkeypatch.setattr(lq, "MAX_ITER", 1)
+    qp = PrimalLinearSVM(C=1.0).fit(X, ys)
+    assert qp.status_ == "solved by Clarabel"
+    w, b = cp.Variable(5), cp.Variable()
+    cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + cp.sum(cp.pos(1 - cp.multiply(ys, X @ w + b))))).solve(
+        solver="ECOS")
+    f_ref = X @ w.value + b.value
+    assert np.abs(qp.decision_function(X) - f_ref).max() <= 1e-5 * np.abs(f_ref).max()
+
+
 def test_labels_must_be_plus_minus_one():
     with pytest.raises(ValueError, match="y must hold both labels -1 and \\+1"):
         PrimalLinearSVM().fit(np.eye(3), [0, 1, 1])

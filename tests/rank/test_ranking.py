@@ -352,3 +352,12 @@ def test_rank_candidates_by_processes_equals_one_process():
         one = rank_candidates(score_fn_factory([]), reactions, cands, top_n=3, batch_size=2, **kw)
         two = rank_candidates(score_fn_factory([]), reactions, cands, top_n=3, batch_size=2, n_jobs=2, **kw)
         pd.testing.assert_frame_equal(one, two)
+
+
+def test_validation_refuses_repeated_candidates():
+    """The validation ranks each candidate once (its ranks are read from one
+    index per candidate): a repeated gene is an input error, named."""
+    from rank.validation import validate_ranking
+
+    with pytest.raises(ValueError, match="candidate gene 'G2' is listed more than once"):
+        validate_ranking(None, None, ["G1", "G2", "G3", "G2"], pd.DataFrame(), {}, margin_rule="scaled")
