@@ -75,9 +75,9 @@ SUPPORT_THRESHOLD = 1e-8
 #: geometric margin's QPs see them, a gap of 1e-10 left decision values
 #: 1e-6 (relative) from a tightly solved optimum; and rows that tie in exact
 #: arithmetic (features whose optimal weight is 0) are ordered by the
-#: solver's error, which moved a cross-validated ROC AUC by 0.005 between
-#: 1e-10 and 1e-12 (``tests/models/test_linear_qp.py`` compares with a
-#: tightly solved cvxpy model and with Clarabel's default).
+#: solver's error, so a ROC AUC over many such rows moves with it
+#: (``tests/models/test_linear_qp.py`` compares with a tightly solved cvxpy
+#: model and with Clarabel's default).
 GAP_TOLERANCE = 1e-12
 
 #: Stopping rule on the residuals of stationarity and of the constraints,
