@@ -15,7 +15,7 @@ inequalities with their slacks and multipliers. Each Newton system in
 ``y_i [z_i, 1]`` and ``F`` a positive diagonal from the current iterate
 (the slacks ``xi`` drop out row by row), as Ferris and Munson do for
 massive SVMs [2]_: one dense ``n (d + 1)^2`` product and one Cholesky
-factorisation per step, about 20-40 steps whatever ``C``. libsvm's SMO
+factorisation per step, a few dozen steps whatever ``C``. libsvm's SMO
 instead needs more and more passes as ``C`` grows on nearly separable
 data. A general sparse conic solver (Clarabel) solves the same QP but
 factors the ``3 n + d + 1`` KKT matrix with the dense ``n x d`` block in
@@ -24,10 +24,10 @@ it, much more slowly (``python benchmarks/bench_geometric.py
 
 It stops when the duality gap and both residuals are below
 :data:`GAP_TOLERANCE` and :data:`FEASIBILITY_TOLERANCE`, relative to the
-problem's scale. On a highly degenerate problem (many rows tied, the bias
-fixed by rows without features) it may need 100 steps or more, still
-cheaper than Clarabel's; where it stalls outside :data:`REDUCED_TOLERANCE`
-the QP is handed to Clarabel. The multipliers of the
+problem's scale. A highly degenerate problem (many rows tied, the bias
+fixed by rows without features) takes many more steps, as it does for
+Clarabel; where the steps stall outside :data:`REDUCED_TOLERANCE` the QP
+is handed to Clarabel. The multipliers of the
 margin constraints are the dual variables ``alpha_i``: the support vectors
 are the rows with ``alpha_i > SUPPORT_THRESHOLD * max(alpha)`` (an
 interior-point method never returns an exact 0; see :data:`SUPPORT_THRESHOLD`).

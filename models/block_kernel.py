@@ -200,9 +200,11 @@ def _nystroem_rbf(mp: Nystroem, B: np.ndarray) -> np.ndarray:
 
 
 def _map_block(mp, B: np.ndarray) -> np.ndarray:
-    """One block's map of its valid rows (:func:`_nystroem_rbf` for the RBF
-    Nyström map of a float64 block, the map's own ``transform`` otherwise)."""
-    if isinstance(mp, Nystroem) and mp.kernel == "rbf" and B.dtype == np.float64:
+    """One block's map of its valid rows (:func:`_nystroem_rbf` for an RBF
+    Nyström map with its own gamma on a float64 block, the map's own
+    ``transform`` otherwise)."""
+    if (isinstance(mp, Nystroem) and mp.kernel == "rbf" and mp.gamma is not None and mp.kernel_params is None
+            and B.dtype == np.float64):
         return _nystroem_rbf(mp, B)
     return mp.transform(B)
 
