@@ -20,7 +20,7 @@ instead needs more and more passes as ``C`` grows on nearly separable
 data. A general sparse conic solver (Clarabel) solves the same QP but
 factors the ``3 n + d + 1`` KKT matrix with the dense ``n x d`` block in
 it, much more slowly (``python benchmarks/bench_geometric.py
---representations`` measures both against libsvm).
+--representations`` measures this solver against libsvm).
 
 It stops when the duality gap and both residuals are below
 :data:`GAP_TOLERANCE` and :data:`FEASIBILITY_TOLERANCE`, relative to the
@@ -116,7 +116,8 @@ def _cholesky(S: np.ndarray):
     spans many orders of magnitude and ``S`` may lose definiteness to
     rounding: then a diagonal shift of 1e-14, 1e-12, ... times its largest
     diagonal entry is added until it factors (the steps stay descent
-    directions, and convergence is judged on the unshifted residuals)."""
+    directions, and convergence is judged on the unshifted residuals); if
+    none does, the run counts as stalled (``fit`` hands it to Clarabel)."""
     try:
         return sla.cho_factor(S, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
@@ -127,8 +128,7 @@ def _cholesky(S: np.ndarray):
             return sla.cho_factor(S + (top * 10.0 ** exp) * np.eye(len(S)), lower=True, check_finite=False)
         except np.linalg.LinAlgError:
             continue
-    raise RuntimeError("PrimalLinearSVM: the interior point's normal matrix does not factor; use "
-                       "representation='rows' (libsvm) for this problem")
+    raise _Stalled("the normal matrix does not factor")
 
 
 def _start(U: np.ndarray, pv: np.ndarray, C: float):
