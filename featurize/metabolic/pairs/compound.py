@@ -92,9 +92,23 @@ class CompoundBlock(NetworkBlock):
         if mine.size == 0:
             return None
         to_mine = self._sim[mine].max(axis=0)  # each compound's best match in T(r)
-        sims = np.array([to_mine[c].max() if c.size else 0.0 for c in self._compounds])
+        flat, starts, has = self._segments()
+        sims = np.zeros(len(self._compounds))
+        if has.any():  # each model reaction's largest to_mine over its compounds
+            sims[has] = np.maximum.reduceat(to_mine[flat], starts[has])
         sims[self.index.own_models(reaction)] = 0.0
         return sims
+
+    def _segments(self):
+        """``(flat, starts, has)``: every model reaction's compounds end to
+        end, where each reaction's start, and which have any (for
+        ``np.maximum.reduceat``); computed once."""
+        seg = getattr(self, "_segments_", None)
+        if seg is None:
+            sizes = np.array([c.size for c in self._compounds], dtype=np.intp)
+            flat = np.concatenate(self._compounds) if self._compounds else np.zeros(0, dtype=np.intp)
+            seg = self._segments_ = (flat, np.r_[0, np.cumsum(sizes)[:-1]].astype(np.intp), sizes > 0)
+        return seg
 
     def _cached_sims(self, reaction: str):
         return self.cache.get(reaction, "compound", lambda: self._sims(reaction))
