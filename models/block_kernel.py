@@ -183,12 +183,11 @@ class BlockKernelMap(TransformerMixin, BaseEstimator):
         return tags
 
 
-def _nystroem_rbf(mp: Nystroem, B: np.ndarray) -> np.ndarray:
-    """``mp.transform(B)`` for a fitted RBF Nyström map and finite float64
-    ``B``, bit for bit, without scikit-learn's per-call input checks (the
-    same operations in the same order: ``rbf_kernel`` by
-    ``euclidean_distances(squared=True)``, then the normalisation; the
-    tests compare the two). Scoring calls it once per block and reaction."""
+def _rbf_to_landmarks(mp: Nystroem, B: np.ndarray) -> np.ndarray:
+    """``rbf_kernel(B, mp.components_, gamma=mp.gamma)`` for finite float64
+    ``B``, bit for bit, by scikit-learn's operations without its per-call
+    input checks (``euclidean_distances(squared=True)``, then the
+    exponential)."""
     C = mp.components_
     K = -2 * (B @ C.T)
     K += row_norms(B, squared=True)[:, np.newaxis]
@@ -196,15 +195,29 @@ def _nystroem_rbf(mp: Nystroem, B: np.ndarray) -> np.ndarray:
     np.maximum(K, 0.0, out=K)
     K *= -mp.gamma
     np.exp(K, out=K)
-    return K @ mp.normalization_.T
+    return K
+
+
+def _nystroem_rbf(mp: Nystroem, B: np.ndarray) -> np.ndarray:
+    """``mp.transform(B)`` for a fitted RBF Nyström map and finite float64
+    ``B``, bit for bit, without scikit-learn's per-call input checks (the
+    same operations in the same order: :func:`_rbf_to_landmarks`, then the
+    normalisation; the tests compare the two)."""
+    return _rbf_to_landmarks(mp, B) @ mp.normalization_.T
+
+
+def _lean_nystroem(mp) -> bool:
+    """Whether ``mp`` is an RBF Nyström map with its own gamma and no
+    ``kernel_params`` (the maps :func:`_rbf_to_landmarks` reproduces)."""
+    return (isinstance(mp, Nystroem) and mp.kernel == "rbf" and mp.gamma is not None
+            and mp.kernel_params is None)
 
 
 def _map_block(mp, B: np.ndarray) -> np.ndarray:
     """One block's map of its valid rows (:func:`_nystroem_rbf` for an RBF
     Nyström map with its own gamma on a float64 block, the map's own
     ``transform`` otherwise)."""
-    if (isinstance(mp, Nystroem) and mp.kernel == "rbf" and mp.gamma is not None and mp.kernel_params is None
-            and B.dtype == np.float64):
+    if _lean_nystroem(mp) and B.dtype == np.float64:
         return _nystroem_rbf(mp, B)
     return mp.transform(B)
 
@@ -317,16 +330,66 @@ class BlockKernelGeometricSVC(AbsentFeatureClassifierMixin, BaseEstimator):
 
     def decision_function(self, X) -> np.ndarray:
         """Geometric margins ``<w, phi(x)> / s(x) + b`` of the mapped rows."""
-        check_is_fitted(self, "svc_")
-        return self.svc_.decision_function(self.map_.transform(X))
+        return self.decision_and_scales(X)[0]
 
     def scales(self, X) -> np.ndarray:
         """``s(x) = ||w^(x)|| / ||w||`` of the mapped rows."""
-        check_is_fitted(self, "svc_")
-        return self.svc_.scales(self.map_.transform(X))
+        return self.decision_and_scales(X)[1]
 
     def decision_and_scales(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """``(decision_function(X), scales(X))`` from one map of ``X`` (the
-        map is most of the cost of either)."""
+        """``(decision_function(X), scales(X))`` in one pass.
+
+        With RBF Nyström maps (the default) the map is folded into the
+        weights: ``<w_b, phi_b(x)> = k_b(x) . (N_b^T w_b)``, ``k_b(x)`` the
+        kernel values of block ``b`` to its landmarks and ``N_b`` its
+        normalisation, and ``||w^(x)||^2`` sums ``||w_b||^2`` over the valid
+        blocks. The mapped rows are never built; the scores equal
+        ``svc_.decision_and_scales(map_.transform(X))`` up to rounding (the
+        sums are associated differently). Other maps are applied.
+        """
+        from models.geometric import _scales  # lazy: avoids an import cycle
+
         check_is_fitted(self, "svc_")
-        return self.svc_.decision_and_scales(self.map_.transform(X))
+        folded = self._folded()
+        if folded is None:
+            return self.svc_.decision_and_scales(self.map_.transform(X))
+        X = validate_X_predict(self.map_, X)
+        raw = np.zeros(X.shape[0])
+        valid = np.zeros((X.shape[0], len(folded)), dtype=bool)
+        for j, (cols, mp, fill, v, _) in enumerate(folded):
+            B = X[:, cols]
+            valid[:, j] = block_present(B)
+            if valid[:, j].any():
+                Bv = B[valid[:, j]]
+                raw[valid[:, j]] += _rbf_to_landmarks(mp, np.where(np.isnan(Bv), fill, Bv)) @ v
+        wb2 = np.array([w2 for *_, w2 in folded])
+        s, _ = _scales(self.svc_._norms, valid, self.svc_._wn2, num=valid.astype(np.float64) @ wb2)
+        b = float(self.intercept_[0])
+        f = raw / s + b
+        f[~valid.any(axis=1)] = b
+        return f, s
+
+    def _folded(self) -> list | None:
+        """Per block with a map, ``(cols, map, fill, N^T w_b, ||w_b||^2)``;
+        None unless every map is an RBF Nyström map and the linear model
+        kept every mapped column. Computed once per fit."""
+        cache = getattr(self, "_folded_cache", None)
+        if cache is not None and cache[0] is self.svc_:
+            return cache[1]
+        svc, folded = self.svc_, []
+        present = getattr(svc, "present_features_", None)
+        ok = svc.kernel == "linear" and (present is None or present.all())
+        start = 0
+        for cols, mp, fill in zip(self.map_.blocks_, self.map_.maps_, self.map_.fill_):
+            if mp is None:
+                continue
+            if not (ok and _lean_nystroem(mp)):
+                ok = False
+                break
+            width = mp.components_.shape[0]
+            w = svc.coef_[0, start:start + width]
+            folded.append((cols, mp, fill, mp.normalization_.T @ w, float(w @ w)))
+            start += width
+        result = folded if ok and start == svc.coef_.shape[1] else None
+        self._folded_cache = (svc, result)
+        return result

@@ -107,6 +107,43 @@ def test_decision_and_scales_equal_the_two_calls():
     assert np.array_equal(f, est.decision_function(X)) and np.array_equal(s, est.scales(X))
 
 
+@pytest.mark.parametrize("method", ["nystroem", "rff"])
+def test_scores_equal_the_linear_model_on_the_mapped_rows(method):
+    """The folded scores (kernel values to the landmarks times ``N^T w_b``,
+    never building the mapped rows) equal the linear geometric-margin model
+    on ``map_.transform(X)`` up to rounding, on rows with absent blocks,
+    isolated absent values and rows with no valid block; random Fourier
+    features are mapped, so they agree exactly."""
+    X, groups = _block_data(n=300, seed=6)
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 3]) > 0).astype(int)
+    est = BlockKernelGeometricSVC(groups=groups, n_components=15, method=method, C=10.0).fit(X, y)
+    Xq, _ = _block_data(n=120, seed=7)
+    Xq[:4] = np.nan
+    f, s = est.decision_and_scales(Xq)
+    f_ref, s_ref = est.svc_.decision_and_scales(est.map_.transform(Xq))
+    assert (est._folded() is None) == (method == "rff")
+    # the 1-feature block's 15 landmarks make its normalisation large
+    # (entries ~1e5), so the two associations differ by ~1e-10 of the scores
+    assert np.allclose(f, f_ref, rtol=0, atol=1e-8 * np.abs(f_ref).max())
+    assert np.allclose(s, s_ref, rtol=0, atol=1e-12)
+    assert np.all(f[:4] == est.intercept_[0]) and np.all(s[:4] == 1.0)
+    if method == "rff":
+        assert np.array_equal(f, f_ref) and np.array_equal(s, s_ref)
+    else:
+        assert not np.array_equal(f, f_ref)  # the folded path did run
+
+
+def test_refit_recomputes_the_folded_weights():
+    X, groups = _block_data(n=200, seed=8)
+    y = (np.nan_to_num(X[:, 0]) > 0).astype(int)
+    est = BlockKernelGeometricSVC(groups=groups, n_components=10).fit(X, y)
+    first = est.decision_function(X)
+    est.set_params(C=0.01).fit(X, y)
+    ref = est.svc_.decision_function(est.map_.transform(X))
+    assert np.allclose(est.decision_function(X), ref, rtol=0, atol=1e-8 * np.abs(ref).max())
+    assert not np.allclose(first, ref)
+
+
 def test_block_never_valid_in_training_has_no_columns():
     X, groups = _block_data()
     X[:, 5] = np.nan
