@@ -65,8 +65,10 @@ def score_matrix(score_fn: Callable[[str, list[str]], np.ndarray], reactions: Se
                  candidates: Sequence[str], batch_size: int = 2000,
                  n_scores: int | None = None, n_jobs: int = 1) -> np.ndarray:
     """``(reactions x candidates)`` scores of ``score_fn`` (as for
-    :func:`rank_candidates`), batches of genes outside and reactions inside,
-    so that a featurizer reuses its per-batch gathering across reactions.
+    :func:`rank_candidates`), reaction by reaction, each on the same batches
+    of ``batch_size`` genes: a featurizer computes a reaction's own
+    statistics once for all its batches and keeps the gathering of recent
+    batches for the next reaction.
 
     With ``n_scores`` = k, ``score_fn`` returns k scores per gene (an array
     of shape ``(len(genes), k)``, e.g. several models scoring one candidate
@@ -89,10 +91,8 @@ def score_matrix(score_fn: Callable[[str, list[str]], np.ndarray], reactions: Se
     if n_jobs > 1:
         return _score_matrix_jobs(score_fn, reactions, candidates, batch_size, n_jobs, n_scores)
     S = np.empty((len(reactions), len(candidates)) + (() if n_scores is None else (n_scores,)))
-    for start in range(0, len(candidates), batch_size):
-        batch = candidates[start:start + batch_size]
-        for i, r in enumerate(reactions):
-            S[i, start:start + len(batch)] = _scores(score_fn, r, batch, batch_size, n_scores)
+    for i, r in enumerate(reactions):
+        S[i] = _scores(score_fn, r, candidates, batch_size, n_scores)
     return S
 
 
@@ -182,9 +182,7 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
     gene_rank = gene_id_ranks(cands)
     reactions = list(reactions)
     frames = []
-    # Batches of genes outside, reactions inside: a featurizer can reuse its
-    # per-batch gathering across reactions. Scores are held for a chunk of
-    # reactions at a time (at most ~4 million floats; all reactions when a
+    # Scores are held for a chunk of reactions at a time (at most ~4 million floats; all reactions when a
     # gene correction needs them together).
     chunk = max(1, min(len(reactions), 4_000_000 // max(1, len(cands))))
     if gene_correction != "none":

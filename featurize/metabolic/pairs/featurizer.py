@@ -27,6 +27,12 @@ __all__ = ["PairFeaturizer", "REPRESENTATIONS"]
 #: Values of the ``representation`` parameter of :class:`PairFeaturizer`.
 REPRESENTATIONS = ("pointwise", "summary")
 
+#: Candidate batches whose gene ids and gathered per-gene data a featurizer
+#: keeps (:meth:`PairFeaturizer.candidate_matrix`): scoring one reaction on
+#: every batch of a candidate list, then the next reaction, gathers each
+#: batch once.
+RECENT_BATCHES = 8
+
 
 class PairFeaturizer(PairExplanations):
     """Absent-feature matrix for (directed reaction, candidate gene) pairs.
@@ -188,9 +194,9 @@ class PairFeaturizer(PairExplanations):
             for g, i in s.row.items():
                 rows[self._index.gid[g]] = i
             self._src_row[kind] = rows
-        # one-entry caches, each replaced as a whole (safe when threads share the featurizer)
-        self._gid_cache: tuple = (None, None)
-        self._gather: tuple = (None, {})
+        # the gene ids and gathered data of recent candidate batches (_recent)
+        self._gid_recent: tuple = ()
+        self._gather_recent: tuple = ()
         self._cache = ReactionCache()
         self.genes_with_data_ = sorted(set().union(*[s.row for s in self._sources.values()]))
         self._network_blocks: dict[str, NetworkBlock] = {}
@@ -370,17 +376,23 @@ class PairFeaturizer(PairExplanations):
     # ---------------------------------------------------------------- features
     def _gathered(self, g_gids: np.ndarray) -> dict[str, dict[str, np.ndarray]]:
         """Per-source data of the candidate genes (NaN rows for genes without
-        data). The last gathering is cached: scoring many reactions against
-        the same candidate batch gathers once. The cache is one (key, value)
-        tuple, read and replaced as a whole, so threads sharing the
-        featurizer never see a key with another key's value."""
-        key = g_gids.tobytes()
-        cached_key, cached = self._gather
-        if cached_key == key:
-            return cached
-        out = {kind: src.gather(self._src_row[kind][g_gids]) for kind, src in self._sources.items()}
-        self._gather = (key, out)
-        return out
+        data), kept for the last :data:`RECENT_BATCHES` batches: scoring many
+        reactions on the same candidate batches gathers each once."""
+        return self._recent("_gather_recent", g_gids.tobytes(), lambda: {
+            kind: src.gather(self._src_row[kind][g_gids]) for kind, src in self._sources.items()})
+
+    def _recent(self, name: str, key, compute):
+        """``compute()`` for ``key``, from the cache ``name``: a tuple of the
+        last :data:`RECENT_BATCHES` ``(key, value)`` pairs, newest first,
+        read and replaced as a whole (threads sharing the featurizer never
+        see a key with another key's value)."""
+        entries = getattr(self, name, ())
+        for cached_key, value in entries:
+            if cached_key == key:
+                return value
+        value = compute()
+        setattr(self, name, ((key, value),) + entries[:RECENT_BATCHES - 1])
+        return value
 
     def _matrix(self, reaction: str, g_gids: np.ndarray, h_gids: np.ndarray | None = None,
                 out: np.ndarray | None = None) -> np.ndarray:
@@ -509,14 +521,11 @@ class PairFeaturizer(PairExplanations):
 
         ``out``: optional C-contiguous float64 buffer of that shape to write
         into (reusing one buffer across reactions saves page faults).
-        Scoring many reactions against the same gene list reuses the gathered
-        per-gene data (a one-entry cache)."""
+        Scoring many reactions on the same gene lists reuses the gene ids
+        and gathered per-gene data of the last :data:`RECENT_BATCHES` lists."""
         self._check_reaction(reaction)
         key = tuple(genes)
-        cached_key, gids = self._gid_cache
-        if cached_key != key:
-            gids = self._gids(list(key))
-            self._gid_cache = (key, gids)
+        gids = self._recent("_gid_recent", key, lambda: self._gids(list(key)))
         return self._matrix(reaction, gids, out=out)
 
     def transform(self, reactions: Sequence[str], genes: Sequence[str], n_jobs: int = 1) -> np.ndarray:

@@ -12,6 +12,7 @@ import pytest
 
 from common.exceptions import GeomarginInputError
 from featurize.metabolic.pairs import SUMMARY_ITEMS, PairFeaturizer, build_instances, candidate_pools
+from featurize.metabolic.pairs import featurizer as featurizer_module
 from featurize.metabolic.pairs.registry import BLOCKS
 from toy_pairs import ToyNet, toy
 
@@ -736,6 +737,21 @@ def test_candidate_matrix_out_buffer(feat):
         np.nan_to_num(feat.transform(["R2"] * 6, genes), nan=-9))
     with pytest.raises(ValueError, match="C-contiguous float64"):
         feat.candidate_matrix("R1", genes, out=np.zeros((2, 2)))
+
+
+def test_candidate_matrix_alternating_batches(feat):
+    """Scoring reaction by reaction on several candidate batches (the
+    gathered data of recent batches kept) gives every matrix as a fresh
+    featurizer does, also after more batches than it keeps."""
+    batches = [["G1", "G2"], ["G3", "G4", "G5"], ["G2", "G5", "NOPE"]]
+    batches += [[g] for g in ("G1", "G2", "G3", "G4", "G5")] * 2
+    assert len(batches) > featurizer_module.RECENT_BATCHES
+    net, motifs, sources = toy()
+    for r in ("R1", "R2", "R1"):
+        for genes in batches:
+            fresh = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
+            np.testing.assert_array_equal(feat.candidate_matrix(r, genes), fresh.candidate_matrix(r, genes))
+    assert len(feat._gather_recent) == featurizer_module.RECENT_BATCHES
 
 
 def test_fit_feature_scale_is_unit_std_over_present_values_without_centring():
