@@ -307,6 +307,22 @@ def _knn_shared(first: ImputedSVC, X_train, X_val, by_key, ests, cache):
     return cache["train"].pop(k), cache["val"].pop(k)
 
 
+def _distinct_rows(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(U, inverse)``: the rows of a C-contiguous ``X`` that differ in any
+    byte, and ``X == U[inverse]`` (NaN rows compare by their bytes, so the
+    split is exact).
+
+    >>> U, inv = _distinct_rows(np.array([[1.0, np.nan], [0.0, 2.0], [1.0, np.nan]]))
+    >>> len(U), inv.tolist()
+    (2, [1, 0, 1])
+    """
+    if len(X) < 2:
+        return X, np.arange(len(X))
+    keys = X.view(np.dtype((np.void, X.itemsize * X.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return X[first], inverse.reshape(-1)
+
+
 class AbsentColumnsHGB(HistGradientBoostingClassifier):
     """HistGradientBoostingClassifier that leaves out the columns absent in
     every training row, as every classifier of :mod:`models` does
@@ -317,7 +333,8 @@ class AbsentColumnsHGB(HistGradientBoostingClassifier):
     ``present_features_`` marks the columns used; prediction reads only
     those. A row's decision is the sum of its trees' leaves, the same
     whatever other rows are scored with it (``row_independent_decision``,
-    :func:`rank.scoring.row_independent`).
+    :func:`rank.scoring.row_independent`), so rows repeated in ``X`` (many
+    candidate genes share all their features) are scored once.
     """
 
     row_independent_decision = True
@@ -340,7 +357,11 @@ class AbsentColumnsHGB(HistGradientBoostingClassifier):
     def _raw_predict(self, X, n_threads=None):
         if getattr(self, "_in_fit", False):   # binned training data, columns already chosen
             return super()._raw_predict(X, n_threads=n_threads)
-        return super()._raw_predict(self._present(X), n_threads=n_threads)
+        X = self._present(X)
+        U, inverse = _distinct_rows(X)
+        if len(U) == len(X):
+            return super()._raw_predict(X, n_threads=n_threads)
+        return super()._raw_predict(U, n_threads=n_threads)[inverse]
 
     def _staged_raw_predict(self, X):
         return super()._staged_raw_predict(self._present(X))

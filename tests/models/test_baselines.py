@@ -106,6 +106,24 @@ def test_hgb_scores_each_row_on_its_own(data):
     assert not row_independent(model.predict_proba)
 
 
+def test_hgb_scores_repeated_rows_once(data, monkeypatch):
+    """Repeated rows are scored once (the trees see only the distinct rows)
+    and every copy gets the decision of its row alone, bit for bit."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X, y, _ = data
+    model = make_hgb(random_state=0, max_iter=20).fit(X, y)
+    Xr = np.vstack([X[:7], X[:7], X[3:5]])[[0, 9, 14, 2, 8, 7, 15, 1, 3, 4, 5, 6, 10, 11, 12, 13]]
+    seen = []
+    orig = HistGradientBoostingClassifier._raw_predict
+    monkeypatch.setattr(HistGradientBoostingClassifier, "_raw_predict",
+                        lambda self, X, n_threads=None: seen.append(len(X)) or orig(self, X, n_threads))
+    got = model.decision_function(Xr)
+    assert seen == [len({row.tobytes() for row in model._present(X[:7])})] and seen[0] < len(Xr)
+    alone = np.concatenate([model.decision_function(Xr[i:i + 1]) for i in range(len(Xr))])
+    np.testing.assert_array_equal(got, alone)
+
+
 @pytest.mark.parametrize("kwargs, msg", [
     ({"n_neighbors": 0}, "The 'n_neighbors' parameter of ImputedSVC must be an int >= 1. "
                          "Got 0 instead."),
