@@ -107,20 +107,32 @@ def metabolic_inputs():
 
 # Cross-validations that take longest start first (longest-processing-time
 # scheduling): with 2 cores the slowest one decides when the ranking
-# validation can start. Seconds of one run on the default data, 2 cores
-# (logs/metabolic/cv_*.log, 2026-11-24); methods not listed have priority 0.
-CV_SECONDS = {
-    "robust_socp_pca": 360,
-    "geometric": 130,
-    "knn": 125,
-    "integrated_logreg_pca": 100,
-}
+# validation can start. Wall seconds of one run on the default data
+# (yeast-GEM 9.0.2, 2 cores; logs/metabolic/cv_*.log of
+# benchmarks/bench_main_job.py, 2026-11-27): knn 432, geometric_block 386,
+# integrated_logreg_pca 380, robust_socp_pca 280, geometric_rank 145,
+# geometric 105, em 70, flags 41, the others under 30. geometric_block (peak
+# 3.6 GB: its Gram matrix) starts first, beside integrated_logreg_pca (as
+# long, 0.26 GB), so that it never runs beside knn (0.7 GB). Methods not
+# listed have priority 0.
+CV_FIRST = [
+    "geometric_block",
+    "integrated_logreg_pca",
+    "knn",
+    "robust_socp_pca",
+    "geometric_rank",
+    "geometric",
+    "em",
+    "flags",
+]
 
 
 def cv_priority(wildcards):
-    """Scheduling priority of a method's cross-validation: its rank by cost."""
-    order = sorted(CV_SECONDS, key=CV_SECONDS.get)
-    return order.index(wildcards.method) + 1 if wildcards.method in CV_SECONDS else 0
+    """Scheduling priority of a method's cross-validation (CV_FIRST: the
+    first starts first)."""
+    if wildcards.method not in CV_FIRST:
+        return 0
+    return len(CV_FIRST) - CV_FIRST.index(wildcards.method)
 
 
 def ranking_models():
