@@ -293,16 +293,29 @@ def feature_blocks(groups: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return codes.reshape(-1).astype(np.intp)
 
 
+def _distinct_byte_rows(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)``: the index of the first of each distinct row of
+    a 2-D array, rows compared by their bytes (so NaN rows compare exactly),
+    in the order of the sorted byte keys, and ``A == A[first][inverse]``.
+
+    >>> first, inv = _distinct_byte_rows(np.array([[1.0, np.nan], [0.0, 2.0], [1.0, np.nan]]))
+    >>> first.tolist(), inv.tolist()
+    ([1, 0], [1, 0, 1])
+    """
+    if A.shape[0] == 0:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    A = np.ascontiguousarray(A)
+    keys = A.view(np.dtype((np.void, A.itemsize * A.shape[1]))).ravel()
+    _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    return first, inv.reshape(-1)
+
+
 def _unique_rows(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct boolean rows of ``B`` and the inverse index, in the order of
     ``np.unique(B, axis=0)`` (lexicographic: packbits puts the first column in
     the highest bit, and the byte keys sort as unsigned bytes)."""
-    if B.shape[0] == 0:
-        return B, np.zeros(0, dtype=np.intp)
-    packed = np.ascontiguousarray(np.packbits(B, axis=1))
-    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
-    _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-    return B[first], inv.reshape(-1)
+    first, inv = _distinct_byte_rows(np.packbits(B, axis=1))
+    return B[first], inv
 
 
 class PatternNorms:

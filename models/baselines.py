@@ -49,7 +49,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from common.checks import int_at_least, one_of, positive_float, validate_params
 from models._kernels import (REPRESENTATIONS, SVC_PARAMETER_CONSTRAINTS, _check_representation, _resolve_representation,
-                             _rows_qp, _use_rows, kernel_from_gram)
+                             _distinct_byte_rows, _rows_qp, _use_rows, kernel_from_gram)
 from models._validation import (
     AbsentFeatureClassifierMixin,
     validate_binary_y,
@@ -307,22 +307,6 @@ def _knn_shared(first: ImputedSVC, X_train, X_val, by_key, ests, cache):
     return cache["train"].pop(k), cache["val"].pop(k)
 
 
-def _distinct_rows(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(U, inverse)``: the rows of a C-contiguous ``X`` that differ in any
-    byte, and ``X == U[inverse]`` (NaN rows compare by their bytes, so the
-    split is exact).
-
-    >>> U, inv = _distinct_rows(np.array([[1.0, np.nan], [0.0, 2.0], [1.0, np.nan]]))
-    >>> len(U), inv.tolist()
-    (2, [1, 0, 1])
-    """
-    if len(X) < 2:
-        return X, np.arange(len(X))
-    keys = X.view(np.dtype((np.void, X.itemsize * X.shape[1]))).ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return X[first], inverse.reshape(-1)
-
-
 class AbsentColumnsHGB(HistGradientBoostingClassifier):
     """HistGradientBoostingClassifier that leaves out the columns absent in
     every training row, as every classifier of :mod:`models` does
@@ -358,10 +342,10 @@ class AbsentColumnsHGB(HistGradientBoostingClassifier):
         if getattr(self, "_in_fit", False):   # binned training data, columns already chosen
             return super()._raw_predict(X, n_threads=n_threads)
         X = self._present(X)
-        U, inverse = _distinct_rows(X)
-        if len(U) == len(X):
+        first, inverse = _distinct_byte_rows(X)
+        if len(first) == len(X):
             return super()._raw_predict(X, n_threads=n_threads)
-        return super()._raw_predict(U, n_threads=n_threads)[inverse]
+        return super()._raw_predict(X[first], n_threads=n_threads)[inverse]
 
     def _staged_raw_predict(self, X):
         return super()._staged_raw_predict(self._present(X))
