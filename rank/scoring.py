@@ -182,8 +182,8 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
     gene_rank = gene_id_ranks(cands)
     reactions = list(reactions)
     frames = []
-    # Scores are held for a chunk of reactions at a time (at most ~4 million floats; all reactions when a
-    # gene correction needs them together).
+    # Scores are held for a chunk of reactions at a time (at most ~4 million
+    # floats; all reactions when a gene correction needs them together).
     chunk = max(1, min(len(reactions), 4_000_000 // max(1, len(cands))))
     if gene_correction != "none":
         chunk = max(1, len(reactions))
