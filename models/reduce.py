@@ -90,6 +90,17 @@ def blockwise_transform(X: np.ndarray, blocks, transformers, fills, widths, appl
     return Z
 
 
+def _project(pca: PCA, B: np.ndarray) -> np.ndarray:
+    """``pca.transform(B)`` for a fitted, non-whitened PCA and a finite
+    float64 ``B`` (checked once for all blocks by the caller): the two
+    products scikit-learn's ``PCA._transform`` computes, in the same order,
+    so the same bits, without its per-call input validation (which cost
+    most of a block-PCA transform of many rows and blocks)."""
+    Z = B @ pca.components_.T
+    Z -= pca.mean_.reshape(1, -1) @ pca.components_.T
+    return Z
+
+
 class BlockPCA(TransformerMixin, BaseEstimator):
     """PCA per feature block, absent blocks stay absent.
 
@@ -163,7 +174,7 @@ class BlockPCA(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "pcas_")
         X = validate_X_predict(self, X)
         widths = [0 if p is None else p.n_components_ for p in self.pcas_]
-        return blockwise_transform(X, self.blocks_, self.pcas_, self.fill_, widths)
+        return blockwise_transform(X, self.blocks_, self.pcas_, self.fill_, widths, apply=_project)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -38,6 +38,27 @@ def test_matches_sklearn_pca_when_nothing_is_absent():
         np.testing.assert_allclose(np.abs(Z[:, 2 * g:2 * g + 2]), np.abs(ref), atol=1e-10)
 
 
+def test_transform_gives_sklearn_pca_transform_bits():
+    """BlockPCA projects without scikit-learn's input checks; the coefficients
+    must be exactly (bit for bit) those of each block's PCA.transform."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 12)) * rng.uniform(0.1, 50, size=12) + rng.normal(size=12) * 100
+    X[rng.random(300) < 0.3, :5] = np.nan          # block 0 absent in about 30% of rows
+    X[rng.random((300, 12)) < 0.02] = np.nan       # isolated absent values
+    groups = np.repeat([0, 1, 2], [5, 4, 3])
+    bp = BlockPCA(groups=groups, n_components=2).fit(X[:200])
+    Z = bp.transform(X[200:])
+    start = 0
+    for cols, pca, fill in zip(bp.blocks_, bp.pcas_, bp.fill_):
+        B = X[200:, cols]
+        valid = ~np.isnan(B).all(axis=1)
+        ref = pca.transform(np.where(np.isnan(B[valid]), fill, B[valid]))
+        assert np.array_equal(Z[valid, start:start + ref.shape[1]], ref)
+        assert np.isnan(Z[~valid, start:start + ref.shape[1]]).all()
+        start += ref.shape[1]
+    assert start == Z.shape[1]
+
+
 def test_isolated_absent_values_are_filled_with_training_means():
     X = np.array([[0.0, 0.0], [2.0, 4.0], [4.0, 8.0], [np.nan, 8.0]])
     bp = BlockPCA(groups=[0, 0], n_components=1).fit(X[:3])
