@@ -34,6 +34,7 @@ from sklearn.mixture import GaussianMixture
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from common.checks import boolean, check_param, int_at_least, positive_float, validate_params
+from models._kernels import _distinct_byte_rows
 from models._validation import (
     check_choice,
     validate_feature_groups,
@@ -172,8 +173,9 @@ def _column_patterns(*masks: np.ndarray) -> np.ndarray:
     (for block-missing data: one label per block).
     """
     key = np.packbits(np.vstack(masks), axis=0)
-    _, inverse = np.unique(key, axis=1, return_inverse=True)
-    return inverse.ravel()
+    # the labels of np.unique(key, axis=1, return_inverse=True), from one byte
+    # key per column instead of a sort of the columns as records
+    return _distinct_byte_rows(key.T)[1]
 
 
 def masked_sq_distances(A: np.ndarray, B: np.ndarray,

@@ -329,3 +329,20 @@ def test_knn_chunks_of_receivers_only_change_memory(discrete, monkeypatch):
     for a, b in zip(whole, chunked):
         np.testing.assert_array_equal(a, b)
     assert not np.isnan(chunked[0]).any()
+
+
+def test_column_patterns_label_columns_as_np_unique_does():
+    """Columns are labelled by their missingness from one byte key per
+    column; the labels must be exactly np.unique's over the packed columns
+    (block-missing receivers and donors, a few stray columns)."""
+    from models.impute import _column_patterns
+
+    rng = np.random.default_rng(7)
+    blocks = rng.integers(0, 40, 300)
+    ma = (rng.random((90, 40)) < 0.2)[:, blocks]
+    mb = (rng.random((60, 40)) < 0.5)[:, blocks]
+    ma[:, rng.integers(0, 300, 5)] ^= True
+    ref = np.unique(np.packbits(np.vstack([ma, mb]), axis=0), axis=1, return_inverse=True)[1].ravel()
+    got = _column_patterns(ma, mb)
+    assert np.array_equal(got, ref)
+    assert 40 < len(np.unique(got)) < 300
