@@ -386,9 +386,41 @@ class GaussianMixtureEM(BaseEstimator):
                 logdet.append(2 * np.sum(np.log(np.diag(L[0]))))
             self._prec, self._logdet = prec, logdet
 
+    def _estep_diag(self, X, uniq, inv):
+        """``_estep``'s per-pattern terms for diagonal covariances, for all rows
+        at once: log densities, completed means and the per-pattern missing
+        coordinates and variances. Rows are grouped by their number of
+        observed values, so each row's sums run over the same values in the
+        same order as a pattern's compact ``x_o`` would: the same bits as the
+        per-pattern loop (tested), without its cost per pattern."""
+        n, d = X.shape
+        K = self.n_components
+        obs = uniq[inv]
+        logp = np.empty((n, K))
+        means = np.empty((n, K, d))
+        for k in range(K):
+            means[:, k] = np.where(obs, X, self.means_[k])
+        count = obs.sum(axis=1)
+        logv = np.log(self.variances_)
+        for c in np.unique(count):
+            rows = np.flatnonzero(count == c)
+            cols = np.nonzero(obs[rows])[1].reshape(rows.size, c)
+            xo = X[rows[:, None], cols]
+            for k in range(K):
+                ro = xo - self.means_[k][cols]
+                logp[rows, k] = -0.5 * (np.sum(ro ** 2 / self.variances_[k][cols], 1)
+                                        + np.sum(logv[k][cols], 1) + c * _LOG2PI)
+        missing = [np.flatnonzero(~u) for u in uniq]
+        diags = [self.variances_[:, m] for m in missing]
+        factors = [np.zeros((K, m.size, 0)) for m in missing]
+        return logp, means, missing, diags, factors
+
     def _estep(self, X, uniq, inv, log_weights=None, prec=None):
         n, d = X.shape
         K = self.n_components
+        if self.covariance == "diag" and prec is None:
+            logp, means, missing, diags, factors = self._estep_diag(X, uniq, inv)
+            return self._responsibilities(logp, means, inv, missing, diags, factors, log_weights)
         if prec is None:
             self._prepare_full()
         logp = np.zeros((n, K))
@@ -413,6 +445,9 @@ class GaussianMixtureEM(BaseEstimator):
             diags.append(np.array(dg).reshape(K, m.size))
             q = max(f.shape[1] for f in fc) if fc else 0
             factors.append(np.array(fc).reshape(K, m.size, q))
+        return self._responsibilities(logp, means, inv, missing, diags, factors, log_weights)
+
+    def _responsibilities(self, logp, means, inv, missing, diags, factors, log_weights):
         lw = np.log(self.weights_) if log_weights is None else log_weights
         logp = logp + lw
         norm = logsumexp(logp, axis=1)
