@@ -92,10 +92,18 @@ MAX_TRAIN = 5000
 
 
 def _rbf(A, B, gamma):
+    """``exp(-gamma * max(|a|^2 + |b|^2 - (2a).b, 0))`` for all row pairs,
+    evaluated in place in one n x m buffer (the same operations as the plain
+    expression, so the same bits, at a fraction of the memory traffic)."""
     sa = np.sum(A ** 2, 1)
-    sb = np.sum(B ** 2, 1)
-    D = np.maximum(sa[:, None] + sb[None] - 2 * A @ B.T, 0.0)
-    return np.exp(-gamma * D)
+    sb = sa if B is A else np.sum(B ** 2, 1)
+    G = (2 * A) @ B.T
+    D = np.add(sa[:, None], sb[None])
+    D -= G
+    del G
+    np.maximum(D, 0.0, out=D)
+    D *= -gamma
+    return np.exp(D, out=D)
 
 
 def _project_simplex(v):

@@ -139,3 +139,17 @@ def test_errors_beyond_limits():
 
 def test_sklearn_estimator_checks():
     check_estimator(InfiniteImputationSVC(max_iter=5))
+
+
+def test_in_place_rbf_gives_the_plain_expressions_bits():
+    """The kernel is evaluated in place; it must be bit for bit the plain
+    ``exp(-gamma * max(sa + sb - 2 * A @ B.T, 0))`` (for B = A too)."""
+    from models.infinite_imputation import _rbf
+
+    rng = np.random.default_rng(2)
+    A = rng.normal(size=(300, 40)) * 3
+    A[rng.random(A.shape) < 0.5] = 0.0
+    for B in (A, A[:70] + 0.5):
+        sa, sb = np.sum(A ** 2, 1), np.sum(B ** 2, 1)
+        ref = np.exp(-0.037 * np.maximum(sa[:, None] + sb[None] - 2 * A @ B.T, 0.0))
+        assert np.array_equal(_rbf(A, B, 0.037), ref)
