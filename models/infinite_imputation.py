@@ -188,15 +188,24 @@ class InfiniteImputationSVC(AbsentFeatureClassifierMixin, BaseEstimator):
             grad[rows] = (4 * g / nc) * (Kc.sum(1)[:, None] * Xt[rows] - Kc @ self._X0[rows])
         return val, grad
 
-    def _h(self, Xt, c, K=None):
-        """h(X) = -1/2 c'K(X)c + reg R(X) and its gradient (c = alpha * y)."""
+    def _h_value(self, Xt, c, K=None):
+        """h(X) = -1/2 c'K(X)c + reg R(X) (c = alpha * y), with the kernel
+        K(X) and the gradient of R that :meth:`_h_grad` needs."""
         K = _rbf(Xt, Xt, self.gamma_) if K is None else K
         Rv, Rg = self._R(Xt)
-        val = -0.5 * c @ K @ c + self.imputation_reg * Rv
+        return -0.5 * c @ K @ c + self.imputation_reg * Rv, K, Rg
+
+    def _h_grad(self, Xt, c, K, Rg):
+        """Gradient of h at X on the missing entries (zero elsewhere)."""
         Kc = K * c[None, :]
         grad = 2 * self.gamma_ * c[:, None] * (Kc.sum(1)[:, None] * Xt - Kc @ Xt)
         grad = grad + self.imputation_reg * Rg
-        return val, np.where(self._miss, grad, 0.0)
+        return np.where(self._miss, grad, 0.0)
+
+    def _h(self, Xt, c, K=None):
+        """h(X) and its gradient."""
+        val, K, Rg = self._h_value(Xt, c, K)
+        return val, self._h_grad(Xt, c, K, Rg)
 
     def _svm(self, K, ys):
         svc = SVC(kernel="precomputed", C=self.C, tol=self.svm_tol).fit(K, ys)
@@ -243,25 +252,33 @@ class InfiniteImputationSVC(AbsentFeatureClassifierMixin, BaseEstimator):
             if not self._miss.any():
                 break
             # --- new imputation: gradient descent on h with alpha fixed
-            hs = np.array([self._h(imps[t], c, Ks[t])[0] for t in range(len(imps))])
-            Xn = imps[int(np.argmax(beta))].copy()
-            hv, hg = self._h(Xn, c)
+            # (values only where the gradient is not used; a trial step's
+            # gradient only once it is accepted; the kernel of the accepted
+            # imputation kept: the same numbers as recomputing them)
+            hs = np.array([self._h_value(imps[t], c, Ks[t])[0] for t in range(len(imps))])
+            start = int(np.argmax(beta))
+            Xn = imps[start].copy()
+            hv, Kn, Rg = self._h_value(Xn, c, Ks[start])
+            hg = self._h_grad(Xn, c, Kn, Rg)
             step = 1.0 / (np.abs(hg).max() + 1e-12)
+            Kc = None
             for _ in range(self.n_grad_steps):
                 while step > 1e-10:
                     Xc = Xn - step * hg
-                    hc, gc = self._h(Xc, c)
+                    hc, Kc, Rg = self._h_value(Xc, c)
                     if hc <= hv - 1e-4 * step * np.sum(hg ** 2):
-                        Xn, hv, hg = Xc, hc, gc
+                        Xn, hv, Kn, hg = Xc, hc, Kc, self._h_grad(Xc, c, Kc, Rg)
                         step *= 2.0
                         break
                     step *= 0.5
                 else:
                     break
+            Kc = None
             if hv >= hs.min() - 1e-9 * max(1.0, abs(hs.min())):
                 break  # no imputation improves on the current set: converged
             imps.append(Xn)
-            Ks = np.concatenate([Ks, _rbf(Xn, Xn, self.gamma_)[None]])
+            Ks = np.concatenate([Ks, Kn[None]])
+            del Kn
             Rs = np.append(Rs, self._R(Xn)[0])
             beta = np.append(beta, 0.0)
             # --- re-weight: projected gradient on the simplex
