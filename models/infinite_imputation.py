@@ -91,14 +91,17 @@ __all__ = ["InfiniteImputationSVC", "MAX_TRAIN"]
 MAX_TRAIN = 5000
 
 
-def _rbf(A, B, gamma):
+def _rbf(A, B, gamma, out=None, work=None):
     """``exp(-gamma * max(|a|^2 + |b|^2 - (2a).b, 0))`` for all row pairs,
     evaluated in place in one n x m buffer (the same operations as the plain
-    expression, so the same bits, at a fraction of the memory traffic)."""
+    expression, so the same bits, at a fraction of the memory traffic).
+    ``out`` and ``work``, if given, are n x m float64 buffers to reuse for
+    the result and the product (a fresh buffer of that size costs about as
+    much to fault in as to fill)."""
     sa = np.sum(A ** 2, 1)
     sb = sa if B is A else np.sum(B ** 2, 1)
-    G = (2 * A) @ B.T
-    D = np.add(sa[:, None], sb[None])
+    G = np.matmul(2 * A, B.T, out=work)
+    D = np.add(sa[:, None], sb[None], out=out)
     D -= G
     del G
     np.maximum(D, 0.0, out=D)
@@ -188,16 +191,18 @@ class InfiniteImputationSVC(AbsentFeatureClassifierMixin, BaseEstimator):
             grad[rows] = (4 * g / nc) * (Kc.sum(1)[:, None] * Xt[rows] - Kc @ self._X0[rows])
         return val, grad
 
-    def _h_value(self, Xt, c, K=None):
+    def _h_value(self, Xt, c, K=None, out=None, work=None):
         """h(X) = -1/2 c'K(X)c + reg R(X) (c = alpha * y), with the kernel
-        K(X) and the gradient of R that :meth:`_h_grad` needs."""
-        K = _rbf(Xt, Xt, self.gamma_) if K is None else K
+        K(X) (computed into ``out`` unless given) and the gradient of R that
+        :meth:`_h_grad` needs."""
+        K = _rbf(Xt, Xt, self.gamma_, out=out, work=work) if K is None else K
         Rv, Rg = self._R(Xt)
         return -0.5 * c @ K @ c + self.imputation_reg * Rv, K, Rg
 
-    def _h_grad(self, Xt, c, K, Rg):
-        """Gradient of h at X on the missing entries (zero elsewhere)."""
-        Kc = K * c[None, :]
+    def _h_grad(self, Xt, c, K, Rg, work=None):
+        """Gradient of h at X on the missing entries (zero elsewhere);
+        ``work``: an n x n buffer to reuse."""
+        Kc = np.multiply(K, c[None, :], out=work)
         grad = 2 * self.gamma_ * c[:, None] * (Kc.sum(1)[:, None] * Xt - Kc @ Xt)
         grad = grad + self.imputation_reg * Rg
         return np.where(self._miss, grad, 0.0)
@@ -214,8 +219,12 @@ class InfiniteImputationSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         dual = float(np.abs(c).sum() - 0.5 * c @ K @ c)
         return c, float(svc.intercept_[0]), dual
 
-    def _J(self, beta, Ks, Rs, ys):
-        K = np.tensordot(beta, Ks, axes=1)
+    def _J(self, beta, Ks, Rs, ys, out=None):
+        """J(beta) with the SVM's solution; ``out``: an n x n buffer for K_beta."""
+        T = Ks.shape[0]
+        # what np.tensordot(beta, Ks, axes=1) computes, into ``out``
+        K = np.dot(beta.reshape(1, T), Ks.reshape(T, -1),
+                   out=None if out is None else out.reshape(1, -1)).reshape(Ks.shape[1:])
         c, b, dual = self._svm(K, ys)
         return dual + self.imputation_reg * float(beta @ Rs), c, b
 
@@ -248,9 +257,12 @@ class InfiniteImputationSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         J, c, b = self._J(beta, Ks, Rs, ys)
         history = [J]
         it = 0
+        work = kbuf = None  # n x n buffers reused by every step (allocated once)
         for it in range(1, self.max_iter + 1):
             if not self._miss.any():
                 break
+            if work is None:
+                work, kbuf = np.empty((n, n)), np.empty((n, n))
             # --- new imputation: gradient descent on h with alpha fixed
             # (values only where the gradient is not used; a trial step's
             # gradient only once it is accepted; the kernel of the accepted
@@ -258,22 +270,27 @@ class InfiniteImputationSVC(AbsentFeatureClassifierMixin, BaseEstimator):
             hs = np.array([self._h_value(imps[t], c, Ks[t])[0] for t in range(len(imps))])
             start = int(np.argmax(beta))
             Xn = imps[start].copy()
+            # (n x n buffers reused: ``work`` for products, ``spare`` for the
+            # next trial kernel; Kn is written to only once it is a trial's)
             hv, Kn, Rg = self._h_value(Xn, c, Ks[start])
-            hg = self._h_grad(Xn, c, Kn, Rg)
+            hg = self._h_grad(Xn, c, Kn, Rg, work)
+            own, spare = False, None
             step = 1.0 / (np.abs(hg).max() + 1e-12)
-            Kc = None
             for _ in range(self.n_grad_steps):
                 while step > 1e-10:
                     Xc = Xn - step * hg
-                    hc, Kc, Rg = self._h_value(Xc, c)
+                    hc, Kc, Rg = self._h_value(Xc, c, out=spare, work=work)
                     if hc <= hv - 1e-4 * step * np.sum(hg ** 2):
-                        Xn, hv, Kn, hg = Xc, hc, Kc, self._h_grad(Xc, c, Kc, Rg)
+                        hg = self._h_grad(Xc, c, Kc, Rg, work)
+                        spare = Kn if own else None
+                        Xn, hv, Kn, own = Xc, hc, Kc, True
                         step *= 2.0
                         break
+                    spare = Kc
                     step *= 0.5
                 else:
                     break
-            Kc = None
+            spare = None
             if hv >= hs.min() - 1e-9 * max(1.0, abs(hs.min())):
                 break  # no imputation improves on the current set: converged
             imps.append(Xn)
@@ -288,7 +305,7 @@ class InfiniteImputationSVC(AbsentFeatureClassifierMixin, BaseEstimator):
                 improved = False
                 while lr > 1e-8:
                     nb = _project_simplex(beta - lr * grad)
-                    Jn, cn, bn = self._J(nb, Ks, Rs, ys)
+                    Jn, cn, bn = self._J(nb, Ks, Rs, ys, out=kbuf)
                     if Jn < J - 1e-12:
                         beta, J, c, b, improved = nb, Jn, cn, bn, True
                         lr *= 2.0
