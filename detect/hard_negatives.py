@@ -131,13 +131,16 @@ def mine_hard_negatives(featurizer, scorers: Mapping[str, Callable[[np.ndarray],
         if n_jobs == 1:
             parts = [_mine_images(batch, *args)]
         else:
-            from joblib import Parallel, delayed
+            from joblib import Parallel, delayed, parallel_config
 
             # one task per process and batch: the featurizer and the scorers
-            # (models) are sent to a worker once per batch, not once per image
+            # (models) are sent to a worker once per batch, not once per image;
+            # one BLAS thread per worker (joblib would pass on the parent's
+            # OMP/OPENBLAS_NUM_THREADS, which Snakemake sets to the job's threads)
             bounds = np.linspace(0, len(batch), min(len(batch), n_jobs) + 1).astype(int)
-            parts = Parallel(n_jobs=n_jobs)(
-                delayed(_mine_images)(batch[a:b], *args) for a, b in zip(bounds[:-1], bounds[1:]) if b > a)
+            with parallel_config(backend="loky", inner_max_num_threads=1):
+                parts = Parallel(n_jobs=n_jobs)(
+                    delayed(_mine_images)(batch[a:b], *args) for a, b in zip(bounds[:-1], bounds[1:]) if b > a)
         best = _merge(([best] if best is not None else []) + parts, int(max_windows))
         if progress is not None:
             done = min(start + step, len(images))
