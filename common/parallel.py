@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["fork_map", "can_fork", "contiguous_parts"]
+__all__ = ["fork_map", "can_fork", "contiguous_parts", "process_starmap"]
 
 #: The function of the current :func:`fork_map` (set before the workers fork).
 _task: Callable | None = None
@@ -84,3 +84,22 @@ def fork_map(fn: Callable, items: Iterable, n_jobs: int = 1, chunks_per_job: int
             return [result for chunk in pool.map(_run, chunks) for result in chunk]
     finally:
         _task = None
+
+
+def process_starmap(fn: Callable, calls: Iterable[tuple], n_jobs: int) -> list:
+    """``[fn(*args) for args in calls]`` on ``n_jobs`` joblib (loky) worker
+    processes with one BLAS/OpenMP thread each, results in order.
+
+    joblib would otherwise pass on the parent's ``OMP_NUM_THREADS`` /
+    ``OPENBLAS_NUM_THREADS``, which Snakemake sets to the job's threads: each
+    of ``threads`` workers would then run ``threads`` BLAS threads.
+    ``fn`` and the arguments must pickle (large arrays reach the workers
+    memory-mapped).
+
+    >>> process_starmap(pow, [(2, 3), (3, 2)], n_jobs=2)
+    [8, 9]
+    """
+    from joblib import Parallel, delayed, parallel_config
+
+    with parallel_config(backend="loky", inner_max_num_threads=1):
+        return Parallel(n_jobs=n_jobs)(delayed(fn)(*args) for args in calls)

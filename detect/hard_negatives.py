@@ -23,6 +23,7 @@ from typing import Callable, Mapping, Sequence
 import cv2
 import numpy as np
 
+from common.parallel import process_starmap
 from detect.scenes import window_origins
 
 __all__ = ["negative_windows", "mine_hard_negatives"]
@@ -131,16 +132,11 @@ def mine_hard_negatives(featurizer, scorers: Mapping[str, Callable[[np.ndarray],
         if n_jobs == 1:
             parts = [_mine_images(batch, *args)]
         else:
-            from joblib import Parallel, delayed, parallel_config
-
             # one task per process and batch: the featurizer and the scorers
-            # (models) are sent to a worker once per batch, not once per image;
-            # one BLAS thread per worker (joblib would pass on the parent's
-            # OMP/OPENBLAS_NUM_THREADS, which Snakemake sets to the job's threads)
+            # (models) are sent to a worker once per batch, not once per image
             bounds = np.linspace(0, len(batch), min(len(batch), n_jobs) + 1).astype(int)
-            with parallel_config(backend="loky", inner_max_num_threads=1):
-                parts = Parallel(n_jobs=n_jobs)(
-                    delayed(_mine_images)(batch[a:b], *args) for a, b in zip(bounds[:-1], bounds[1:]) if b > a)
+            parts = process_starmap(_mine_images, [(batch[a:b], *args) for a, b in zip(bounds[:-1], bounds[1:])
+                                                   if b > a], n_jobs)
         best = _merge(([best] if best is not None else []) + parts, int(max_windows))
         if progress is not None:
             done = min(start + step, len(images))

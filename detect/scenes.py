@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 import pandas as pd
 
+from common.parallel import process_starmap
 from featurize.vision.images import CROP_SHAPE
 
 __all__ = [
@@ -266,17 +267,11 @@ def detect_scenes(scenes: Sequence[np.ndarray], featurizer, score, stride: int =
             if progress is not None:
                 progress(f"scene {k + 1}/{len(scenes)}: {len(parts[-1])} windows kept")
     else:
-        from joblib import Parallel, delayed, parallel_config
-
         # contiguous batches of scenes, a few per process: the featurizer and the
-        # scorers (models) are sent to a worker once per batch, not per scene;
-        # one BLAS thread per worker (joblib would pass on the parent's
-        # OMP/OPENBLAS_NUM_THREADS, which Snakemake sets to the job's threads)
+        # scorers (models) are sent to a worker once per batch, not per scene
         bounds = np.linspace(0, len(scenes), min(len(scenes), 4 * n_jobs) + 1).astype(int)
-        with parallel_config(backend="loky", inner_max_num_threads=1):
-            batches = Parallel(n_jobs=n_jobs)(
-                delayed(_detect_many)(scenes[a:b], featurizer, score, stride, nms_radius, pyramid)
-                for a, b in zip(bounds[:-1], bounds[1:]) if b > a)
+        batches = process_starmap(_detect_many, [(scenes[a:b], featurizer, score, stride, nms_radius, pyramid)
+                                                 for a, b in zip(bounds[:-1], bounds[1:]) if b > a], n_jobs)
         parts = [d for batch in batches for d in batch]
         if progress is not None:
             progress(f"{len(scenes)} scenes on {n_jobs} processes: {sum(map(len, parts))} windows kept")
