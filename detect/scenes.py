@@ -23,6 +23,7 @@ from typing import Callable, Mapping, Sequence
 import cv2
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from common.parallel import process_starmap
 from featurize.vision.images import CROP_SHAPE
@@ -36,6 +37,7 @@ __all__ = [
     "detect_in_scene",
     "detect_scenes",
     "DecisionScorer",
+    "prepare_for_scoring",
     "load_scorers",
 ]
 
@@ -208,19 +210,35 @@ def detect_in_scene(scene: np.ndarray, featurizer,
     return pd.concat(parts, ignore_index=True) if named else parts[0]
 
 
+def prepare_for_scoring(estimator):
+    """Prepare a fitted ``estimator`` (in place) for scoring many windows:
+    its ``prepare_scoring`` method, if it has one (the geometric margin's
+    cubic-kernel moment tensors), else nothing; returns it.
+
+    The preparation runs with one BLAS thread: a product split over threads
+    rounds differently, so the prepared numbers, and every score computed
+    from them, would otherwise depend on the caller's thread count. The
+    scene workflow prepares each model in the job that fits it (a prepared
+    model is pickled with what it prepared and not prepared again), so the
+    detection jobs do not repeat it.
+    """
+    prepare = getattr(estimator, "prepare_scoring", None)
+    if callable(prepare):
+        with threadpool_limits(1):
+            prepare()
+    return estimator
+
+
 class DecisionScorer:
     """Picklable window scorer: ``estimator.decision_function(X[:, keep])``
-    (``keep`` = the feature columns the estimator was trained on). An
-    estimator with a ``prepare_scoring`` method (the geometric margin) is
-    prepared here, once, for the many windows to come (pickled with it to
-    worker processes)."""
+    (``keep`` = the feature columns the estimator was trained on). The
+    estimator is prepared here (:func:`prepare_for_scoring`; nothing to do
+    if it already was), once, for the many windows to come (pickled with it
+    to worker processes)."""
 
     def __init__(self, estimator, keep=None):
-        self.estimator = estimator
+        self.estimator = prepare_for_scoring(estimator)
         self.keep = keep
-        prepare = getattr(estimator, "prepare_scoring", None)
-        if callable(prepare):
-            prepare()
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
         return self.estimator.decision_function(X if self.keep is None else X[:, self.keep])

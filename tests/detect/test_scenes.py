@@ -415,3 +415,32 @@ def test_several_scorers_share_the_windows_and_match_separate_runs(pyramid):
         assert (best["row"], best["col"]) == (140, 300)
     with pytest.raises(ValueError, match="non-empty mapping"):
         detect_scenes([scene], _BoxFeaturizer(), {}, stride=2)
+
+
+def test_prepare_for_scoring_does_not_depend_on_the_callers_threads():
+    # the moment tensors come from large BLAS products, which round differently
+    # when split over threads: prepared with the caller's 2 threads, this model's
+    # T2 and T3 differ in their last bits from one thread's (checked)
+    import copy
+
+    from threadpoolctl import threadpool_limits
+
+    from detect.scenes import DecisionScorer, prepare_for_scoring
+    from models.geometric import GeometricMarginSVC
+
+    rng = np.random.default_rng(0)
+    groups = np.repeat(np.arange(10), 3)
+    X = rng.normal(size=(200, groups.size))
+    y = (X[:, 0] + X[:, 4] + rng.normal(size=200) > 0).astype(int)
+    X[(rng.random((200, 10)) < 0.3)[:, groups]] = np.nan
+    est = GeometricMarginSVC(kernel="poly", degree=3, C=1.0, groups=groups).fit(X, y)
+    prepared = []
+    for threads in (1, 2):
+        with threadpool_limits(threads):
+            prepared.append(prepare_for_scoring(copy.deepcopy(est))._norms._cache3)
+    for a, b in zip(prepared[0], prepared[1]):
+        assert np.array_equal(a, b)
+    # a prepared model is scored with what it was prepared with, not prepared again
+    model = prepare_for_scoring(copy.deepcopy(est))
+    cache = model._norms._cache3
+    assert DecisionScorer(model).estimator._norms._cache3 is cache

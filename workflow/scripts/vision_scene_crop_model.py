@@ -8,6 +8,7 @@ import time
 import joblib
 
 from common.io import atomic_path
+from detect.scenes import prepare_for_scoring
 from models.registry import get_method
 from models.selection import select_params
 
@@ -26,5 +27,9 @@ params = select_params(method, F, y, feature_groups=groups, val_fraction=smk.par
 est = get_method(method).make(groups=groups, random_state=smk.params.seed).set_params(**params).fit(F, y)
 log.info("%s trained on %d crops x %d features in %.1f s, params %s", method, len(y), F.shape[1],
          time.perf_counter() - t0, params)
+if hasattr(est, "prepare_scoring"):  # once here, not in every job that scores windows
+    t0 = time.perf_counter()
+    prepare_for_scoring(est)
+    log.info("%s prepared for scoring in %.1f s", method, time.perf_counter() - t0)
 with atomic_path(smk.output[0], ".joblib") as tmp:
     joblib.dump({"method": method, "featurizer": f, "keep": keep, "estimator": est, "params": params}, tmp)
