@@ -21,7 +21,9 @@ import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["fork_map", "can_fork", "contiguous_parts", "process_starmap"]
+import numpy as np
+
+__all__ = ["fork_map", "can_fork", "contiguous_parts", "balanced_bounds", "process_starmap"]
 
 #: The function of the current :func:`fork_map` (set before the workers fork).
 _task: Callable | None = None
@@ -44,6 +46,29 @@ def contiguous_parts(items: list, n_parts: int) -> list[list]:
         return []
     bounds = [len(items) * k // n for k in range(n + 1)]
     return [items[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def balanced_bounds(weights, n_parts: int) -> list[int]:
+    """Bounds ``[0, ..., len(weights)]`` of at most ``n_parts`` contiguous,
+    non-empty parts whose summed weights are near equal: each inner bound is
+    the one whose prefix sum is nearest to a multiple of ``sum / n_parts``.
+    For work whose cost varies from item to item (scenes of different sizes),
+    parts of equal cost keep every worker busy to the end, where parts of
+    equal count leave one worker finishing the largest alone.
+
+    >>> balanced_bounds([5, 1, 1, 1, 1, 1], 2), balanced_bounds([1, 1, 1, 1], 2), balanced_bounds([], 3)
+    ([0, 1, 6], [0, 2, 4], [0])
+    """
+    w = np.asarray(weights, dtype=float).reshape(-1)
+    n = min(w.size, max(1, int(n_parts)))
+    if n == 0:
+        return [0]
+    prefix = np.r_[0.0, np.cumsum(w)]
+    targets = prefix[-1] * np.arange(1, n) / n
+    right = np.clip(np.searchsorted(prefix, targets), 1, w.size)
+    nearer_left = (targets - prefix[right - 1]) < (prefix[right] - targets)
+    cuts = np.where(nearer_left, right - 1, right)
+    return np.unique(np.r_[0, cuts, w.size]).tolist()
 
 
 def _run(chunk: list) -> list:

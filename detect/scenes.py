@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from common.parallel import process_starmap
+from common.parallel import balanced_bounds, process_starmap
 from featurize.vision.images import CROP_SHAPE
 
 __all__ = [
@@ -258,6 +258,16 @@ def load_scorers(methods: Sequence[str], paths: Sequence[str | Path]) -> dict[st
     return scorers
 
 
+def _n_windows(shape: tuple[int, int], stride: int, pyramid: dict | None) -> int:
+    """Windows :func:`detect_scenes` scores in a scene of this shape (over
+    the levels of :func:`image_pyramid`, sized as there)."""
+    if pyramid is None:
+        return len(window_origins(shape, stride))
+    H, W = shape
+    return sum(len(window_origins((int(round(H * s)), int(round(W * s))), stride))
+               for s in pyramid_scales(shape, **pyramid))
+
+
 def _detect_one(scene, featurizer, score, stride, nms_radius, pyramid):
     scales = None if pyramid is None else pyramid_scales(scene.shape, **pyramid)
     return detect_in_scene(scene, featurizer, score, stride, nms_radius, scales=scales)
@@ -286,10 +296,12 @@ def detect_scenes(scenes: Sequence[np.ndarray], featurizer, score, stride: int =
                 progress(f"scene {k + 1}/{len(scenes)}: {len(parts[-1])} windows kept")
     else:
         # contiguous batches of scenes, a few per process: the featurizer and the
-        # scorers (models) are sent to a worker once per batch, not per scene
-        bounds = np.linspace(0, len(scenes), min(len(scenes), 4 * n_jobs) + 1).astype(int)
+        # scorers (models) are sent to a worker once per batch, not per scene.
+        # The batches hold near-equal numbers of windows (scenes differ in size
+        # and pyramid depth), so that no worker is left with the largest alone.
+        bounds = balanced_bounds([_n_windows(scene.shape, stride, pyramid) for scene in scenes], 4 * n_jobs)
         batches = process_starmap(_detect_many, [(scenes[a:b], featurizer, score, stride, nms_radius, pyramid)
-                                                 for a, b in zip(bounds[:-1], bounds[1:]) if b > a], n_jobs)
+                                                 for a, b in zip(bounds[:-1], bounds[1:])], n_jobs)
         parts = [d for batch in batches for d in batch]
         if progress is not None:
             progress(f"{len(scenes)} scenes on {n_jobs} processes: {sum(map(len, parts))} windows kept")

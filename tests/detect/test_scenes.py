@@ -444,3 +444,30 @@ def test_prepare_for_scoring_does_not_depend_on_the_callers_threads():
     model = prepare_for_scoring(copy.deepcopy(est))
     cache = model._norms._cache3
     assert DecisionScorer(model).estimator._norms._cache3 is cache
+
+
+@pytest.mark.parametrize("pyramid", [None, {"max_scale": 1.2, "step": 2 ** 0.25}])
+def test_scenes_of_different_sizes_on_two_processes_match_one(pyramid):
+    # the scenes go to the processes in batches of near-equal window counts
+    # (_n_windows: exactly the windows score_windows scores); the result is
+    # the same as in one process
+    from detect.scenes import _n_windows
+
+    rng = np.random.default_rng(3)
+    scenes = [rng.random(shape).astype(np.float32)
+              for shape in [(40, 100), (300, 500), (61, 143), (120, 260), (45, 333), (200, 101)]]
+    for scene in scenes:
+        calls = []
+
+        class Counting(_BoxFeaturizer):
+            def transform_windows(self, scene, origins):
+                calls.append(len(origins))
+                return super().transform_windows(scene, origins)
+
+        scales = None if pyramid is None else pyramid_scales(scene.shape, **pyramid)
+        score_windows(scene, Counting(), {"box": _first_column}, stride=3, scales=scales)
+        assert _n_windows(scene.shape, 3, pyramid) == sum(calls)
+    one = detect_scenes(scenes, _BoxFeaturizer(), _first_column, stride=3, pyramid=pyramid)
+    two = detect_scenes(scenes, _BoxFeaturizer(), _first_column, stride=3, pyramid=pyramid, n_jobs=2)
+    pd.testing.assert_frame_equal(one, two)
+    assert set(one["scene"]) == set(range(len(scenes)))
