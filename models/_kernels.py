@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.svm import SVC
+from threadpoolctl import threadpool_limits
 
 from common.checks import finite_float, int_at_least, one_of, positive_float, positive_float_or
 
@@ -257,6 +258,41 @@ def _kernel_from_filled(X0, Mx, Z0, Mz, kernel, degree, gamma, coef0,
         D2 += Mxf @ (Z0 * Z0).T
     return kernel_from_gram(G, kernel=kernel, degree=degree, gamma=gamma, coef0=coef0,
                             sq_dist=D2, copy=not own)
+
+
+#: rows of ``K[:, cols]`` gathered at once by :func:`columns_dot` (a multiple of 256)
+COLUMNS_DOT_ROWS = 1024
+
+
+def columns_dot(K: np.ndarray, cols: np.ndarray, v: np.ndarray, chunk: int = COLUMNS_DOT_ROWS) -> np.ndarray:
+    """``K[:, cols] @ v`` without the ``n x len(cols)`` copy: the rows are
+    gathered ``chunk`` at a time (a multiple of 256). With the n x n Gram
+    matrix of a large training set and thousands of support vectors, that
+    copy would be the fit's largest allocation after the Gram itself.
+
+    The chunks start at multiples of 256 rows and none has fewer than 256,
+    so they keep the row blocking of BLAS's matrix-vector kernels: with
+    numpy's OpenBLAS every row's dot product has the bits of the whole
+    product's on one thread (tests compare the two, with ragged tails).
+    The products run on one BLAS thread whatever the caller's limit: with
+    more, BLAS splits the rows among threads by their count, and the bits
+    would depend on the thread count.
+
+    >>> K = np.arange(12.0).reshape(4, 3)
+    >>> columns_dot(K, np.array([0, 2]), np.array([1.0, -1.0]), chunk=256)
+    array([-2., -2., -2., -2.])
+    """
+    if chunk % 256:
+        raise ValueError(f"columns_dot: chunk is {chunk}, expected a multiple of 256")
+    n = K.shape[0]
+    # a last chunk of under 256 rows joins the one before: BLAS treats a
+    # product of very few rows differently (other bits)
+    starts = list(range(0, max(n - n % chunk if n % chunk < 256 else n, 1), chunk)) + [n]
+    out = np.empty(n, dtype=np.result_type(K, v))
+    with threadpool_limits(1, user_api="blas"):
+        for start, stop in zip(starts[:-1], starts[1:]):
+            out[start:stop] = K[start:stop][:, cols] @ v
+    return out
 
 
 def resolve_gamma(estimator, gamma, X: np.ndarray) -> float:

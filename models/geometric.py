@@ -24,7 +24,8 @@ from common.checks import (int_at_least, none_or_positive_float, one_of, positiv
                            validate_params)
 
 from ._kernels import (REPRESENTATIONS, SVC_PARAMETER_CONSTRAINTS, PatternNorms, _check_representation,
-                       _kernel_from_filled, _resolve_representation, _rows_qp, _use_rows, resolve_gamma)
+                       _kernel_from_filled, _resolve_representation, _rows_qp, _use_rows, columns_dot,
+                       resolve_gamma)
 from ._validation import (AbsentFeatureClassifierMixin, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 
@@ -455,9 +456,9 @@ class GeometricMarginSVC(_MaskedSVCBase):
                 if rows:
                     raw = X0 @ (X0[sv].T @ beta)
                 elif own_kernel:  # the unscaled kernel's K[:, sv] @ beta
-                    raw = cur * (K[:, sv] @ (cur[sv] * beta))
+                    raw = cur * columns_dot(K, sv, cur[sv] * beta)
                 else:
-                    raw = K[:, sv] @ beta
+                    raw = columns_dot(K, sv, beta)
             nrm, wn2 = norms.norms_and_full(M)
             s_new, ok = _scales(norms, M, wn2, nrm)
             if not ok:
@@ -597,7 +598,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
                 elif Kv is None:  # libsvm on the rows
                     raw_v = X0v @ (X0[sv].T @ beta)
                 else:
-                    raw_v = Kv[:, sv] @ beta
+                    raw_v = columns_dot(Kv, sv, beta)
                 f = raw_v / sv_ + b
                 f[empty_v] = b
                 for i in wanted.get(t, ()):

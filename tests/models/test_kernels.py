@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
-from models._kernels import PatternNorms, feature_blocks, kernel_from_gram, masked_kernel
+from models._kernels import PatternNorms, columns_dot, feature_blocks, kernel_from_gram, masked_kernel
 
 NAN = np.nan
 
@@ -140,3 +141,22 @@ def test_kernel_from_gram_matches_sklearn():
                                polynomial_kernel(A, B, degree=3, gamma=0.4, coef0=1.0))
     np.testing.assert_allclose(kernel_from_gram(G, sa, sb, kernel="rbf", degree=3, gamma=0.4,
                                                 coef0=1.0), rbf_kernel(A, B, gamma=0.4))
+
+
+@pytest.mark.parametrize("n", [7, 300, 1500, 2048, 2049, 2051, 2303])
+def test_columns_dot_is_the_gathered_product_bit_for_bit(n):
+    """The chunked product (no n x n_sv copy) gives the bits of ``K[:, sv] @ v``
+    for chunk counts that divide n and that do not, and odd tails."""
+    rng = np.random.default_rng(n)
+    A = rng.standard_normal((n, 300))
+    K = A @ A.T
+    sv = np.sort(rng.choice(n, min(n, 701) - 2, replace=False))
+    v = rng.standard_normal(len(sv))
+    with threadpool_limits(1):
+        want = K[:, sv] @ v
+    for threads in (1, 2):  # one BLAS thread inside, whatever the caller's limit
+        with threadpool_limits(threads):
+            for chunk in (256, 512, 1024):
+                assert np.array_equal(columns_dot(K, sv, v, chunk=chunk), want)
+    with pytest.raises(ValueError, match="multiple of 256"):
+        columns_dot(K, sv, v, chunk=300)
