@@ -20,7 +20,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import (int_at_least, none_or_positive_float, one_of, positive_float,
+from common.checks import (int_at_least, none_or_positive_float, positive_float_or, one_of, positive_float,
                            validate_params)
 
 from ._kernels import (REPRESENTATIONS, SVC_PARAMETER_CONSTRAINTS, PatternNorms, _check_representation,
@@ -46,10 +46,21 @@ LIBLINEAR_INTERCEPT_SCALING = 3.0
 LIBLINEAR_MAX_ITER = 20000
 
 
+#: libsvm kernel cache (MB) of ``cache_size="auto"``: on the rows, and on a precomputed kernel
+ROWS_CACHE_MB, PRECOMPUTED_CACHE_MB = 500.0, 64.0
+
+
+def _cache_mb(cache_size, precomputed: bool) -> float:
+    """libsvm's ``cache_size`` for ``cache_size`` (a float, or ``"auto"``)."""
+    if cache_size == "auto":
+        return PRECOMPUTED_CACHE_MB if precomputed else ROWS_CACHE_MB
+    return float(cache_size)
+
+
 class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
     """Shared prediction code: a kernel expansion over stored support vectors."""
 
-    _parameter_constraints: dict = {**SVC_PARAMETER_CONSTRAINTS, "cache_size": positive_float()}
+    _parameter_constraints: dict = {**SVC_PARAMETER_CONSTRAINTS, "cache_size": positive_float_or("auto")}
 
     def _svc(self, rows: bool = False, shape: tuple[int, int] | None = None):
         """libsvm on a precomputed kernel, or (``rows``) the QP on the rows of
@@ -58,8 +69,9 @@ class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
         same QP when the precomputed kernel is ``X0 @ X0.T`` of those rows."""
         if rows:
             return _rows_qp(self.representation, self.kernel, *shape, C=self.C, tol=self.tol,
-                            cache_size=self.cache_size)
-        return SVC(kernel="precomputed", C=float(self.C), tol=float(self.tol), cache_size=float(self.cache_size))
+                            cache_size=_cache_mb(self.cache_size, precomputed=False))
+        return SVC(kernel="precomputed", C=float(self.C), tol=float(self.tol),
+                   cache_size=_cache_mb(self.cache_size, precomputed=True))
 
     def _check_representation(self) -> None:
         _check_representation(self)
@@ -141,8 +153,10 @@ class GeometricMarginSVC(_MaskedSVCBase):
         are refined automatically from the observed missingness patterns.
     tol : float, default=1e-3
         libsvm stopping tolerance.
-    cache_size : float, default=500
-        libsvm kernel cache in MB.
+    cache_size : float or "auto", default="auto"
+        libsvm's kernel cache in MB. ``"auto"``: 500 on the rows, 64 on a
+        precomputed kernel (already in memory: the cache would only copy
+        its rows, in single precision). The solution does not depend on it.
     s_tol : float, default=1e-3
         Convergence tolerance of the scales: once no ``s_i`` (in ``(0, 1]``)
         moves by more than this, a further QP would change the kernel by at
@@ -292,7 +306,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
     }
 
     def __init__(self, C=1.0, *, kernel="linear", degree=2, gamma="scale", coef0=1.0,
-                 n_iter=3, groups=None, tol=1e-3, cache_size=500, s_tol=1e-3,
+                 n_iter=3, groups=None, tol=1e-3, cache_size="auto", s_tol=1e-3,
                  solver="libsvm", first_tol=None, representation="auto"):
         self.C = C
         self.kernel = kernel
@@ -555,7 +569,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
             key = (est.kernel, int(est.degree) if est.kernel == "poly" else None,
                    est.gamma_ if est.kernel != "linear" else None,
                    float(est.coef0) if est.kernel == "poly" else None,
-                   float(est.C), float(est.tol), float(est.cache_size),
+                   float(est.C), float(est.tol), est.cache_size,
                    None if g is None else tuple(np.asarray(g).ravel().tolist()), est.solver,
                    float(est.s_tol), est.first_tol, est._rows_or_liblinear(X0))
             runs.setdefault(key, []).append(i)
@@ -767,7 +781,7 @@ class AverageNormSVC(_MaskedSVCBase):
     }
 
     def __init__(self, C=1.0, *, kernel="linear", degree=2, gamma="scale", coef0=1.0,
-                 groups=None, tol=1e-3, cache_size=500, representation="auto"):
+                 groups=None, tol=1e-3, cache_size="auto", representation="auto"):
         self.C = C
         self.kernel = kernel
         self.degree = degree

@@ -621,3 +621,30 @@ def test_fit_rescales_its_gram_in_place_as_the_copy_would(kernel):
     ys = np.where(y == est.classes_[1], 1.0, -1.0)
     hinge = np.maximum(0.0, 1.0 - ys * est.decision_function(X)).sum()
     assert est.objective_[-1] == pytest.approx(0.5 * est.w_norm_ ** 2 + 0.1 * hinge, rel=1e-9)
+
+
+@pytest.mark.parametrize("cls", [GeometricMarginSVC, AverageNormSVC])
+def test_cache_size_auto_is_a_resource_setting_only(cls):
+    """``cache_size="auto"`` caps libsvm's cache at 64 MB on a precomputed
+    kernel (500 on the rows); the solution is the same bit for bit as with
+    a large or a tiny cache."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 6))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[rng.random(400) < 0.3, 3:] = NAN
+    auto = cls(representation="gram").fit(X, y)
+    assert auto._svc().cache_size == 64.0
+    assert auto._svc(rows=True, shape=(400, 300)).cache_size == 500.0  # libsvm on the rows
+    want = auto.decision_function(X)
+    for mb in (0.01, 500.0):
+        other = clone_with(auto, cache_size=mb).fit(X, y)
+        assert other._svc().cache_size == mb
+        assert np.array_equal(other.decision_function(X), want)
+    with pytest.raises(ValueError, match="cache_size"):
+        clone_with(auto, cache_size="big").fit(X, y)
+
+
+def clone_with(est, **params):
+    from sklearn.base import clone
+
+    return clone(est).set_params(**params)
