@@ -210,10 +210,12 @@ def detect_in_scene(scene: np.ndarray, featurizer,
     return pd.concat(parts, ignore_index=True) if named else parts[0]
 
 
-def prepare_for_scoring(estimator):
+def prepare_for_scoring(estimator, log: Callable[[str], object] | None = None):
     """Prepare a fitted ``estimator`` (in place) for scoring many windows:
     its ``prepare_scoring`` method, if it has one (the geometric margin's
-    cubic-kernel moment tensors), else nothing; returns it.
+    cubic-kernel moment tensors), else nothing; returns it. ``log``, if
+    given, receives one line with the time it took (when there was
+    something to prepare).
 
     The preparation runs with one BLAS thread: a product split over threads
     rounds differently, so the prepared numbers, and every score computed
@@ -224,8 +226,11 @@ def prepare_for_scoring(estimator):
     """
     prepare = getattr(estimator, "prepare_scoring", None)
     if callable(prepare):
+        t0 = time.perf_counter()
         with threadpool_limits(1):
             prepare()
+        if log is not None:
+            log(f"prepared for scoring in {time.perf_counter() - t0:.1f} s")
     return estimator
 
 

@@ -441,9 +441,16 @@ def test_prepare_for_scoring_does_not_depend_on_the_callers_threads():
     for a, b in zip(prepared[0], prepared[1]):
         assert np.array_equal(a, b)
     # a prepared model is scored with what it was prepared with, not prepared again
-    model = prepare_for_scoring(copy.deepcopy(est))
+    lines = []
+    model = prepare_for_scoring(copy.deepcopy(est), log=lines.append)
+    assert len(lines) == 1 and lines[0].startswith("prepared for scoring in ")
     cache = model._norms._cache3
     assert DecisionScorer(model).estimator._norms._cache3 is cache
+    # nothing to prepare: nothing logged
+    from sklearn.linear_model import LogisticRegression
+
+    prepare_for_scoring(LogisticRegression(), log=lines.append)
+    assert len(lines) == 1
 
 
 @pytest.mark.parametrize("pyramid", [None, {"max_scale": 1.2, "step": 2 ** 0.25}])

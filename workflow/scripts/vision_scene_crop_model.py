@@ -27,9 +27,6 @@ params = select_params(method, F, y, feature_groups=groups, val_fraction=smk.par
 est = get_method(method).make(groups=groups, random_state=smk.params.seed).set_params(**params).fit(F, y)
 log.info("%s trained on %d crops x %d features in %.1f s, params %s", method, len(y), F.shape[1],
          time.perf_counter() - t0, params)
-if hasattr(est, "prepare_scoring"):  # once here, not in every job that scores windows
-    t0 = time.perf_counter()
-    prepare_for_scoring(est)
-    log.info("%s prepared for scoring in %.1f s", method, time.perf_counter() - t0)
+prepare_for_scoring(est, log=lambda msg: log.info("%s %s", method, msg))  # once here, not per scoring job
 with atomic_path(smk.output[0], ".joblib") as tmp:
     joblib.dump({"method": method, "featurizer": f, "keep": keep, "estimator": est, "params": params}, tmp)

@@ -30,10 +30,7 @@ else:
     est = first["estimator"]
 log.info("%s refitted on %d crops + %d hard negatives in %.1f s, params %s", method, len(y), len(hard),
          time.perf_counter() - t0, first["params"])
-if hasattr(est, "prepare_scoring"):  # once here, not in every job that scores windows
-    t0 = time.perf_counter()
-    prepare_for_scoring(est)
-    log.info("%s prepared for scoring in %.1f s", method, time.perf_counter() - t0)
+prepare_for_scoring(est, log=lambda msg: log.info("%s %s", method, msg))  # once here, not per scoring job
 with atomic_path(smk.output[0], ".joblib") as tmp:
     joblib.dump({"method": method, "featurizer": f, "keep": keep, "estimator": est, "params": first["params"],
                  "hard_negatives": len(hard)}, tmp)
