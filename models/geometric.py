@@ -20,7 +20,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import (int_at_least, none_or_positive_float, positive_float_or, one_of, positive_float,
+from common.checks import (int_at_least, none_or_positive_float, one_of, positive_float, positive_float_or,
                            validate_params)
 
 from ._kernels import (REPRESENTATIONS, SVC_PARAMETER_CONSTRAINTS, PatternNorms, _check_representation,
