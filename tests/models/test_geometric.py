@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import check_estimator
 
@@ -637,14 +638,8 @@ def test_cache_size_auto_is_a_resource_setting_only(cls):
     assert auto._svc(rows=True, shape=(400, 300)).cache_size == 500.0  # libsvm on the rows
     want = auto.decision_function(X)
     for mb in (0.01, 500.0):
-        other = clone_with(auto, cache_size=mb).fit(X, y)
+        other = clone(auto).set_params(cache_size=mb).fit(X, y)
         assert other._svc().cache_size == mb
         assert np.array_equal(other.decision_function(X), want)
     with pytest.raises(ValueError, match="cache_size"):
-        clone_with(auto, cache_size="big").fit(X, y)
-
-
-def clone_with(est, **params):
-    from sklearn.base import clone
-
-    return clone(est).set_params(**params)
+        clone(auto).set_params(cache_size="big").fit(X, y)
