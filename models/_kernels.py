@@ -381,15 +381,18 @@ class PatternNorms:
     """
 
     def __init__(self, X0_sv, M_sv, beta, kernel, degree, gamma, coef0, groups):
-        self.X0 = np.ascontiguousarray(X0_sv, dtype=np.float64)
-        self.M = np.asarray(M_sv, dtype=bool)
+        X0 = np.ascontiguousarray(X0_sv, dtype=np.float64)
         self.beta = np.asarray(beta, dtype=np.float64)
         self.kernel, self.degree = kernel, int(degree)
         self.gamma, self.coef0 = float(gamma), float(coef0)
         self.groups = np.asarray(groups, dtype=np.intp)
-        self.d = self.X0.shape[1]
+        self.d = X0.shape[1]
         if kernel == "linear" or (kernel == "poly" and self.degree <= 2):
-            self.w = self.X0.T @ self.beta  # explicit linear part, cheap
+            self.w = X0.T @ self.beta  # explicit linear part, cheap
+        # a linear kernel's norms need w alone: its support vectors are not
+        # kept (a fitted model would otherwise hold a second copy of them)
+        self.X0 = None if kernel == "linear" else X0
+        self.M = None if kernel == "linear" else np.asarray(M_sv, dtype=bool)
         self._cache = None  # (blocks, T2, T1) for the closed-form poly path
         self._cache3 = None  # (blocks, T1, T2, T3, S) from prepare(): poly degree 3
 

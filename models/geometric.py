@@ -507,9 +507,10 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self.w_norm_ = float(np.sqrt(max(wn2, 0.0)))
         self._norms = norms
         self._wn2 = wn2
-        self._X0_sv, self._M_sv = X0[sv], M[sv]
         if self.kernel == "linear":
             self.coef_ = norms.w[None, :].copy()
+        else:  # the kernel expansion over the support vectors (decision_function)
+            self._X0_sv, self._M_sv = X0[sv], M[sv]
 
     def grid_decision_function(self, param_list, X_train, y_train, X_val):
         """Validation decision values for many parameter settings at once.

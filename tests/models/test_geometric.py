@@ -643,3 +643,26 @@ def test_cache_size_auto_is_a_resource_setting_only(cls):
         assert np.array_equal(other.decision_function(X), want)
     with pytest.raises(ValueError, match="cache_size"):
         clone(auto).set_params(cache_size="big").fit(X, y)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly"])
+def test_fitted_model_holds_one_copy_of_its_support_vectors(kernel):
+    # a linear model scores with w alone and keeps support_vectors_ only; a
+    # kernel model also keeps their zero-filled values and masks for the
+    # kernel expansion. The cross-validation keeps every fold's model, so a
+    # second and third copy per fold added up (geometric_block on yeast-GEM).
+    rng = np.random.RandomState(3)
+    X = rng.randn(600, 40)
+    X[rng.rand(600, 40) < 0.3] = NAN
+    y = (np.nansum(X[:, :5], axis=1) > 0).astype(int)
+    est = GeometricMarginSVC(kernel=kernel, C=1.0, n_iter=2).fit(X, y)
+    copies = [getattr(est, "_X0_sv", None), getattr(est, "_M_sv", None), est._norms.X0, est._norms.M]
+    if kernel == "linear":
+        assert all(c is None for c in copies)
+    else:
+        assert all(c is not None and c.shape == est.support_vectors_.shape for c in copies)
+    X_new = rng.randn(50, 40)
+    X_new[rng.rand(50, 40) < 0.3] = NAN
+    f, s = est.decision_and_scales(X_new)
+    if kernel == "linear":  # <w, x> / s + b with the explicit w
+        np.testing.assert_allclose(f, np.nan_to_num(X_new) @ est.coef_[0] / s + est.intercept_[0])
