@@ -47,9 +47,9 @@ class Yaml12Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
     yaml_implicit_resolvers: dict = {}
 
     def flatten_mapping(self, node):
-        keys = [k.value for k, _ in node.value if isinstance(k, yaml.ScalarNode)]
         if any(k.tag == "tag:yaml.org,2002:merge" for k, _ in node.value):
             raise yaml.constructor.ConstructorError(None, None, "merge key", node.start_mark)
+        keys = [self.construct_object(k, deep=True) for k, _ in node.value]  # 1 and 01 are one key
         if len(set(keys)) != len(keys):
             raise yaml.constructor.ConstructorError(None, None, "duplicate key", node.start_mark)
         super().flatten_mapping(node)

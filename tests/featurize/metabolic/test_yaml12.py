@@ -52,7 +52,7 @@ def test_scalars_as_cobrapy_reads_them():
 
 
 @pytest.mark.parametrize("text", ["a: =\n", "a: <<\n", "b: &x {c: 1}\nd:\n  <<: *x\n", "x: !!binary aGk=\n",
-                                  "a: 1\na: 2\n", "- !!omap\n  - a: 1\n  - a: 2\n", "- [a\n", "k: [1, 2"])
+                                  "a: 1\na: 2\n", "1: a\n01: b\n", "- !!omap\n  - a: 1\n  - a: 2\n", "- [a\n", "k: [1, 2"])
 def test_what_it_does_not_read_is_left_to_cobrapy(text):
     # merge keys, tags cobrapy never writes, duplicate keys (ruamel refuses
     # them) and invalid YAML: None, and the caller asks cobrapy's reader
