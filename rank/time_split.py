@@ -41,11 +41,23 @@ from scipy.special import gammaln
 from common.checks import check_param, int_at_least, open_unit_interval
 from rank.scoring import candidate_order, correct_scores, gene_id_ranks, no_evidence_last, score_matrix
 
-__all__ = ["HIT_KS", "later_genes", "best_later_ranks", "random_expectation", "time_split_metrics",
+__all__ = ["HIT_KS", "LATER_GENE_EVIDENCE", "later_genes", "best_later_ranks", "later_gene_ranks",
+           "later_gene_evidence", "later_gene_table", "random_expectation", "time_split_metrics",
            "time_split_rows", "time_split_table"]
 
 #: The k of the hit@k columns.
 HIT_KS = (1, 5, 20, 50)
+
+#: What the older release showed of a later gene for its benchmark reaction
+#: (:func:`later_gene_evidence`), the first that applies: the older run did
+#: not rank the reaction; the gene is not a candidate; the gene already
+#: catalysed a related reaction, another reaction of the subsystem, or a
+#: reaction on similar compounds (the evidence of the ranking's
+#: ``catalyses_adjacent``, ``catalyses_in_subsystem`` and
+#: ``similar_compounds`` columns); the gene had other reactions only; the
+#: gene had no reaction in the older release.
+LATER_GENE_EVIDENCE = ("reaction_not_ranked", "not_a_candidate", "catalyses_adjacent", "catalyses_in_subsystem",
+                       "similar_compounds", "other_reactions", "no_older_reaction")
 
 
 def later_genes(orphans: pd.DataFrame, later_rules: Mapping[str, set]) -> dict[str, frozenset]:
@@ -98,6 +110,76 @@ def best_later_ranks(scores: np.ndarray, candidates: Sequence[str], genes: froze
     return (hits[0] if hits else 0), len(hits), (cands[order[hits[0] - 1]] if hits else "")
 
 
+def later_gene_ranks(scores: np.ndarray, candidates: Sequence[str], genes: frozenset,
+                     gene_rank: np.ndarray | None = None) -> dict[str, int]:
+    """1-based rank of every later gene among ``candidates``, in the order of
+    :func:`best_later_ranks` (the other later genes are not removed: the
+    rank is the row a reader of the ranking finds the gene at); 0 for a
+    gene that is not a candidate.
+
+    Examples
+    --------
+    >>> later_gene_ranks(np.array([0.1, 0.9, 0.5]), ["A", "B", "C"], frozenset({"A", "C", "Z"}))
+    {'A': 3, 'C': 2, 'Z': 0}
+    """
+    cands = list(candidates)
+    gene_rank = gene_id_ranks(cands) if gene_rank is None else gene_rank
+    order = candidate_order(np.asarray(scores, dtype=np.float64), gene_rank)
+    at = {cands[j]: i + 1 for i, j in enumerate(order) if cands[j] in genes}
+    return {g: at.get(g, 0) for g in sorted(genes)}
+
+
+def later_gene_evidence(featurizer, benchmark: Mapping[str, frozenset], ranked: Sequence[str],
+                        candidates: Sequence[str], model_genes: set) -> pd.DataFrame:
+    """What the older release showed of each later gene: one row per
+    (benchmark reaction, later gene) with its :data:`LATER_GENE_EVIDENCE`
+    class, the first that applies.
+
+    Parameters
+    ----------
+    featurizer : PairFeaturizer
+        The older release's; its candidate features give the flags of
+        :func:`rank.calibration.evidence_flags`.
+    benchmark : mapping
+        :func:`later_genes`: directed id -> later genes.
+    ranked : sequence of str
+        The benchmark reactions the older run ranked.
+    candidates : sequence of str
+        The older run's candidate genes.
+    model_genes : set
+        Genes with at least one reaction in the older release's network.
+
+    Returns
+    -------
+    DataFrame
+        ``reaction``, ``gene``, ``later_gene_evidence`` and ``candidate``
+        (the gene is one of ``candidates``), in the order of ``benchmark``
+        and of the gene ids.
+    """
+    from rank.calibration import evidence_flags
+
+    in_cands, ranked = set(candidates), set(ranked)
+    rows = []
+    for r, genes in benchmark.items():
+        genes = sorted(genes)
+        scored = [g for g in genes if g in in_cands] if r in ranked else []
+        flags = dict(zip(scored, evidence_flags(featurizer, featurizer.candidate_matrix(r, scored)))) \
+            if scored else {}
+        for g in genes:
+            if r not in ranked:
+                kind = "reaction_not_ranked"
+            elif g not in in_cands:
+                kind = "not_a_candidate"
+            elif flags[g].any():
+                kind = LATER_GENE_EVIDENCE[2 + int(np.argmax(flags[g]))]
+            elif g in model_genes:
+                kind = "other_reactions"
+            else:
+                kind = "no_older_reaction"
+            rows.append({"reaction": r, "gene": g, "later_gene_evidence": kind, "candidate": g in in_cands})
+    return pd.DataFrame(rows, columns=["reaction", "gene", "later_gene_evidence", "candidate"])
+
+
 def _log_comb(n, k):
     return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
 
@@ -138,7 +220,7 @@ def random_expectation(n_candidates: int, n_later: int, ks: Sequence[int] = HIT_
 
 
 def time_split_metrics(rows: pd.DataFrame, n_boot: int = 1000, seed: int = 0, level: float = 0.95,
-                       ks: Sequence[int] = HIT_KS) -> dict[str, float]:
+                       ks: Sequence[int] = HIT_KS, clusters=None) -> dict[str, float]:
     """Metrics over benchmark reactions with bootstrap intervals over reactions.
 
     Parameters
@@ -149,6 +231,10 @@ def time_split_metrics(rows: pd.DataFrame, n_boot: int = 1000, seed: int = 0, le
         ``n_later_candidates`` (later genes among them).
     n_boot, seed, level
         Percentile bootstrap over reactions (``numpy.random.default_rng(seed)``).
+    clusters : array-like, optional
+        A label per row: the bootstrap resamples the labels and keeps their
+        rows together (rows that are (reaction, later gene) pairs, resampled
+        by reaction). Without it every row is resampled alone.
 
     Returns
     -------
@@ -179,10 +265,20 @@ def time_split_metrics(rows: pd.DataFrame, n_boot: int = 1000, seed: int = 0, le
     out["median_rank"] = float(np.median(best[ranked])) if ranked.any() else float("nan")
     rng = np.random.default_rng(seed)
     alpha = (1.0 - level) / 2.0
-    if len(rows):
+    if len(rows) and clusters is None:
         picks = rng.integers(0, len(rows), size=(n_boot, len(rows)))
         for name, v in values.items():
             lo, hi = np.quantile(v[picks].mean(axis=1), [alpha, 1.0 - alpha])
+            out[f"{name}_lo"], out[f"{name}_hi"] = float(lo), float(hi)
+    elif len(rows):
+        codes, labels = pd.factorize(np.asarray(clusters))
+        if len(codes) != len(rows):
+            raise ValueError(f"time_split_metrics: {len(codes)} cluster labels for {len(rows)} rows")
+        picks = rng.integers(0, len(labels), size=(n_boot, len(labels)))
+        sizes = np.bincount(codes, minlength=len(labels))[picks].sum(axis=1)
+        for name, v in values.items():
+            sums = np.bincount(codes, weights=v, minlength=len(labels))[picks].sum(axis=1)
+            lo, hi = np.quantile(sums / sizes, [alpha, 1.0 - alpha])
             out[f"{name}_lo"], out[f"{name}_hi"] = float(lo), float(hi)
     else:
         for name in values:
@@ -237,6 +333,77 @@ def time_split_table(rows: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> p
     return pd.DataFrame(out)
 
 
+def later_gene_table(rows: pd.DataFrame, evidence: pd.DataFrame, n_boot: int = 1000, seed: int = 0
+                     ) -> pd.DataFrame:
+    """Which later genes each ranking finds: hit@k, MRR and median rank of
+    the later genes themselves, one row per ranking and
+    :data:`LATER_GENE_EVIDENCE` class (``all`` first; a class without
+    genes is left out).
+
+    Parameters
+    ----------
+    rows : DataFrame
+        :func:`time_split_rows`: one row per (ranking, benchmark reaction)
+        with ``later_genes`` and ``later_gene_ranks`` (``;``-joined, in the
+        same order; rank 0 = not ranked or not a candidate) and
+        ``n_candidates``.
+    evidence : DataFrame
+        :func:`later_gene_evidence`: ``reaction``, ``gene``, ``later_gene_evidence``,
+        ``candidate``.
+
+    Returns
+    -------
+    DataFrame
+        ``ranking``, ``later_gene_evidence``, ``later_genes`` (the (reaction,
+        later gene) pairs of the class), ``reactions``, ``share`` (of the
+        ranking's pairs), then the metrics of :func:`time_split_metrics`
+        over the pairs (a gene at rank k or better is a hit; intervals by
+        resampling reactions, their pairs together), ``random_*`` being
+        what a random order of the candidates gives one gene (for every
+        benchmark reaction, ranked or not, as in :func:`time_split_table`).
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"ranking": ["m"] * 2, "reaction": ["a", "b"], "n_candidates": [50, 50],
+    ...                      "later_genes": ["G1;G2", "G3"], "later_gene_ranks": ["1;30", "0"]})
+    >>> ev = pd.DataFrame({"reaction": ["a", "a", "b"], "gene": ["G1", "G2", "G3"],
+    ...                    "later_gene_evidence": ["catalyses_adjacent", "no_older_reaction", "not_a_candidate"],
+    ...                    "candidate": [True, True, False]})
+    >>> t = later_gene_table(rows, ev, n_boot=50)
+    >>> t[["later_gene_evidence", "later_genes", "reactions", "hit@1", "hit@50"]].values.tolist()
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [['all', 3, 2, 0.3333333333333333, 0.6666666666666666], ['not_a_candidate', 1, 1, 0.0, 0.0],
+     ['catalyses_adjacent', 1, 1, 1.0, 1.0], ['no_older_reaction', 1, 1, 0.0, 1.0]]
+    """
+    kind = {(r, g): (k, bool(c)) for r, g, k, c in
+            evidence[["reaction", "gene", "later_gene_evidence", "candidate"]].itertuples(index=False)}
+    pairs = []
+    for rec in rows.to_dict("records"):
+        genes, ranks = str(rec["later_genes"]).split(";"), str(rec["later_gene_ranks"]).split(";")
+        if len(genes) != len(ranks):
+            raise ValueError(f"later_gene_table: reaction {rec['reaction']!r} under {rec['ranking']!r} has "
+                             f"{len(genes)} later genes but {len(ranks)} ranks")
+        for g, k in zip(genes, ranks):
+            if (rec["reaction"], g) not in kind:
+                raise ValueError(f"later_gene_table: no evidence class for later gene {g!r} of "
+                                 f"{rec['reaction']!r}; pass later_gene_evidence of the same benchmark")
+            c, candidate = kind[(rec["reaction"], g)]
+            pairs.append({"ranking": rec["ranking"], "reaction": rec["reaction"], "class": c,
+                          "best_rank": int(k), "n_candidates": rec["n_candidates"],
+                          "n_later_candidates": int(candidate)})
+    pairs = pd.DataFrame(pairs, columns=["ranking", "reaction", "class", "best_rank", "n_candidates",
+                                         "n_later_candidates"])
+    out = []
+    for ranking in dict.fromkeys(pairs["ranking"]):
+        p = pairs[pairs["ranking"] == ranking]
+        groups = [("all", p)] + [(c, p[p["class"] == c]) for c in LATER_GENE_EVIDENCE if (p["class"] == c).any()]
+        for c, g in groups:
+            m = time_split_metrics(g, n_boot=n_boot, seed=seed, clusters=g["reaction"].to_numpy())
+            out.append({"ranking": ranking, "later_gene_evidence": c, "later_genes": m.pop("reactions"),
+                        "reactions": int(g["reaction"].nunique()), "share": len(g) / len(p), **m})
+    return pd.DataFrame(out)
+
+
 def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str],
                     benchmark: Mapping[str, frozenset],
                     decisions: Mapping[str, Callable[[np.ndarray], np.ndarray]],
@@ -279,8 +446,10 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     -------
     DataFrame
         One row per (ranking, benchmark reaction), the input of
-        :func:`time_split_table`, plus ``later_genes`` (``;``-joined) and
-        ``best_gene`` (the best-ranked later gene, "" if none).
+        :func:`time_split_table`, plus ``later_genes`` (``;``-joined),
+        ``later_gene_ranks`` (:func:`later_gene_ranks` of each, in the same
+        order; all 0 when the reaction was not ranked) and ``best_gene``
+        (the best-ranked later gene, "" if none).
     shown : DataFrame
         Only with ``shown``.
     """
@@ -321,15 +490,18 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
         for r in bench:
             genes = benchmark[r]
             n_later_cands = len(genes & in_cands)
-            best, best_gene = 0, ""
+            best, best_gene, ranks = 0, "", {}
             if r in where:
                 best, _, best_gene = best_later_ranks(C[where[r]], cands, genes, gene_rank)
+                ranks = later_gene_ranks(C[where[r]], cands, genes, gene_rank)
             rows.append({"ranking": name, "reaction": r, "reaction_kind": orphans.loc[r, "reaction_kind"],
                          "ranked": r in where, "best_rank": best, "best_gene": best_gene,
                          "n_candidates": len(cands), "n_later_genes": len(genes),
-                         "n_later_candidates": n_later_cands, "later_genes": ";".join(sorted(genes))})
+                         "n_later_candidates": n_later_cands, "later_genes": ";".join(sorted(genes)),
+                         "later_gene_ranks": ";".join(str(ranks.get(g, 0)) for g in sorted(genes))})
     out = pd.DataFrame(rows, columns=["ranking", "reaction", "reaction_kind", "ranked", "best_rank", "best_gene",
-                                      "n_candidates", "n_later_genes", "n_later_candidates", "later_genes"])
+                                      "n_candidates", "n_later_genes", "n_later_candidates", "later_genes",
+                                      "later_gene_ranks"])
     if shown is None:
         return out
     columns = ["reaction", "rank", "gene", "score", "score_z", "gap_next_z", "gap_top_z", "label"]

@@ -105,11 +105,17 @@ def test_rows_score_each_matrix_once_as_each_model_alone():
         S = correct_scores(score_matrix(pair_score_fn(f, decisions[model]), eligible, cands, 2), correction)
         for r, genes in benchmark.items():
             row = got[(got["ranking"] == name) & (got["reaction"] == r)].iloc[0]
+            ranks = [int(k) for k in row["later_gene_ranks"].split(";")]
+            assert row["later_genes"].split(";") == sorted(genes) and len(ranks) == len(genes)
             if r not in eligible:
                 assert (row["ranked"], row["best_rank"], row["best_gene"]) == (False, 0, "")
+                assert ranks == [0] * len(genes)
                 continue
             best, _, gene = best_later_ranks(S[eligible.index(r)], cands, genes, gene_rank)
             assert (row["ranked"], row["best_rank"], row["best_gene"]) == (True, best, gene)
+            # each later gene at its own place in the ranking (G1..G5 are all candidates)
+            for g, k in zip(sorted(genes), ranks):
+                assert k == best_later_ranks(S[eligible.index(r)], cands, frozenset({g}), gene_rank)[0]
     assert len(got) == len(rankings) * len(benchmark)
     # the rows the ranking "b+centred" shows (top 2): a later gene is labelled at its rank
     again, shown = time_split_rows(f, orphans, cands, benchmark, decisions, rankings, batch_size=2,
@@ -129,3 +135,66 @@ def test_rows_score_each_matrix_once_as_each_model_alone():
         assert (labelled[:1] == [row.best_rank]) if row.best_rank <= 2 else labelled == []
     with pytest.raises(ValueError, match="shown ranking"):
         time_split_rows(f, orphans, cands, benchmark, decisions, rankings, shown=("nope", 2))
+
+
+def test_later_gene_evidence_by_hand_on_the_toy_network():
+    """Each later gene's class is what the older release showed of it, by
+    hand on the toy network: R4's related reactions are R2 (funnel, G2) and
+    R1 (chain_up, G1); G3 catalyses only R1's fork partner R3; G5 catalyses
+    nothing; G9 is not a candidate; R3 was not ranked."""
+    from toy_pairs import toy
+
+    from featurize.metabolic.pairs import PairFeaturizer
+    from rank.time_split import later_gene_evidence
+
+    net, motifs, sources = toy()
+    f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
+    benchmark = {"R4": frozenset({"G5", "G1", "G9", "G3", "G2"}), "R3": frozenset({"G2"})}
+    model_genes = {g for genes in net.reactions["genes"] for g in genes}
+    got = later_gene_evidence(f, benchmark, ["R4"], ["G1", "G2", "G3", "G4", "G5"], model_genes)
+    assert got.values.tolist() == [
+        ["R4", "G1", "catalyses_adjacent", True], ["R4", "G2", "catalyses_adjacent", True],
+        ["R4", "G3", "other_reactions", True], ["R4", "G5", "no_older_reaction", True],
+        ["R4", "G9", "not_a_candidate", False], ["R3", "G2", "reaction_not_ranked", True]]
+
+
+def test_later_gene_table_counts_genes_and_resamples_reactions():
+    from rank.time_split import later_gene_table
+
+    rows = pd.DataFrame({"ranking": ["m", "m", "m"], "reaction": ["a", "b", "c"], "n_candidates": [100] * 3,
+                         "later_genes": ["G1;G2;G3", "G4", "G5;G6"], "later_gene_ranks": ["1;7;40", "0", "0;0"]})
+    ev = pd.DataFrame({"reaction": ["a", "a", "a", "b", "c", "c"], "gene": ["G1", "G2", "G3", "G4", "G5", "G6"],
+                       "later_gene_evidence": ["catalyses_adjacent", "other_reactions", "other_reactions",
+                                               "not_a_candidate", "reaction_not_ranked", "reaction_not_ranked"],
+                       "candidate": [True, True, True, False, True, True]})
+    t = later_gene_table(rows, ev, n_boot=200).set_index("later_gene_evidence")
+    # classes in LATER_GENE_EVIDENCE order after "all"; a class without genes is left out
+    assert list(t.index) == ["all", "reaction_not_ranked", "not_a_candidate", "catalyses_adjacent",
+                             "other_reactions"]
+    assert t["later_genes"].tolist() == [6, 2, 1, 1, 2] and t["reactions"].tolist() == [3, 1, 1, 1, 1]
+    assert t.loc["all", "share"] == 1 and t.loc["other_reactions", "share"] == pytest.approx(2 / 6)
+    # by hand: genes at ranks 1, 7, 40 and three misses
+    assert t.loc["all", "hit@1"] == pytest.approx(1 / 6) and t.loc["all", "hit@50"] == pytest.approx(3 / 6)
+    assert t.loc["other_reactions", "hit@5"] == 0 and t.loc["other_reactions", "hit@20"] == pytest.approx(0.5)
+    assert t.loc["other_reactions", "median_rank"] == pytest.approx(23.5)
+    # one gene among 100 candidates in random order; a gene that is no candidate, never
+    assert t.loc["catalyses_adjacent", "random_hit@5"] == pytest.approx(0.05)
+    assert t.loc["not_a_candidate", "random_hit@50"] == 0
+    assert t.loc["reaction_not_ranked", "random_hit@1"] == pytest.approx(0.01)
+    # the pairs of one reaction are resampled together: one reaction, no spread
+    assert t.loc["other_reactions", "hit@20_lo"] == t.loc["other_reactions", "hit@20_hi"] == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="no evidence class"):
+        later_gene_table(rows, ev.iloc[1:], n_boot=10)
+
+
+def test_cluster_bootstrap_keeps_a_reactions_rows_together():
+    rows = pd.DataFrame({"best_rank": [1, 0, 1, 0], "n_candidates": [10] * 4, "n_later_candidates": [1] * 4})
+    alone = time_split_metrics(rows, n_boot=500, seed=3)
+    together = time_split_metrics(rows, n_boot=500, seed=3, clusters=["a", "a", "a", "a"])
+    assert alone["hit@1_lo"] < 0.5 < alone["hit@1_hi"]
+    assert together["hit@1_lo"] == together["hit@1_hi"] == 0.5
+    # one label per row: the same draws as without labels
+    each = time_split_metrics(rows, n_boot=500, seed=3, clusters=["a", "b", "c", "d"])
+    assert (each["hit@1_lo"], each["hit@1_hi"]) == pytest.approx((alone["hit@1_lo"], alone["hit@1_hi"]))
+    with pytest.raises(ValueError, match="cluster labels"):
+        time_split_metrics(rows, n_boot=10, clusters=["a"])

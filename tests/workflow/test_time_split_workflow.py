@@ -73,6 +73,32 @@ def test_table_summarises_the_reaction_rows(time_split_run):
     assert not (tmp / "results/enzyme_ranking.tsv").exists()
 
 
+def test_later_genes_split_by_what_the_older_release_showed(time_split_run):
+    tmp, _, _ = time_split_run
+    rows = pd.read_csv(tmp / "results/metabolic/time_split_reactions.tsv", sep="\t", keep_default_na=False)
+    table = pd.read_csv(tmp / "results/metabolic/time_split_later_genes.tsv", sep="\t")
+    older = cobra.io.load_json_model(str(tmp / "inputs" / "older.json"))
+    for r in rows.itertuples():
+        # one later gene per toy reaction: its own rank is the best rank
+        assert str(r.later_gene_ranks) == str(r.best_rank)
+        gene = older.genes.get_by_id(r.later_genes) if older.genes.has_id(r.later_genes) else None
+        if gene is None or not gene.reactions:
+            assert r.later_gene_evidence == "no_older_reaction"
+        else:
+            assert r.later_gene_evidence in ("catalyses_adjacent", "catalyses_in_subsystem", "similar_compounds",
+                                             "other_reactions")
+    assert table.loc[table["default"], "ranking"].unique().tolist() == ["geometric"]
+    assert list(dict.fromkeys(table["ranking"])) == list(dict.fromkeys(rows["ranking"]))
+    for ranking, t in table.groupby("ranking", sort=False):
+        mine = rows[rows["ranking"] == ranking]
+        assert t["later_gene_evidence"].iloc[0] == "all"
+        assert t["later_genes"].iloc[0] == 2 and t["reactions"].iloc[0] == 2
+        assert t["later_genes"].iloc[1:].sum() == 2
+        for c, g in mine.groupby("later_gene_evidence"):
+            row = t[t["later_gene_evidence"] == c].iloc[0]
+            assert row["hit@20"] == pytest.approx(g["best_rank"].between(1, 20).mean(), abs=1e-4)
+
+
 def test_main_job_with_the_time_split_shows_it_in_the_browser(time_split_run):
     """metabolic.time_split.in_main_job: the browser's header carries the
     default ranking's time-split figures, read from this run's table."""

@@ -48,6 +48,11 @@ rule metabolic_time_split:
             category="Enzyme ranking",
         ),
         reactions=f"{MET_DIR}/time_split_reactions.tsv",
+        later_genes=report(
+            f"{MET_DIR}/time_split_later_genes.tsv",
+            caption="../report/time_split_later_genes.rst",
+            category="Enzyme ranking",
+        ),
         calibration=report(
             f"{MET_DIR}/time_split_calibration.tsv",
             caption="../report/time_split_calibration.rst",

@@ -1,6 +1,7 @@
 """Time-split validation: the older release's orphans, ranked by the older
 run's models exactly as today's orphans are ranked, scored against the genes
-that the newer release gave them (rank/time_split.py); and the older run's
+that the newer release gave them (rank/time_split.py), also split by what
+the older release showed of each later gene; and the older run's
 confidence, checked on the rows its default ranking shows for them."""
 
 
@@ -19,7 +20,8 @@ from rank.evidence import orphan_reactions
 from rank.metrics import choose_ranking_method
 from rank.refit import ranking_decisions_for
 from rank.scoring import ranking_name, split_ranking_name
-from rank.time_split import later_genes, time_split_rows, time_split_table
+from rank.time_split import (later_gene_evidence, later_gene_table, later_genes, time_split_rows,
+                             time_split_table)
 from report.figures import plot_reliability
 
 from _bootstrap import setup
@@ -98,5 +100,20 @@ for r in table[table["reaction_kind"] == "all"].to_dict("records"):
     log.info("%s: hit@1 %.3f, hit@20 %.3f, MRR %.3f over %d reactions (%d not ranked); random order: "
              "hit@1 %.3f, hit@20 %.3f", r["ranking"], r["hit@1"], r["hit@20"], r["mrr"], r["reactions"],
              r["not_ranked"], r["random_hit@1"], r["random_hit@20"])
+# what the older release showed of each later gene: which kinds of later gene the rankings miss
+model_genes = {g for genes in net.reactions["genes"] for g in genes}
+evidence = later_gene_evidence(featurizer, benchmark, [r for r in benchmark if orphans.loc[r, "eligible"]],
+                               candidates, model_genes)
+by_gene = later_gene_table(rows, evidence, n_boot=p.n_bootstrap, seed=p.seed)
+by_gene.insert(1, "default", by_gene["ranking"] == default)
+mine = by_gene[by_gene["default"]]
+for r in mine.to_dict("records"):
+    log.info("%s, later genes %s: %d of %d (%d reactions); hit@1 %.3f, hit@20 %.3f", default,
+             r["later_gene_evidence"], r["later_genes"], mine["later_genes"].iloc[0], r["reactions"],
+             r["hit@1"], r["hit@20"])
+kind_of = {(r, g): k for r, g, k in evidence[["reaction", "gene", "later_gene_evidence"]].itertuples(index=False)}
+rows["later_gene_evidence"] = [";".join(kind_of[(r, g)] for g in genes.split(";"))
+                               for r, genes in zip(rows["reaction"], rows["later_genes"])]
 write_tsv_atomic(rows, smk.output.reactions)
+write_tsv_atomic(by_gene.round(4), smk.output.later_genes)
 write_tsv_atomic(table.round(4), smk.output.table)
