@@ -103,8 +103,10 @@ check_source_signal(X, featurizer.feature_names_, {
     "expr": ", ".join(map(str, expression.attrs["files"].values())), "domain": str(smk.input.annotation),
     "loc": str(smk.input.annotation if p.localization == "gaf" else smk.input.localization)})
 # Unit spread per feature over the instance pairs (label-free, no centring);
-# the featurizer applies the same scale to every candidate it builds later.
-X *= featurizer.fit_feature_scale(X)
+# the featurizer applies the same scale to every candidate it builds later
+# (both rounded to float32 values: the same features on any CPU).
+featurizer.fit_feature_scale(X)
+X = featurizer.scaled(X)
 y = instances["label"].to_numpy()
 log.info("instances: %d (%d positive), features: %d, absent: %.1f%%",
          len(y), int(y.sum()), X.shape[1], 100 * np.isnan(X).mean())

@@ -22,7 +22,7 @@ from featurize.metabolic.pairs.explanations import PairExplanations
 from featurize.metabolic.pairs.index import NetworkIndex
 from featurize.metabolic.pairs.registry import BLOCKS, CANDIDATE_MOTIF, SOURCE_KINDS
 
-__all__ = ["PairFeaturizer", "REPRESENTATIONS"]
+__all__ = ["PairFeaturizer", "REPRESENTATIONS", "ZERO_SNAP", "float32_grid"]
 
 #: Values of the ``representation`` parameter of :class:`PairFeaturizer`.
 REPRESENTATIONS = ("pointwise", "summary")
@@ -32,6 +32,41 @@ REPRESENTATIONS = ("pointwise", "summary")
 #: every batch of a candidate list, then the next reaction, gathers each
 #: batch once.
 RECENT_BATCHES = 8
+
+
+#: Feature values closer to 0 than this are set to 0 (:func:`float32_grid`):
+#: a value that is 0 in exact arithmetic can come out as a rounding residue
+#: of a few 1e-16 times its terms' size.
+ZERO_SNAP = 2.0 ** -32
+
+
+def float32_grid(X: np.ndarray) -> np.ndarray:
+    """Round the float64 array ``X`` in place to the nearest float32 values,
+    values closer to 0 than :data:`ZERO_SNAP` to 0 (still float64; NaN stays
+    NaN), and return it.
+
+    Every feature matrix the featurizer returns is on this grid, so that its
+    values do not depend on the machine: BLAS kernels and numpy's SIMD loops
+    differ between CPUs (AVX2, AVX-512) in the last bits of sums and
+    products, and gradient boosting's bin edges and kNN's distance ties turn
+    such bits into other models. On the grid, two machines' values differ
+    only where one lies within a few float64 ulps of a float32 rounding
+    boundary or of ``ZERO_SNAP``, which is rare; the 7 significant digits
+    kept are more than any feature's precision.
+
+    Examples
+    --------
+    >>> x = np.array([0.1, np.nan, 1.0 + 2.0 ** -40, -1e-16])
+    >>> float32_grid(x).tolist()[2:], bool(x[0] == np.float32(0.1)), bool(np.isnan(x[1]))
+    ([1.0, 0.0], True, True)
+    """
+    with np.errstate(over="ignore"):
+        q = X.astype(np.float32)
+    if np.isinf(q).sum() != np.isinf(X).sum():
+        raise ValueError("float32_grid: a feature value beyond float32's range (|x| > 3.4e38)")
+    q[np.abs(q) < ZERO_SNAP] = 0.0
+    X[...] = q
+    return X
 
 
 class PairFeaturizer(PairExplanations):
@@ -110,6 +145,9 @@ class PairFeaturizer(PairExplanations):
     feature_scale_ : ndarray or None
         Per-feature multiplier applied to every matrix this featurizer returns
         once :meth:`fit_feature_scale` has been called (None before).
+
+    Every matrix it returns, and the scale, are rounded to float32 values
+    (:func:`float32_grid`): the same features on any CPU.
     """
 
     _parameter_constraints = {
@@ -301,8 +339,16 @@ class PairFeaturizer(PairExplanations):
         ok = (present >= 2) & np.isfinite(sd) & (sd > 1e-12)
         scale = np.ones(self.n_features_)
         scale[ok] = 1.0 / sd[ok]
-        self.feature_scale_ = scale
-        return scale
+        self.feature_scale_ = float32_grid(scale)
+        return self.feature_scale_
+
+    def scaled(self, X: np.ndarray) -> np.ndarray:
+        """``X`` (unscaled output of this featurizer) times the fitted scale,
+        on the float32 grid (:func:`float32_grid`), as every matrix the
+        featurizer builds once the scale is fitted; a new array."""
+        if self.feature_scale_ is None:
+            raise ValueError("scaled: fit_feature_scale has not been called")
+        return float32_grid(np.asarray(X, dtype=np.float64) * self.feature_scale_)
 
     def block_sums(self, X: np.ndarray, kind: str) -> np.ndarray:
         """Per motif type, the sum of the ``kind`` block of each row, unscaled.
@@ -412,8 +458,10 @@ class PairFeaturizer(PairExplanations):
             self._pointwise(reaction, g_gids, h_gids, X)
         else:
             self._summarise(reaction, g_gids, h_gids, X)
+        float32_grid(X)
         if self.feature_scale_ is not None:
             X *= self.feature_scale_
+            float32_grid(X)
         return X
 
     def _summarise(self, reaction: str, g_gids: np.ndarray, h_gids: np.ndarray | None,

@@ -227,7 +227,8 @@ def test_compound_block_matches_brute_force(seed):
         got = C[:, -2 * len(f.compound_kinds_):] if f.compound_kinds_ else C[:, :0]
         for i, g in enumerate(cand):
             ref = reference_compound(net, r, g, f.compound_kinds_)
-            np.testing.assert_allclose(got[i], ref, rtol=1e-12, atol=1e-14, err_msg=f"{r} {g}")
+            # the featurizer's values lie on the float32 grid (float32_grid): one step apart at most
+            np.testing.assert_allclose(got[i], ref, rtol=2.0 ** -23, atol=1e-14, err_msg=f"{r} {g}")
         present += int(np.isfinite(got).any(axis=1).sum())
     assert present >= 5  # the draw exercises the block, not only its absence
 

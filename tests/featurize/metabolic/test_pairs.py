@@ -16,6 +16,10 @@ from featurize.metabolic.pairs import featurizer as featurizer_module
 from featurize.metabolic.pairs.registry import BLOCKS
 from toy_pairs import ToyNet, toy
 
+#: One step of the float32 grid the featurizer's values lie on (float32_grid):
+#: the largest relative difference from a float64 reference.
+F32 = 2.0 ** -23
+
 
 @pytest.fixture
 def feat():
@@ -468,7 +472,7 @@ def test_matches_brute_force_reference(seed, kinds, subsystems):
         np.testing.assert_allclose(C, T, rtol=1e-12, atol=1e-14)
         for i, g in enumerate(genes):
             ref = reference_features(f, net, motifs, sources, 0.05, 2, r, g)
-            np.testing.assert_allclose(C[i], ref, rtol=1e-9, atol=1e-12,
+            np.testing.assert_allclose(C[i], ref, rtol=F32, atol=1e-12,
                                        err_msg=f"{r} {g}")
         # leave one neighbour out == brute force without that neighbour
         g = genes[seed]
@@ -476,7 +480,7 @@ def test_matches_brute_force_reference(seed, kinds, subsystems):
         assert hs == sorted(set().union(*f.neighbour_genes(r, g).values()))
         for h, row in zip(hs, X):
             ref = reference_features(f, net, motifs, sources, 0.05, 2, r, g, drop=h)
-            np.testing.assert_allclose(row, ref, rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(row, ref, rtol=F32, atol=1e-12)
 
 
 @pytest.mark.parametrize("seed,kinds,subsystems", [(0, False, False), (3, True, False),
@@ -501,7 +505,7 @@ def test_near_copies_are_never_read(seed, kinds, subsystems):
         for i, g in enumerate(genes):
             ref = reference_features(f, net, motifs, sources, 0.05, 2, r, g, hidden=hidden,
                                      unit_of={m: groups[o] for o, m in model.items()})
-            np.testing.assert_allclose(C[i], ref, rtol=1e-9, atol=1e-12, err_msg=f"{r} {g}")
+            np.testing.assert_allclose(C[i], ref, rtol=F32, atol=1e-12, err_msg=f"{r} {g}")
         changed += not np.array_equal(np.nan_to_num(C, nan=-9.0),
                                       np.nan_to_num(plain.candidate_matrix(r, genes), nan=-9.0))
         for t, related in f.adjacency_reactions(r, genes[seed]).items():
@@ -588,19 +592,20 @@ def test_summary_representation_matches_brute_force(seed):
         np.testing.assert_allclose(C, f.transform([r] * len(genes), genes), rtol=1e-12)
         for i, g in enumerate(genes):
             ref = reference_summary(f, net, motifs, sources, 0.05, 2, r, g)
-            np.testing.assert_allclose(C[i], ref, rtol=1e-9, atol=1e-12, err_msg=f"{r} {g}")
+            np.testing.assert_allclose(C[i], ref, rtol=F32, atol=1e-12, err_msg=f"{r} {g}")
             checked += int(not np.isnan(ref[1]))
         g = genes[seed]
         hs, X = f.leave_one_out(r, g)
         for h, row in zip(hs, X):
             ref = reference_summary(f, net, motifs, sources, 0.05, 2, r, g, drop=h)
-            np.testing.assert_allclose(row, ref, rtol=1e-9, atol=1e-12, err_msg=f"{r} {g} -{h}")
+            np.testing.assert_allclose(row, ref, rtol=F32, atol=1e-12, err_msg=f"{r} {g} -{h}")
     assert checked > 10  # the random networks do exercise the expression summaries
-    # block_sums reads the mean column: equal to the point-wise sums
+    # block_sums reads the mean column: equal to the point-wise sums (each
+    # point-wise term on the float32 grid before they are summed)
     pw = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=0.05)
     r = net.reactions.index[0]
     np.testing.assert_allclose(f.block_sums(f.candidate_matrix(r, genes), "expr"),
-                               pw.block_sums(pw.candidate_matrix(r, genes), "expr"), rtol=1e-12)
+                               pw.block_sums(pw.candidate_matrix(r, genes), "expr"), rtol=1e-5, atol=1e-7)
     with pytest.raises(ValueError, match="'representation' parameter of PairFeaturizer"):
         PairFeaturizer(net, motifs, sources, representation="both")
 
@@ -881,3 +886,32 @@ def test_fold_groups_on_real_models(imm904, yeast_gem_902):
     assert sorted(mixed.index[mixed]) == ["r_1236", "r_1777"]
     assert not has_genes["r_1777"] and "YBR041W" in net.reactions.at["r_1835", "genes"]
     assert groups["r_1835"] == "r_1777"
+
+
+def test_features_lie_on_the_float32_grid_and_ignore_last_bits():
+    """Every matrix is rounded to float32 values, scale included, so a change
+    in the last bits of a computation (another CPU's BLAS or SIMD loops) does
+    not reach the features: here the expression data perturbed by 1e-13."""
+    from featurize.metabolic.pairs.featurizer import float32_grid
+
+    net, motifs, sources = toy()
+    f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
+    reactions, genes = ["R1", "R2", "R3", "R4"] * 3, ["G1", "G2", "G3", "G5"] * 3
+    X = f.transform(reactions, genes)
+    assert np.array_equal(X, X.astype(np.float32), equal_nan=True)
+    expr = sources["expr"]
+    shaken = {**sources, "expr": expr + 1e-13 * np.arange(expr.size).reshape(expr.shape)}
+    g = PairFeaturizer(net, motifs, shaken, min_domain_genes=2, domain_eps=1.0)
+    Y = g.transform(reactions, genes)
+    assert not np.array_equal(shaken["expr"], expr) and np.isfinite(X).sum() > 20
+    np.testing.assert_array_equal(Y, X)
+    # the fitted scale and the scaled matrices too
+    f.fit_feature_scale(X)
+    g.fit_feature_scale(Y)
+    assert np.array_equal(f.feature_scale_, f.feature_scale_.astype(np.float32))
+    np.testing.assert_array_equal(g.scaled(Y), f.scaled(X))
+    np.testing.assert_array_equal(f.candidate_matrix("R4", ["G1", "G3"]), g.candidate_matrix("R4", ["G1", "G3"]))
+    with pytest.raises(ValueError, match="beyond float32's range"):
+        float32_grid(np.array([1e39]))
+    with pytest.raises(ValueError, match="fit_feature_scale has not been called"):
+        PairFeaturizer(net, motifs, sources).scaled(X)
