@@ -31,7 +31,7 @@ import pandas as pd
 
 from common.io import atomic_path
 
-__all__ = ["PAGES", "Page", "Table", "machine", "main", "parse_stamp", "parse_tables", "read_table",
+__all__ = ["PAGES", "Page", "Table", "cpu_model", "machine", "main", "parse_stamp", "parse_tables", "read_table",
            "render_page", "render_table", "run_commit", "table_blocks", "write_pages"]
 
 #: Columns that hold wall-clock times: they differ between two runs of the
@@ -307,8 +307,28 @@ def run_commit(results_dir: str | os.PathLike, repo: str | os.PathLike | None = 
     return "unknown"
 
 
+def cpu_model() -> str:
+    """The processor's model name (``/proc/cpuinfo``, else
+    :func:`platform.processor`), with ``AVX-512`` or ``AVX2`` when the CPU
+    has them: timings depend on it, and so do the last bits of BLAS and
+    numpy's vectorised arithmetic. "" when unknown."""
+    name, flags = "", set()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name" and not name:
+                    name = " ".join(value.split())
+                elif key.strip() == "flags" and not flags:
+                    flags = set(value.split())
+    except OSError:
+        name = platform.processor()
+    isa = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else ""
+    return ", ".join(x for x in (name, isa) if x)
+
+
 def machine() -> str:
-    """Platform, logical cores and memory of this machine.
+    """Platform, processor, logical cores and memory of this machine.
 
     Examples
     --------
@@ -320,7 +340,8 @@ def machine() -> str:
         memory = f", {mem:.1f} GiB memory"
     except (ValueError, OSError, AttributeError):
         memory = ""
-    return f"{platform.platform()}, {os.cpu_count()} cores{memory}"
+    cpu = cpu_model()
+    return f"{platform.platform()}{f' ({cpu})' if cpu else ''}, {os.cpu_count()} cores{memory}"
 
 
 def _run_date(paths: list[Path]) -> str:

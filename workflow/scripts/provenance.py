@@ -1,5 +1,5 @@
 """Publish the enzyme-ranking results of a run together with their provenance
-(inputs with sha256, package versions, configuration) as one set.
+(inputs with sha256, package versions, configuration, machine) as one set.
 
 Runs last: every result it publishes is finished (made in
 ``results/metabolic/staged/``). The set is swapped in at once
@@ -15,6 +15,7 @@ import pandas as pd
 from data.provenance import input_table, package_table
 from common.io import one_line_cells
 from common.publish import publish_set
+from report.results_pages import machine
 
 from _bootstrap import setup
 
@@ -36,6 +37,8 @@ rows = [("input", r.role, f"{r.path} sha256={r.sha256} bytes={r.bytes} "
          f"licence={r.licence or '-'}") for r in table.itertuples()]
 rows += [("package", r.package, r.version) for r in packages.itertuples()]
 rows += [("config", "metabolic", json.dumps(smk.params.config, sort_keys=True))]
+# the processor: timings depend on it, and the last bits of the models' float arithmetic
+rows += [("machine", "platform", machine())]
 out = pd.DataFrame(rows, columns=["kind", "name", "value"])
 log.info("\n%s", out.to_string(index=False))
 files = {getattr(smk.output, out_role): getattr(smk.input, role) for role, out_role in published.items()}
