@@ -181,3 +181,20 @@ def test_confidence_is_checked_on_the_time_split_and_never_fitted_on_it(time_spl
     assert shown["label"].sum() + swapped["label"].sum() > 0
     after = {f: hashlib.sha256((older / f).read_bytes()).hexdigest() for f in before}
     assert after == before
+
+
+def test_releases_without_a_gained_gene_stop_with_one_line(time_split_run):
+    """A newer release that gives no older orphan a gene leaves nothing to
+    validate: the step stops, naming the config key and both releases (runs
+    last: it removes the time split's outputs)."""
+    tmp, inputs, _ = time_split_run
+    config = toy_config(inputs, tmp)
+    toy = config["metabolic"]["datasets"]["toy"]
+    config["metabolic"]["datasets"]["toy_older"] = {**toy, "network": f"file:{tmp / 'inputs' / 'older.json'}"}
+    config["metabolic"]["datasets"]["toy_same"] = {**toy, "network": f"file:{tmp / 'inputs' / 'older.json'}"}
+    config["metabolic"]["time_split"] = {"older": "toy_older", "newer": "toy_same"}
+    proc = run_snakemake(tmp, config, "results/metabolic/time_split_validation.tsv")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out[-3000:]
+    assert "metabolic.time_split: the newer release (toy_same" in out and "gives no gene to any of the" in out
+    assert "Traceback" not in (tmp / "logs/metabolic/time_split.log").read_text()

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from common.exceptions import ConfigValueError
 from common.io import write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
 from featurize.metabolic.model_io import load_model
@@ -56,6 +57,11 @@ orphans = orphan_reactions(net, featurizer, kinds=p.kinds, evidence=p.evidence).
 # every model reaction of a merged isozyme group is looked up in the newer release
 orphans["model_reactions"] = net.reactions.loc[orphans.index, "model_reactions"]
 benchmark = later_genes(orphans, later_rules)
+if not benchmark:
+    raise ConfigValueError(
+        f"metabolic.time_split: the newer release ({p.releases[1]}, {smk.input.newer_network}) gives no gene to "
+        f"any of the {len(orphans)} orphans of the older one ({p.releases[0]}): nothing to validate; name "
+        "releases further apart, or check that both use the same reaction ids")
 log.info("older orphans: %d (%d to rank); the newer release gave genes to %d of them (%s)", len(orphans),
          int(orphans["eligible"].sum()), len(benchmark),
          orphans.loc[list(benchmark), "reaction_kind"].value_counts().to_dict())
