@@ -492,8 +492,12 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
             n_later_cands = len(genes & in_cands)
             best, best_gene, ranks = 0, "", {}
             if r in where:
-                best, _, best_gene = best_later_ranks(C[where[r]], cands, genes, gene_rank)
+                # one ordering per reaction: the best later gene is the one at the smallest rank
                 ranks = later_gene_ranks(C[where[r]], cands, genes, gene_rank)
+                found = {k: g for g, k in ranks.items() if k}
+                if found:
+                    best = min(found)
+                    best_gene = found[best]
             rows.append({"ranking": name, "reaction": r, "reaction_kind": orphans.loc[r, "reaction_kind"],
                          "ranked": r in where, "best_rank": best, "best_gene": best_gene,
                          "n_candidates": len(cands), "n_later_genes": len(genes),
