@@ -20,6 +20,17 @@ pytestmark = pytest.mark.slow
 GAINED = ("R_p4_2", "R_p5_2")
 
 
+def _older_against(tmp, inputs, name, newer_path):
+    """The toy config with the older release (``inputs/older.json``) against
+    another newer release ``name``, read from ``newer_path``."""
+    config = toy_config(inputs, tmp)
+    toy = config["metabolic"]["datasets"]["toy"]
+    config["metabolic"]["datasets"]["toy_older"] = {**toy, "network": f"file:{tmp / 'inputs' / 'older.json'}"}
+    config["metabolic"]["datasets"][name] = {**toy, "network": f"file:{newer_path}"}
+    config["metabolic"]["time_split"] = {"older": "toy_older", "newer": name}
+    return config
+
+
 @pytest.fixture(scope="module")
 def time_split_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("time_split")
@@ -166,11 +177,7 @@ def test_confidence_is_checked_on_the_time_split_and_never_fitted_on_it(time_spl
         newer.reactions.get_by_id(rid).gene_reaction_rule = rule
     newer_path = tmp / "inputs" / "newer_swapped.json"
     cobra.io.save_json_model(newer, str(newer_path))
-    config = toy_config(inputs, tmp)
-    toy = config["metabolic"]["datasets"]["toy"]
-    config["metabolic"]["datasets"]["toy_older"] = {**toy, "network": f"file:{tmp / 'inputs' / 'older.json'}"}
-    config["metabolic"]["datasets"]["toy_swapped"] = {**toy, "network": f"file:{newer_path}"}
-    config["metabolic"]["time_split"] = {"older": "toy_older", "newer": "toy_swapped"}
+    config = _older_against(tmp, inputs, "toy_swapped", newer_path)
     proc = run_snakemake(tmp, config, "results/metabolic/time_split_validation.tsv")
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     swapped = pd.read_csv(tmp / "results/metabolic/time_split_shown.tsv", sep="\t")
@@ -188,11 +195,7 @@ def test_releases_without_a_gained_gene_stop_with_one_line(time_split_run):
     validate: the step stops, naming the config key and both releases (runs
     last: it removes the time split's outputs)."""
     tmp, inputs, _ = time_split_run
-    config = toy_config(inputs, tmp)
-    toy = config["metabolic"]["datasets"]["toy"]
-    config["metabolic"]["datasets"]["toy_older"] = {**toy, "network": f"file:{tmp / 'inputs' / 'older.json'}"}
-    config["metabolic"]["datasets"]["toy_same"] = {**toy, "network": f"file:{tmp / 'inputs' / 'older.json'}"}
-    config["metabolic"]["time_split"] = {"older": "toy_older", "newer": "toy_same"}
+    config = _older_against(tmp, inputs, "toy_same", tmp / "inputs" / "older.json")
     proc = run_snakemake(tmp, config, "results/metabolic/time_split_validation.tsv")
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0, out[-3000:]
