@@ -46,7 +46,7 @@ ORPHAN_COLUMNS = ["reaction_id", "model_reaction", "reaction_name", "equation", 
                   "named_diffusion", "subsystem", "ec_numbers"]
 #: Columns of results/enzyme_ranking.tsv, before the per-motif co-expression r.
 RANKING_COLUMNS = ["reaction_id", "reaction_name", "equation", "reaction_kind", "named_diffusion",
-                   "subsystem", "ec_numbers", "rank", "gene", "gene_name", "gene_description",
+                   "subsystem", "ec_numbers", "rank", "score_rank", "gene", "gene_name", "gene_description",
                    "score", "model_score", "confidence", "no_credible_candidate", "motif_blocks", "catalyses_adjacent",
                    "catalyses_in_subsystem", "similar_compounds", "supporting_neighbours", "supporting_names", "shared_domains",
                    "shared_compartments", "evidence"]
@@ -466,7 +466,7 @@ def _ranking_row(row, ev: dict, net, featurizer, names, descriptions, method: st
         "reaction_id": r, "reaction_name": info["name"], "equation": info["equation"],
         "reaction_kind": info["reaction_kind"], "named_diffusion": bool(info["named_diffusion"]),
         "subsystem": info["subsystem"], "ec_numbers": info["ec_numbers"],
-        "rank": int(row.rank), "gene": g,
+        "rank": int(row.rank), "score_rank": int(getattr(row, "score_rank", row.rank)), "gene": g,
         "gene_name": names.get(canonical_gene_id(g)[0], "") or "",
         "gene_description": descriptions.get(canonical_gene_id(g)[0], "") or "",
         "score": round(float(row.score), 6),

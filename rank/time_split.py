@@ -42,8 +42,8 @@ from common.checks import check_param, int_at_least, open_unit_interval
 from rank.scoring import candidate_order, correct_scores, gene_id_ranks, no_evidence_last, score_matrix
 
 __all__ = ["HIT_KS", "LATER_GENE_EVIDENCE", "later_genes", "best_later_ranks", "later_gene_ranks",
-           "later_gene_evidence", "later_gene_table", "random_expectation", "time_split_metrics",
-           "time_split_rows", "time_split_table"]
+           "later_gene_evidence", "later_gene_table", "random_expectation", "shown_order_rows",
+           "time_split_metrics", "time_split_rows", "time_split_table"]
 
 #: The k of the hit@k columns.
 HIT_KS = (1, 5, 20, 50)
@@ -127,6 +127,37 @@ def later_gene_ranks(scores: np.ndarray, candidates: Sequence[str], genes: froze
     order = candidate_order(np.asarray(scores, dtype=np.float64), gene_rank)
     at = {cands[j]: i + 1 for i, j in enumerate(order) if cands[j] in genes}
     return {g: at.get(g, 0) for g in sorted(genes)}
+
+
+def shown_order_rows(rows: pd.DataFrame, shown: pd.DataFrame, positions, ranking: str) -> pd.DataFrame:
+    """:func:`time_split_rows` with ``ranking``'s shown rows listed at
+    ``positions`` (:func:`rank.shown_order.shown_positions`): every later
+    gene among ``shown`` (columns ``reaction``, ``gene``: the ranking's
+    best candidates of each benchmark reaction) takes its position there,
+    the others keep their rank; ``best_rank`` and ``best_gene`` follow.
+    Rows of other rankings are returned unchanged.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"ranking": ["m"], "reaction": ["a"], "best_rank": [2], "best_gene": ["Y"],
+    ...                      "later_genes": ["W;Y"], "later_gene_ranks": ["30;2"]})
+    >>> shown = pd.DataFrame({"reaction": ["a", "a"], "gene": ["X", "Y"]})
+    >>> shown_order_rows(rows, shown, [2, 1], "m")[["best_rank", "later_gene_ranks"]].values.tolist()
+    [[1, '30;1']]
+    """
+    at = {(r, g): int(k) for r, g, k in zip(shown["reaction"], shown["gene"], np.asarray(positions))}
+    out = rows.copy()
+    for i in np.flatnonzero((out["ranking"] == ranking).to_numpy()):
+        r = out["reaction"].iat[i]
+        genes = [g for g in str(out["later_genes"].iat[i]).split(";") if g]
+        ranks = [int(k) for k in str(out["later_gene_ranks"].iat[i]).split(";") if k]
+        ranks = [at.get((r, g), k) if k else 0 for g, k in zip(genes, ranks)]
+        found = [(k, g) for g, k in zip(genes, ranks) if k]
+        out.iat[i, out.columns.get_loc("later_gene_ranks")] = ";".join(map(str, ranks))
+        best = min(found) if found else (0, "")
+        out.iat[i, out.columns.get_loc("best_rank")] = best[0]
+        out.iat[i, out.columns.get_loc("best_gene")] = best[1]
+    return out
 
 
 def later_gene_evidence(featurizer, benchmark: Mapping[str, frozenset], ranked: Sequence[str],

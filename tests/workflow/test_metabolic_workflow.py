@@ -29,7 +29,7 @@ def test_main_target_writes_all_three_outputs(toy_run):
     tmp, inputs, _, _ = toy_run
     ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
     expected_cols = ["reaction_id", "reaction_name", "equation", "reaction_kind",
-                     "named_diffusion", "subsystem", "ec_numbers", "rank", "gene", "gene_name",
+                     "named_diffusion", "subsystem", "ec_numbers", "rank", "score_rank", "gene", "gene_name",
                      "gene_description", "score", "model_score", "confidence", "no_credible_candidate", "motif_blocks",
                      "catalyses_adjacent", "catalyses_in_subsystem", "similar_compounds", "supporting_neighbours", "supporting_names", "shared_domains",
                      "shared_compartments", "evidence", "coexpr_r_fork", "coexpr_r_funnel",
@@ -38,10 +38,15 @@ def test_main_target_writes_all_three_outputs(toy_run):
     assert (ranking["reaction_kind"] == "enzymatic").all() and not ranking["named_diffusion"].any()
     # every orphan reaction of the toy model (one direction each: irreversible)
     assert sorted(ranking["reaction_id"].unique()) == sorted(inputs["orphans"])
-    # top_n rows per reaction, ranks 1..3, scores non-increasing within a reaction
+    # top_n rows per reaction, ranks 1..3 listed by confidence (order: confidence, the default), ties
+    # by score rank; in score_rank order the scores are non-increasing
     for _, block in ranking.groupby("reaction_id"):
         assert block["rank"].tolist() == [1, 2, 3]
-        assert (block["score"].diff().dropna() <= 1e-12).all()
+        assert sorted(block["score_rank"]) == [1, 2, 3]
+        assert (block["confidence"].diff().dropna() <= 0).all()
+        ties = block["confidence"].diff().fillna(1) == 0
+        assert (block["score_rank"].diff()[ties] > 0).all()
+        assert (block.sort_values("score_rank")["score"].diff().dropna() <= 1e-12).all()
     assert (ranking["method"] == "geometric").all()
 
     accuracy = pd.read_csv(tmp / "results/metabolic/accuracy.tsv", sep="\t")
@@ -65,28 +70,52 @@ def test_main_target_writes_all_three_outputs(toy_run):
     assert not validation.set_index("method").loc["adjacency", "beats_adjacency"]
     quality = pd.read_csv(tmp / "results/enzyme_ranking_quality.tsv", sep="\t")
     assert quality["method"].tolist() == ["geometric"]
-    assert quality["chosen_by"].tolist() == ["config"]
+    assert quality["chosen_by"].tolist() == ["config"] and quality["order"].tolist() == ["confidence"]
+    # the shown order's validated quality: the score order is the ranking validation's row, the
+    # confidence order is recomputed by hand below; the quality table quotes the shown one
+    shown = pd.read_csv(tmp / "results/metabolic/shown_validation.tsv", sep="\t").set_index("order")
+    assert shown["shown"].to_dict() == {"score": False, "confidence": True}
     v = validation.set_index("method").loc["geometric"]
-    assert quality.loc[0, "validated_mrr"] == pytest.approx(v["mrr"])
-    assert quality.loc[0, "validated_hit@50_hi"] == pytest.approx(v["hit@50_hi"])
-    # the orphans' most frequent first gene, recounted from the validation's first genes
-    tops = pd.read_csv(tmp / "results/metabolic/ranking/top_genes.tsv", sep="\t",
-                       keep_default_na=False)
+    for col in ["hit@1", "hit@10", "hit@50", "mrr", "mrr_lo", "mrr_hi", "top1_gene"]:
+        assert shown.loc["score", col] == v[col]
+    s = shown.loc["confidence"]
+    assert quality.loc[0, "validated_mrr"] == pytest.approx(s["mrr"])
+    assert quality.loc[0, "validated_hit@50_hi"] == pytest.approx(s["hit@50_hi"])
+    # by hand: the held-out reactions' shown rows at the calibration's out-of-fold positions; a true
+    # gene's rank is 1 + the non-true rows before it (beyond the shown rows: its score rank)
+    rows = pd.read_csv(tmp / "results/metabolic/ranking/calibration_rows.tsv", sep="\t")
+    with open(tmp / "results/metabolic/ranking/calibrator.pkl", "rb") as fh:
+        rows["pos"] = pickle.load(fh)["shown_positions"]
     true_ranks = pd.read_csv(tmp / "results/metabolic/ranking/true_gene_ranks.tsv", sep="\t")
-    mine = tops[(tops["method"] == "geometric") & (tops["top_gene"] != "")]
-    assert len(mine) == true_ranks.loc[true_ranks["method"] == "geometric", "reaction"].nunique()
+    true_ranks = true_ranks[true_ranks["method"] == "geometric"]
+    new_rank = {}
+    for r, block in rows.sort_values("pos").groupby("reaction"):
+        assert block["pos"].tolist() == list(range(1, len(block) + 1))
+        false_before = 0
+        for g, lab in zip(block["gene"], block["label"]):
+            if lab:
+                new_rank[(r, g)] = 1 + false_before
+            false_before += 1 - lab
+    ranks = [new_rank.get((r, g), k) for r, g, k in zip(true_ranks["reaction"], true_ranks["gene"],
+                                                         true_ranks["rank"])]
+    assert s["mrr"] == pytest.approx(np.mean(1 / np.asarray(ranks, float)), abs=1e-4)
+    assert s["hit@1"] == pytest.approx(np.mean(np.asarray(ranks) == 1), abs=1e-4)
+    assert s["hit@50"] == shown.loc["score", "hit@50"]
+    # the orphans' most frequent first gene, recounted from the validation's first genes as listed
+    first_rows = rows[rows["pos"] == 1]
+    mine = pd.DataFrame({"method": "geometric", "reaction": first_rows["reaction"].to_numpy(),
+                         "top_gene": first_rows["gene"].to_numpy(),
+                         "top_is_true": first_rows["label"].astype(bool).to_numpy()})
+    assert len(mine) == true_ranks["reaction"].nunique()
     true_sets = true_ranks.groupby(["method", "reaction"])["gene"].agg(set)
     for row in mine.itertuples():  # top_is_true: the first gene is one of the reaction's genes
         assert row.top_is_true == (row.top_gene in true_sets[("geometric", row.reaction)])
-    # a first gene that is true has filtered rank 1
-    assert (true_ranks.merge(mine, left_on=["method", "reaction", "gene"],
-                             right_on=["method", "reaction", "top_gene"])["rank"] == 1).all()
     g = quality.loc[0, "orphan_top1_gene"]
     n = int((mine["top_gene"] == g).sum())
     right = int(((mine["top_gene"] == g) & mine["top_is_true"]).sum())
     assert quality.loc[0, "orphan_top1_validated_tops"] == n
     assert quality.loc[0, "orphan_top1_validated_correct"] == right
-    hit1 = (true_ranks[true_ranks["method"] == "geometric"].groupby("reaction")["rank"].min() == 1).mean()
+    hit1 = mine["top_is_true"].mean()
     assert quality.loc[0, "orphan_top1_validated_share"] == pytest.approx(n / len(mine), abs=1e-4)
     earned = n > 0 and right / n >= hit1 and quality.loc[0, "orphan_top1_share"] <= n / len(mine) + 1e-4
     assert bool(quality.loc[0, "orphan_top1_earned"]) == earned
@@ -138,8 +167,8 @@ def test_a_gene_corrected_ranking_centres_over_the_orphans(toy_run):
     assert (ranking["method"] == "zero+centred").all() and ranking["reaction_id"].nunique() >= 2
     mean = ranking.groupby("gene")["model_score"].transform("mean")
     np.testing.assert_allclose(ranking["score"], ranking["model_score"] - mean, atol=2e-6)
-    for _, block in ranking.groupby("reaction_id"):
-        assert (block["score"].diff().dropna() <= 1e-12).all()
+    for _, block in ranking.groupby("reaction_id"):  # the score order: score_rank (rows listed by confidence)
+        assert (block.sort_values("score_rank")["score"].diff().dropna() <= 1e-12).all()
     quality = pd.read_csv(tmp / "results/enzyme_ranking_quality.tsv", sep="\t")
     assert quality.loc[0, "method"] == "zero+centred" and quality.loc[0, "gene_correction"] == "centred"
     validation = pd.read_csv(tmp / "results/metabolic/ranking_validation.tsv", sep="\t")

@@ -61,9 +61,25 @@ def test_benchmark_is_the_reactions_the_newer_release_gave_genes(time_split_run)
         assert 1 <= r.best_rank <= r.n_candidates and r.best_gene == later[r.reaction]
     # rankings: the configured method first, then each validated method and
     # baseline, raw and after the configured gene correction
+    # (the default listed by the older run's confidence, as the final ranking lists it; its score
+    # order last)
     assert list(dict.fromkeys(rows["ranking"])) == [
         "geometric", "geometric+centred", "zero", "zero+centred", "coexpr", "coexpr+centred",
-        "adjacency", "adjacency+centred"]
+        "adjacency", "adjacency+centred", "geometric (score order)"]
+    # a later gene among the shown rows is at its place in them: by confidence for the default,
+    # by score for the score order; the shown rows are listed by confidence
+    shown = pd.read_csv(tmp / "results/metabolic/time_split_shown.tsv", sep="\t", keep_default_na=False)
+    for _, block in shown.groupby("reaction"):
+        block = block.sort_values("rank")
+        assert block["rank"].tolist() == list(range(1, len(block) + 1))
+        assert (block["confidence"].diff().dropna() <= 0).all()
+    by_ranking = rows.set_index(["ranking", "reaction"])
+    checked = 0
+    for r in shown[shown["label"] == 1].itertuples():
+        assert by_ranking.loc[("geometric", r.reaction), "best_rank"] == r.rank
+        assert by_ranking.loc[("geometric (score order)", r.reaction), "best_rank"] == r.score_rank
+        checked += 1
+    assert checked == len(GAINED)
 
 
 def test_table_summarises_the_reaction_rows(time_split_run):

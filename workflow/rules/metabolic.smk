@@ -136,8 +136,12 @@ rule metabolic_calibration:
         rows=rules.metabolic_ranking_validation.output.calibration_rows,
         # fold groups: the calibrator weighs each group of near-copies once
         instances=rules.metabolic_features.output.instances,
+        # the shown ranking's validated quality in both orders of its shown rows
+        ranks=rules.metabolic_ranking_validation.output.ranks,
+        tops=rules.metabolic_ranking_validation.output.tops,
     output:
         calibrator=f"{MET_DIR}/ranking/calibrator.pkl",
+        shown_validation=f"{MET_STAGED}/shown_validation.tsv",
         table=f"{MET_STAGED}/calibration.tsv",
         reliability=f"{MET_STAGED}/calibration_reliability.tsv",
         plot=f"{MET_STAGED}/calibration.png",
@@ -151,6 +155,9 @@ rule metabolic_calibration:
         runtime=10,
     params:
         threshold=MET["ranking"]["confidence_threshold"],
+        order=MET["ranking"]["order"],
+        n_bootstrap=MET["ranking"]["n_bootstrap"],
+        seed=config["seed"],
     script:
         "../scripts/metabolic_calibration.py"
 
@@ -167,6 +174,8 @@ rule enzyme_ranking:
         true_ranks=rules.metabolic_ranking_validation.output.ranks,
         # the confidence of every shown candidate and the "no credible candidate" threshold
         calibrator=rules.metabolic_calibration.output.calibrator,
+        # the validated quality of the ranking in the order its rows are shown
+        shown_validation=rules.metabolic_calibration.output.shown_validation,
         # the held-out rank-1 candidates without network evidence: how often they were right
         calibration_rows=rules.metabolic_ranking_validation.output.calibration_rows,
         # how often the orphans' most frequent first gene was first, and right, in validation
@@ -202,6 +211,8 @@ rule enzyme_browser:
         orphans=rules.enzyme_ranking.output.orphans,
         featurizer=rules.metabolic_features.output.featurizer,
         validation=rules.metabolic_ranking_validation.output.table,
+        # the ranking's validated quality in the order its rows are shown
+        shown_validation=rules.metabolic_calibration.output.shown_validation,
         # the confidence's threshold and its check
         calibration=rules.metabolic_calibration.output.table,
         # the time split, when the main job runs it (metabolic.time_split.in_main_job)
@@ -245,6 +256,7 @@ rule metabolic_provenance:
         staged_accuracy=rules.metabolic_accuracy.output.table,
         staged_accuracy_plot=rules.metabolic_accuracy.output.plot,
         staged_validation=rules.metabolic_ranking_validation.output.table,
+        staged_shown_validation=rules.metabolic_calibration.output.shown_validation,
         staged_calibration=rules.metabolic_calibration.output.table,
         staged_calibration_reliability=rules.metabolic_calibration.output.reliability,
         staged_calibration_plot=rules.metabolic_calibration.output.plot,
@@ -278,6 +290,11 @@ rule metabolic_provenance:
         validation=report(
             update(f"{MET_DIR}/ranking_validation.tsv"),
             caption="../report/ranking_validation.rst",
+            category="Enzyme ranking",
+        ),
+        shown_validation=report(
+            update(f"{MET_DIR}/shown_validation.tsv"),
+            caption="../report/shown_validation.rst",
             category="Enzyme ranking",
         ),
         calibration=report(
@@ -314,6 +331,7 @@ rule metabolic_provenance:
             "staged_accuracy": "accuracy",
             "staged_accuracy_plot": "accuracy_plot",
             "staged_validation": "validation",
+            "staged_shown_validation": "shown_validation",
             "staged_calibration": "calibration",
             "staged_calibration_reliability": "calibration_reliability",
             "staged_calibration_plot": "calibration_plot",

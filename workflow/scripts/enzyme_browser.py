@@ -14,7 +14,12 @@ smk = snakemake
 ranking = pd.read_csv(smk.input.ranking, sep="\t", keep_default_na=False, na_values=[""])
 orphans = pd.read_csv(smk.input.orphans, sep="\t", keep_default_na=False, na_values=[""])
 featurizer = FeatureBundle.load(smk.input.featurizer).featurizer
-quality = validated_quality(pd.read_csv(smk.input.validation, sep="\t"), ranking)
+# the ranking's validated quality in the order its rows are listed (the calibration step's
+# shown_validation.tsv), else its row of the ranking validation
+shown = pd.read_csv(smk.input.shown_validation, sep="\t")
+shown = shown[shown["shown"].astype(bool)] if len(shown) else shown
+quality = validated_quality(shown, ranking) or validated_quality(pd.read_csv(smk.input.validation, sep="\t"),
+                                                                 ranking)
 log.info("method %s, validated quality %s", ", ".join(sorted(set(ranking["method"]))), quality)
 time_split = None
 if smk.input.time_split:

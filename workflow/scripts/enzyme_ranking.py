@@ -1,7 +1,9 @@
 """Refit the chosen method on all known reactions and rank candidate genes
 for every directed reaction without a known gene (after the chosen gene
 correction, whose reference set is the ranked orphan reactions), each shown
-candidate with its calibrated confidence (the cross-validation's calibrator)."""
+candidate with its calibrated confidence (the cross-validation's calibrator),
+listed by that confidence or by score (metabolic.ranking.order,
+rank/shown_order.py)."""
 
 import pickle
 import time
@@ -18,6 +20,7 @@ from rank.evidence import explain_ranking, mark_ranked, motif_less_validation, o
 from rank.metrics import choose_ranking_method, ranking_quality
 from rank.refit import ranking_decision_for
 from rank.scoring import pair_score_fn, rank_candidates, split_ranking_name
+from rank.shown_order import shown_positions, shown_ranks, shown_tops
 
 from _bootstrap import setup
 
@@ -39,6 +42,26 @@ else:
 # "<model>+<gene correction>": the model's scores, corrected per gene over the ranked orphans
 model_name, correction = split_ranking_name(method)
 v = validation.set_index("method").loc[method] if method in set(validation["method"]) else None
+with open(smk.input.calibrator, "rb") as fh:
+    calibration = pickle.load(fh)
+order = calibration.get("order", "score") if calibration["calibrator"] is not None else "score"
+tops = pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False)
+true_ranks = pd.read_csv(smk.input.true_ranks, sep="\t")
+cv_rows = pd.read_csv(smk.input.calibration_rows, sep="\t")
+cv_first = cv_rows["rank"].to_numpy() == 1
+if order == "confidence" and calibration["ranking"] == method:
+    # the validated quality, rank-1 genes and true-gene ranks of the ranking as it is listed: the
+    # held-out reactions' shown rows by their out-of-fold confidence (the calibration step's order)
+    shown_v = pd.read_csv(smk.input.shown_validation, sep="\t")
+    v = shown_v[shown_v["shown"].astype(bool)].set_index("method").loc[method]
+    pos = calibration["shown_positions"]
+    if len(pos) != len(cv_rows):
+        raise ValueError(f"{smk.input.calibrator}: {len(pos)} shown positions for the {len(cv_rows)} rows of "
+                         f"{smk.input.calibration_rows}; rerun the calibration")
+    tops = pd.concat([tops[tops["method"] != method], shown_tops(cv_rows, pos, method)], ignore_index=True)
+    mine = true_ranks["method"] == method
+    true_ranks = pd.concat([true_ranks[~mine], shown_ranks(true_ranks[mine], cv_rows, pos)], ignore_index=True)
+    cv_first = pos == 1
 if v is not None:
     log.info("cross-validated ranking quality of %s: hit@10 %.3f [%.3f, %.3f], hit@50 %.3f "
              "[%.3f, %.3f], MRR %.3f [%.3f, %.3f] over %d candidates", method,
@@ -70,8 +93,6 @@ log.info("scored %d reactions x %d candidates in %.1f s (gene correction: %s; %d
 top = top.dropna(subset=["score"]).reset_index(drop=True)
 
 # the calibrated confidence of every shown candidate, and the orphans without a credible one
-with open(smk.input.calibrator, "rb") as fh:
-    calibration = pickle.load(fh)
 if calibration["ranking"] not in (None, method):
     raise ValueError(f"{smk.input.calibrator}: calibrated for ranking {calibration['ranking']!r}, but the "
                      f"ranking is {method!r}; rerun the ranking validation (its rows follow "
@@ -89,14 +110,21 @@ else:
     top["no_credible_candidate"] = top["reaction"].map(flagged).astype(bool)
     log.info("confidence threshold %.2f: %d of %d ranked orphans have no credible candidate",
              calibration["threshold"], int(flagged.sum()), len(flagged))
+# the shown rows listed by confidence (ties by score rank); score_rank keeps the model's order
+top["score_rank"] = top["rank"]
+if order == "confidence" and calibration["calibrator"] is not None:
+    top["rank"] = shown_positions(top, top["confidence"].to_numpy())
+    moved = int((top["rank"] != top["score_rank"]).groupby(top["reaction"]).any().sum())
+    log.info("shown rows listed by confidence: %d of %d orphans have another first candidate than by score; "
+             "%d have any row moved", int(((top["rank"] == 1) & (top["score_rank"] != 1)).sum()),
+             top["reaction"].nunique(), moved)
 
 # rank-1 candidates without network evidence (no related, subsystem or similar-compound
 # reaction): their confidence beside how often such held-out rank-1 candidates were right
 # (each fold group weighing one, as in the calibrator, whose share for their kind and evidence
 # pattern they must not pass)
-cv_rows = pd.read_csv(smk.input.calibration_rows, sep="\t")
-cv_bare = cv_rows[(cv_rows["rank"] == 1).to_numpy() & without_network_evidence(cv_rows)]
-orphan_bare = shown[(shown["rank"] == 1).to_numpy() & without_network_evidence(shown)]
+cv_bare = cv_rows[cv_first & without_network_evidence(cv_rows)]
+orphan_bare = shown[(top["rank"] == 1).to_numpy() & without_network_evidence(shown)]
 cal = calibration["calibrator"]
 if cal is None or not len(orphan_bare):
     above = float("nan") if cal is None else 0
@@ -113,7 +141,6 @@ log.info("rank-1 candidates without network evidence: %d orphans (highest confid
          "validation %d held-out reactions, right for a share of %.3f (each fold group weighing one); "
          "orphans above their evidence pattern's validated share: %s", *bare.values())
 
-true_ranks = pd.read_csv(smk.input.true_ranks, sep="\t")
 with threadpool_limits(1):
     table = explain_ranking(top, featurizer, net, decision, method=method,
                             names=bundle.gene_names, descriptions=bundle.gene_descriptions,
@@ -121,13 +148,14 @@ with threadpool_limits(1):
                             gene_compartments=bundle.gene_compartments,
                             log=log, n_jobs=smk.threads)
 quality, top1 = ranking_quality(
-    top, v, pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False), net.reactions["reaction_kind"],
+    top, v, tops, net.reactions["reaction_kind"],
     method=method, chosen_by="auto (best validated MRR)" if p.method == "auto" else "config",
     margin_rule=p.margin_rule, gene_correction=correction, reaction_groups=fold_groups(net))
 # how far to trust the orphans ranked on their subsystem or compounds alone
 without = motif_less_validation(true_ranks, method, featurizer, top)
 for k, val in {**without, **bare}.items():
     quality[k] = val
+quality.insert(quality.columns.get_loc("gene_correction") + 1, "order", order)
 log.info("ranked without a motif neighbour gene: %d orphans; in the validation %d such held-out "
          "reactions: hit@1 %.3f, hit@10 %.3f, median rank %s", without["orphans_ranked_without_motifs"],
          without["validated_without_motifs_n_reactions"], without["validated_without_motifs_hit@1"],

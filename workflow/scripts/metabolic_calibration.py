@@ -2,9 +2,11 @@
 (rank/calibration.py), each fold group weighted once (the instances' column
 fold_group), check it out of fold (the inner check), choose the
 "no credible candidate" threshold, and write the calibrator, the table, the
-reliability points and the diagram. Without usable rows (the final ranking
-is not validated) the candidates get no confidence: empty tables, and a
-calibrator of None."""
+reliability points and the diagram; and the validated quality of the shown
+ranking in both orders of its shown rows (rank/shown_order.py), the
+held-out rows ordered by the out-of-fold confidence. Without usable rows
+(the final ranking is not validated) the candidates get no confidence:
+empty tables, a calibrator of None, and the score order only."""
 
 import pickle
 
@@ -13,6 +15,8 @@ import pandas as pd
 from common.io import atomic_path, write_tsv_atomic
 from rank.calibration import (CHECK_COLUMNS, ConfidenceCalibrator, best_per_reaction, check_table,
                               credible_threshold, family_weights, out_of_fold_confidence, reliability_table)
+from rank.shown_order import shown_positions, shown_ranks, shown_tops
+from rank.validation import validation_table
 from report.figures import plot_reliability
 
 from _bootstrap import setup
@@ -31,6 +35,7 @@ if not usable:
     table = pd.DataFrame(columns=CHECK_COLUMNS)
     reliability = reliability_table([], []).assign(check=CHECK)
     plot_reliability({}, smk.output.plot, title="No calibration (see the log)")
+    oof, pos = None, None
 else:
     ranking = str(rows["ranking"].iloc[0])
     instances = pd.read_csv(smk.input.instances, sep="\t", usecols=["reaction", "fold_group"], dtype=str)
@@ -54,13 +59,40 @@ else:
                         threshold)
     else:
         threshold, rule = float(smk.params.threshold), "config"
-    table = check_table(rows, oof, threshold, check=CHECK, ranking=ranking, threshold_rule=rule)
+    # listed by confidence, a reaction's rank-1 row is its most confident (out of fold)
+    pos = shown_positions(rows, oof)
+    listed = rows.assign(rank=pos) if smk.params.order == "confidence" else rows
+    table = check_table(listed, oof, threshold, check=CHECK, ranking=ranking, threshold_rule=rule)
     log.info("calibration of %s, inner check:\n%s", ranking,
              table.drop(columns="threshold_rule").to_string(index=False))
     reliability = reliability_table(rows["label"], oof, sample_weight=rows["weight"]).assign(check=CHECK)
     plot_reliability({f"cross-validation, out of fold (ECE {table['ece'].iloc[0]:.3f})": reliability},
                      smk.output.plot, title=f"Confidence of {ranking}'s shown candidates")
+
+# the validated quality of the shown ranking as listed: its shown rows in score order and by the
+# out-of-fold confidence (each held-out reaction's rows ordered by a calibrator that never saw its fold)
+p = smk.params
+shown = pd.DataFrame(columns=["method", "order", "shown"])
+if ranking is not None:
+    ranks = pd.read_csv(smk.input.ranks, sep="\t")
+    tops = pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False)
+    ranks, tops = ranks[ranks["method"] == ranking], tops[tops["method"] == ranking]
+    n_candidates = int(ranks["n_candidates"].max())
+    shown = pd.concat([
+        validation_table(ranks, tops, [ranking], n_candidates, p.n_bootstrap, p.seed).assign(order="score"),
+        validation_table(shown_ranks(ranks, rows, pos), shown_tops(rows, pos, ranking), [ranking], n_candidates,
+                         p.n_bootstrap, p.seed).assign(order="confidence")], ignore_index=True)
+    shown["shown"] = shown["order"] == p.order
+    shown = shown[["method", "order", "shown", *[c for c in shown.columns if c not in ("method", "order", "shown")]]]
+    log.info("validated quality of %s's shown rows in score order and by confidence (out of fold); shown: %s\n%s",
+             ranking, p.order, shown[["order", "hit@1", "hit@10", "hit@50", "mrr", "median_rank", "top1_gene",
+                                      "top1_share", "top1_precision"]].to_string(index=False))
+write_tsv_atomic(shown.round(4), smk.output.shown_validation)
 write_tsv_atomic(reliability, smk.output.reliability)
 write_tsv_atomic(table.round(4), smk.output.table)
 with atomic_path(smk.output.calibrator) as tmp, open(tmp, "wb") as fh:
-    pickle.dump({"ranking": ranking, "calibrator": calibrator, "threshold": threshold}, fh)
+    # the order of the shown rows, and each calibration row's place in it out of fold (the
+    # validation's rank-1 rows and true-gene ranks as the ranking is listed)
+    pickle.dump({"ranking": ranking, "calibrator": calibrator, "threshold": threshold,
+                 "order": p.order if calibrator is not None else "score",
+                 "shown_positions": pos if calibrator is not None else None}, fh)

@@ -2,7 +2,8 @@
 run's models exactly as today's orphans are ranked, scored against the genes
 that the newer release gave them (rank/time_split.py), also split by what
 the older release showed of each later gene; and the older run's
-confidence, checked on the rows its default ranking shows for them."""
+confidence, checked on the rows its default ranking shows for them, listed
+in the order the final ranking lists them (metabolic.ranking.order)."""
 
 
 import pickle
@@ -21,8 +22,9 @@ from rank.evidence import orphan_reactions
 from rank.metrics import choose_ranking_method
 from rank.refit import ranking_decisions_for
 from rank.scoring import ranking_name, split_ranking_name
-from rank.time_split import (later_gene_evidence, later_gene_table, later_genes, time_split_rows,
-                             time_split_table)
+from rank.shown_order import shown_positions
+from rank.time_split import (later_gene_evidence, later_gene_table, later_genes, shown_order_rows,
+                             time_split_rows, time_split_table)
 from report.figures import plot_reliability
 
 from _bootstrap import setup
@@ -87,6 +89,17 @@ if calibration["calibrator"] is None:
     plot_reliability({}, smk.output.plot, title="No calibration in the older run")
 else:
     shown["confidence"] = calibration["calibrator"].predict_proba(shown)
+    if calibration.get("order", "score") == "confidence":
+        # as the final ranking lists them: the default ranking's shown rows by the older run's
+        # confidence; its score order stays in the table as "<ranking> (score order)"
+        shown["score_rank"] = shown["rank"]
+        shown["rank"] = shown_positions(shown, shown["confidence"].to_numpy())
+        scored = rows[rows["ranking"] == default].assign(ranking=f"{default} (score order)")
+        rows = pd.concat([shown_order_rows(rows, shown, shown["rank"].to_numpy(), default), scored],
+                         ignore_index=True)
+        log.info("%s listed by confidence: a later gene first for %d benchmark reactions (%d in score order)",
+                 default, int((rows.loc[rows["ranking"] == default, "best_rank"] == 1).sum()),
+                 int((scored["best_rank"] == 1).sum()))
     check = check_table(shown, shown["confidence"], calibration["threshold"], check=CHECK, ranking=default,
                         threshold_rule="the older release's cross-validation")
     log.info("confidence of %s on the time split:\n%s", default,
