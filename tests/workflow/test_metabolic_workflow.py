@@ -20,6 +20,8 @@ def toy_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("toy_workflow")
     inputs = write_toy_inputs(tmp / "inputs")
     config = toy_config(inputs, tmp)
+    # listed by confidence whatever the toy's validation says ("auto" is tested below)
+    config["metabolic"]["ranking"]["order"] = "confidence"
     proc = run_snakemake(tmp, config, "results/enzyme_ranking.tsv")
     assert proc.returncode == 0, proc.stderr[-4000:]
     return tmp, inputs, config, proc
@@ -38,7 +40,7 @@ def test_main_target_writes_all_three_outputs(toy_run):
     assert (ranking["reaction_kind"] == "enzymatic").all() and not ranking["named_diffusion"].any()
     # every orphan reaction of the toy model (one direction each: irreversible)
     assert sorted(ranking["reaction_id"].unique()) == sorted(inputs["orphans"])
-    # top_n rows per reaction, ranks 1..3 listed by confidence (order: confidence, the default), ties
+    # top_n rows per reaction, ranks 1..3 listed by confidence (order: confidence), ties
     # by score rank; in score_rank order the scores are non-increasing
     for _, block in ranking.groupby("reaction_id"):
         assert block["rank"].tolist() == [1, 2, 3]
@@ -130,6 +132,34 @@ def test_main_target_writes_all_three_outputs(toy_run):
     assert quality.loc[0, "orphan_top1_group_share"] == pytest.approx(by_gene.max() / first["model_reaction"].nunique(),
                                                                      abs=1e-4)
     assert by_gene[quality.loc[0, "orphan_top1_gene_by_group"]] == pytest.approx(by_gene.max())
+
+
+def test_the_order_auto_takes_the_better_validated_mrr_and_score_keeps_the_model_order(toy_run):
+    """order "auto": the shown_validation row with the better MRR is the one listed (and quoted in
+    the quality table); order "score": rank is the score rank, the same rows and genes."""
+    tmp, _, config, _ = toy_run
+    listed = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
+    for order in ("auto", "score"):
+        cfg = {**config, "metabolic": {**config["metabolic"],
+                                       "ranking": {**config["metabolic"]["ranking"], "order": order}}}
+        proc = run_snakemake(tmp, cfg, "results/enzyme_ranking.tsv")
+        assert proc.returncode == 0, proc.stderr[-4000:]
+        shown = pd.read_csv(tmp / "results/metabolic/shown_validation.tsv", sep="\t").set_index("order")
+        quality = pd.read_csv(tmp / "results/enzyme_ranking_quality.tsv", sep="\t")
+        ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
+        want = order if order != "auto" else (
+            "confidence" if shown.loc["confidence", "mrr"] > shown.loc["score", "mrr"] else "score")
+        assert quality.loc[0, "order"] == want
+        assert shown["shown"].to_dict() == {"score": want == "score", "confidence": want == "confidence"}
+        assert quality.loc[0, "validated_mrr"] == pytest.approx(shown.loc[want, "mrr"])
+        if want == "score":
+            assert (ranking["rank"] == ranking["score_rank"]).all()
+        key = ["reaction_id", "score_rank"]
+        a = ranking.sort_values(key).reset_index(drop=True)
+        b = listed.sort_values(key).reset_index(drop=True)
+        pd.testing.assert_frame_equal(a.drop(columns="rank"), b.drop(columns="rank"))
+    proc = run_snakemake(tmp, config, "results/enzyme_ranking.tsv")
+    assert proc.returncode == 0, proc.stderr[-4000:]
 
 
 def test_auto_ranks_with_the_best_validated_method(toy_run):

@@ -25,6 +25,7 @@ log = setup(snakemake)
 smk = snakemake
 
 CHECK = "cross-validation (out of fold)"
+p = smk.params
 rows = pd.read_csv(smk.input.rows, sep="\t", keep_default_na=False, na_values=[""])
 usable = len(rows) and rows["label"].nunique() == 2 and rows["fold"].nunique() >= 2
 if not usable:
@@ -35,7 +36,7 @@ if not usable:
     table = pd.DataFrame(columns=CHECK_COLUMNS)
     reliability = reliability_table([], []).assign(check=CHECK)
     plot_reliability({}, smk.output.plot, title="No calibration (see the log)")
-    oof, pos = None, None
+    shown, pos, order = pd.DataFrame(columns=["method", "order", "shown"]), None, "score"
 else:
     ranking = str(rows["ranking"].iloc[0])
     instances = pd.read_csv(smk.input.instances, sep="\t", usecols=["reaction", "fold_group"], dtype=str)
@@ -50,7 +51,7 @@ else:
              "support (95%% Wilson lower bound of the best set of its most confident rows; '*': all kinds):\n%s",
              calibrator.support_table().round(4).to_string(index=False))
     oof = out_of_fold_confidence(rows, sample_weight=rows["weight"])
-    if smk.params.threshold == "auto":
+    if p.threshold == "auto":
         threshold, met = credible_threshold(best_per_reaction(rows, oof))
         rule = ("lowest confidence at which the held-out reactions' most confident candidate was a true "
                 "gene at least half the time (out of fold; each fold group weighs one)")
@@ -58,22 +59,11 @@ else:
             log.warning("no threshold reaches a precision of 0.5 out of fold: the highest, %.2f, is used",
                         threshold)
     else:
-        threshold, rule = float(smk.params.threshold), "config"
-    # listed by confidence, a reaction's rank-1 row is its most confident (out of fold)
+        threshold, rule = float(p.threshold), "config"
+    # the validated quality of the ranking as listed: its shown rows in score order and by the
+    # out-of-fold confidence (each held-out reaction's rows ordered by a calibrator that never saw
+    # its fold); "auto" lists by confidence when that has the better validated MRR
     pos = shown_positions(rows, oof)
-    listed = rows.assign(rank=pos) if smk.params.order == "confidence" else rows
-    table = check_table(listed, oof, threshold, check=CHECK, ranking=ranking, threshold_rule=rule)
-    log.info("calibration of %s, inner check:\n%s", ranking,
-             table.drop(columns="threshold_rule").to_string(index=False))
-    reliability = reliability_table(rows["label"], oof, sample_weight=rows["weight"]).assign(check=CHECK)
-    plot_reliability({f"cross-validation, out of fold (ECE {table['ece'].iloc[0]:.3f})": reliability},
-                     smk.output.plot, title=f"Confidence of {ranking}'s shown candidates")
-
-# the validated quality of the shown ranking as listed: its shown rows in score order and by the
-# out-of-fold confidence (each held-out reaction's rows ordered by a calibrator that never saw its fold)
-p = smk.params
-shown = pd.DataFrame(columns=["method", "order", "shown"])
-if ranking is not None:
     ranks = pd.read_csv(smk.input.ranks, sep="\t")
     tops = pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False)
     ranks, tops = ranks[ranks["method"] == ranking], tops[tops["method"] == ranking]
@@ -82,11 +72,23 @@ if ranking is not None:
         validation_table(ranks, tops, [ranking], n_candidates, p.n_bootstrap, p.seed).assign(order="score"),
         validation_table(shown_ranks(ranks, rows, pos), shown_tops(rows, pos, ranking), [ranking], n_candidates,
                          p.n_bootstrap, p.seed).assign(order="confidence")], ignore_index=True)
-    shown["shown"] = shown["order"] == p.order
+    mrr = shown.set_index("order")["mrr"]
+    order = p.order if p.order != "auto" else ("confidence" if mrr["confidence"] > mrr["score"] else "score")
+    shown["shown"] = shown["order"] == order
     shown = shown[["method", "order", "shown", *[c for c in shown.columns if c not in ("method", "order", "shown")]]]
-    log.info("validated quality of %s's shown rows in score order and by confidence (out of fold); shown: %s\n%s",
-             ranking, p.order, shown[["order", "hit@1", "hit@10", "hit@50", "mrr", "median_rank", "top1_gene",
-                                      "top1_share", "top1_precision"]].to_string(index=False))
+    log.info("validated quality of %s's shown rows in score order and by confidence (out of fold); listed by "
+             "%s (%s)\n%s", ranking, order, "config" if p.order != "auto" else "auto: the better validated MRR",
+             shown[["order", "hit@1", "hit@10", "hit@50", "mrr", "median_rank", "top1_gene", "top1_share",
+                    "top1_precision"]].to_string(index=False))
+    # listed by confidence, a reaction's rank-1 row is its most confident (out of fold)
+    listed = rows.assign(rank=pos) if order == "confidence" else rows
+    table = check_table(listed, oof, threshold, check=CHECK, ranking=ranking, threshold_rule=rule)
+    log.info("calibration of %s, inner check:\n%s", ranking,
+             table.drop(columns="threshold_rule").to_string(index=False))
+    reliability = reliability_table(rows["label"], oof, sample_weight=rows["weight"]).assign(check=CHECK)
+    plot_reliability({f"cross-validation, out of fold (ECE {table['ece'].iloc[0]:.3f})": reliability},
+                     smk.output.plot, title=f"Confidence of {ranking}'s shown candidates")
+
 write_tsv_atomic(shown.round(4), smk.output.shown_validation)
 write_tsv_atomic(reliability, smk.output.reliability)
 write_tsv_atomic(table.round(4), smk.output.table)
@@ -94,5 +96,5 @@ with atomic_path(smk.output.calibrator) as tmp, open(tmp, "wb") as fh:
     # the order of the shown rows, and each calibration row's place in it out of fold (the
     # validation's rank-1 rows and true-gene ranks as the ranking is listed)
     pickle.dump({"ranking": ranking, "calibrator": calibrator, "threshold": threshold,
-                 "order": p.order if calibrator is not None else "score",
+                 "order": order,
                  "shown_positions": pos if calibrator is not None else None}, fh)
