@@ -57,6 +57,11 @@ def small_run(tmp_path):
          "YBL015W", "0.028", "0.03", "False", "False"],
         ["hgb+centred", "12", "20", "0.34", "0.78", "0.93", "0.487", "3.0", "4926.0", *["0.5"] * 10,
          "", "", "", "True", "True"]])
+    _write(res / "metabolic" / "shown_validation.tsv", ["method", "order", "shown", *VALIDATION[1:-2]], [
+        ["hgb+centred", "score", "False", "12", "20", "0.34", "0.78", "0.93", "0.487", "3.0", "4926.0",
+         *["0.5"] * 10, "YKL217W", "0.1", "0.3"],
+        ["hgb+centred", "confidence", "True", "12", "20", "0.4", "0.8", "0.93", "0.52", "2.0", "4926.0",
+         *["0.5"] * 10, "YKL217W", "0.05", "0.6"]])
     _write(res / "enzyme_ranking_quality.tsv", QUALITY, [[
         "hgb+centred", "auto (best validated MRR)", "scaled", "centred", "12", "0.93", "0.91", "0.95",
         "0.487", "538", "YKL217W", "0.0297", "False",
