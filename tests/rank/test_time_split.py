@@ -198,3 +198,25 @@ def test_cluster_bootstrap_keeps_a_reactions_rows_together():
     assert (each["hit@1_lo"], each["hit@1_hi"]) == pytest.approx((alone["hit@1_lo"], alone["hit@1_hi"]))
     with pytest.raises(ValueError, match="cluster labels"):
         time_split_metrics(rows, n_boot=10, clusters=["a"])
+
+
+def test_shown_order_rows_moves_only_the_shown_later_genes():
+    """By hand: a reaction's shown rows listed at new positions; a later gene
+    among them takes its position, one beyond them keeps its rank, a gene that
+    is not a candidate stays 0; the best rank and gene follow; other rankings
+    are untouched."""
+    from rank.time_split import shown_order_rows
+
+    rows = pd.DataFrame({
+        "ranking": ["m", "m", "other"], "reaction": ["a", "b", "a"], "best_rank": [2, 25, 2],
+        "best_gene": ["Y", "W", "Y"], "later_genes": ["W;Y;Z", "W", "W;Y;Z"],
+        "later_gene_ranks": ["30;2;0", "25", "30;2;0"]})
+    shown = pd.DataFrame({"reaction": ["a", "a", "a", "b", "b"], "gene": ["X", "Y", "V", "P", "Q"]})
+    out = shown_order_rows(rows, shown, [1, 3, 2, 2, 1], "m")
+    assert out.loc[0, "later_gene_ranks"] == "30;3;0" and out.loc[0, "best_rank"] == 3
+    assert out.loc[0, "best_gene"] == "Y"
+    assert out.loc[1, "later_gene_ranks"] == "25" and out.loc[1, "best_rank"] == 25
+    pd.testing.assert_series_equal(out.loc[2], rows.loc[2])
+    # listed at their score ranks (positions = the shown rows' ranks), nothing changes
+    same = shown_order_rows(rows, shown.assign(gene=["X", "Y", "V", "P", "Q"]), [1, 2, 3, 1, 2], "m")
+    pd.testing.assert_frame_equal(same, rows)
