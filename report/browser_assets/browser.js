@@ -64,7 +64,10 @@
       "reactions' shown candidates, never above what those of the same reaction kind and evidence " +
       "pattern support, and conditional on the reaction having a gene among the candidates " +
       "(a real orphan may have none). On real orphans (the time split) it has not yet proved " +
-      "calibrated: use it to order candidates, not as a probability." });
+      "calibrated: use it to order candidates, not as a probability." +
+      (q.order === "confidence" ? " Candidates are listed by confidence (column '#'; the order with the " +
+        "better cross-validated MRR), and the figures above are for that order." :
+        q.order === "score" ? " Candidates are listed by score (column '#')." : "") });
     var cal = META.calibration || {};
     var calPart = cal.ece === null || cal.ece === undefined ? null : el("div", { class: "explain", text:
       "Confidence check (" + (cal.check || "cross-validation") + "): expected calibration error " +

@@ -112,6 +112,10 @@ def test_search_click_candidates_plot(page, driver, tmp_path):
     assert "geometric" in header_text and "Cross-validation:" in header_text
     # the toy config does not run the time split in the main job: the header says so
     assert "Time split (the test on real orphans" in header_text and "not run in this job" in header_text
+    # how the candidates are listed, as the quality table says (metabolic.ranking.order: auto)
+    order = (tmp / "results/enzyme_ranking_quality.tsv").read_text().splitlines()
+    order = dict(zip(order[0].split("\t"), order[1].split("\t")))["order"]
+    assert f"Candidates are listed by {order} (column '#'" in header_text
     search = driver.find_element(By.ID, "search")
     search.send_keys("pathway 0 step 3")
     listed = driver.find_elements(By.CSS_SELECTOR, "#reactions tbody tr")

@@ -20,6 +20,8 @@ shown = pd.read_csv(smk.input.shown_validation, sep="\t")
 shown = shown[shown["shown"].astype(bool)] if len(shown) else shown
 quality = validated_quality(shown, ranking) or validated_quality(pd.read_csv(smk.input.validation, sep="\t"),
                                                                  ranking)
+if len(shown):  # how the candidates are listed: the header says so
+    quality["order"] = str(shown["order"].iloc[0])
 log.info("method %s, validated quality %s", ", ".join(sorted(set(ranking["method"]))), quality)
 time_split = None
 if smk.input.time_split:
