@@ -7,8 +7,8 @@ than the score: the reaction kind and which network evidence the candidate
 has (it already catalyses a related reaction, a reaction of the subsystem,
 or one on similar compounds). So within the shown rows the confidence is
 not monotone in the score, and a row at rank 3 can be more likely right than
-the row at rank 1. Ordering the shown rows by confidence (:data:`ORDERS`,
-``"confidence"``) lists them by what the calibrator, fitted on the
+the row at rank 1. Config ``metabolic.ranking.order``: ``"confidence"``
+lists the shown rows by what the calibrator, fitted on the
 cross-validation's held-out reactions, says of them; ``"score"`` keeps the
 model's order. Only the shown rows move: a candidate beyond ``top_n`` keeps
 its score rank, so hit@k for k >= ``top_n`` does not change.
@@ -31,11 +31,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["ORDERS", "shown_positions", "shown_ranks", "shown_tops"]
-
-#: How the shown candidates of a reaction are listed: by calibrated
-#: confidence (ties by score rank) or by the model's score.
-ORDERS = ("confidence", "score")
+__all__ = ["shown_positions", "shown_ranks", "shown_tops"]
 
 
 def shown_positions(rows: pd.DataFrame, confidence) -> np.ndarray:

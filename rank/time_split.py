@@ -129,6 +129,13 @@ def later_gene_ranks(scores: np.ndarray, candidates: Sequence[str], genes: froze
     return {g: at.get(g, 0) for g in sorted(genes)}
 
 
+def _best_later(ranks: Mapping[str, int]) -> tuple[int, str]:
+    """The best-ranked later gene of ``{gene: rank}`` (0 = not ranked) and its
+    rank; ``(0, "")`` when none is ranked."""
+    found = [(k, g) for g, k in ranks.items() if k]
+    return min(found) if found else (0, "")
+
+
 def shown_order_rows(rows: pd.DataFrame, shown: pd.DataFrame, positions, ranking: str) -> pd.DataFrame:
     """:func:`time_split_rows` with ``ranking``'s shown rows listed at
     ``positions`` (:func:`rank.shown_order.shown_positions`): every later
@@ -152,11 +159,10 @@ def shown_order_rows(rows: pd.DataFrame, shown: pd.DataFrame, positions, ranking
         genes = [g for g in str(out["later_genes"].iat[i]).split(";") if g]
         ranks = [int(k) for k in str(out["later_gene_ranks"].iat[i]).split(";") if k]
         ranks = [at.get((r, g), k) if k else 0 for g, k in zip(genes, ranks)]
-        found = [(k, g) for g, k in zip(genes, ranks) if k]
         out.iat[i, out.columns.get_loc("later_gene_ranks")] = ";".join(map(str, ranks))
-        best = min(found) if found else (0, "")
-        out.iat[i, out.columns.get_loc("best_rank")] = best[0]
-        out.iat[i, out.columns.get_loc("best_gene")] = best[1]
+        best, best_gene = _best_later(dict(zip(genes, ranks)))
+        out.iat[i, out.columns.get_loc("best_rank")] = best
+        out.iat[i, out.columns.get_loc("best_gene")] = best_gene
     return out
 
 
@@ -525,10 +531,7 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
             if r in where:
                 # one ordering per reaction: the best later gene is the one at the smallest rank
                 ranks = later_gene_ranks(C[where[r]], cands, genes, gene_rank)
-                found = {k: g for g, k in ranks.items() if k}
-                if found:
-                    best = min(found)
-                    best_gene = found[best]
+                best, best_gene = _best_later(ranks)
             rows.append({"ranking": name, "reaction": r, "reaction_kind": orphans.loc[r, "reaction_kind"],
                          "ranked": r in where, "best_rank": best, "best_gene": best_gene,
                          "n_candidates": len(cands), "n_later_genes": len(genes),

@@ -44,12 +44,17 @@ model_name, correction = split_ranking_name(method)
 v = validation.set_index("method").loc[method] if method in set(validation["method"]) else None
 with open(smk.input.calibrator, "rb") as fh:
     calibration = pickle.load(fh)
-order = calibration.get("order", "score") if calibration["calibrator"] is not None else "score"
+if calibration["ranking"] not in (None, method):
+    raise ValueError(f"{smk.input.calibrator}: calibrated for ranking {calibration['ranking']!r}, but the "
+                     f"ranking is {method!r}; rerun the ranking validation (its rows follow "
+                     "metabolic.ranking.method)")
+# "score" whenever there is no calibrator (the calibration step's choice)
+order = calibration["order"]
 tops = pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False)
 true_ranks = pd.read_csv(smk.input.true_ranks, sep="\t")
 cv_rows = pd.read_csv(smk.input.calibration_rows, sep="\t")
 cv_first = cv_rows["rank"].to_numpy() == 1
-if order == "confidence" and calibration["ranking"] == method:
+if order == "confidence":
     # the validated quality, rank-1 genes and true-gene ranks of the ranking as it is listed: the
     # held-out reactions' shown rows by their out-of-fold confidence (the calibration step's order)
     shown_v = pd.read_csv(smk.input.shown_validation, sep="\t")
@@ -93,10 +98,6 @@ log.info("scored %d reactions x %d candidates in %.1f s (gene correction: %s; %d
 top = top.dropna(subset=["score"]).reset_index(drop=True)
 
 # the calibrated confidence of every shown candidate, and the orphans without a credible one
-if calibration["ranking"] not in (None, method):
-    raise ValueError(f"{smk.input.calibrator}: calibrated for ranking {calibration['ranking']!r}, but the "
-                     f"ranking is {method!r}; rerun the ranking validation (its rows follow "
-                     "metabolic.ranking.method)")
 with threadpool_limits(1):
     shown = shown_rows(top, featurizer, net.reactions["reaction_kind"], n_jobs=smk.threads)
 if calibration["calibrator"] is None:
@@ -112,7 +113,7 @@ else:
              calibration["threshold"], int(flagged.sum()), len(flagged))
 # the shown rows listed by confidence (ties by score rank); score_rank keeps the model's order
 top["score_rank"] = top["rank"]
-if order == "confidence" and calibration["calibrator"] is not None:
+if order == "confidence":
     top["rank"] = shown_positions(top, top["confidence"].to_numpy())
     moved = int((top["rank"] != top["score_rank"]).groupby(top["reaction"]).any().sum())
     log.info("shown rows listed by confidence: %d of %d orphans have another first candidate than by score; "

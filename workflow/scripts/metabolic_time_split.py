@@ -89,7 +89,7 @@ if calibration["calibrator"] is None:
     plot_reliability({}, smk.output.plot, title="No calibration in the older run")
 else:
     shown["confidence"] = calibration["calibrator"].predict_proba(shown)
-    if calibration.get("order", "score") == "confidence":
+    if calibration["order"] == "confidence":
         # as the final ranking lists them: the default ranking's shown rows by the older run's
         # confidence; its score order stays in the table as "<ranking> (score order)"
         shown["score_rank"] = shown["rank"]
