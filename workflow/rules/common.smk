@@ -107,18 +107,17 @@ def metabolic_inputs():
 
 # Cross-validations that take longest start first (longest-processing-time
 # scheduling): with 2 cores the slowest one decides when the ranking
-# validation can start. Wall seconds of one run on the default data
+# validation can start. Order by wall seconds on the default data
 # (yeast-GEM 9.0.2, 2 cores; logs/metabolic/cv_*.log of
-# benchmarks/bench_main_job.py, 2026-11-27): knn 432, geometric_block 386,
-# integrated_logreg_pca 380, robust_socp_pca 280, geometric_rank 145,
-# geometric 105, em 70, flags 41, the others under 30. geometric_block (peak
-# 3.6 GB: its Gram matrix) starts first, beside integrated_logreg_pca (as
-# long, 0.26 GB), so that it never runs beside knn (0.7 GB). Methods not
-# listed have priority 0.
+# benchmarks/bench_main_job.py): knn takes about as long as all the others
+# together, so it starts first and the others follow on the other core.
+# geometric_block (its Gram matrix, about 3 GB) then runs beside knn (about
+# 0.7 GB); the benchmark's summed peak includes both. Methods not listed
+# have priority 0.
 CV_FIRST = [
+    "knn",
     "geometric_block",
     "integrated_logreg_pca",
-    "knn",
     "robust_socp_pca",
     "geometric_rank",
     "geometric",
