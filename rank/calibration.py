@@ -63,7 +63,8 @@ __all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrat
            "calibration_features", "expected_calibration_error", "reliability_table",
            "out_of_fold_confidence", "no_credible_candidate", "best_per_reaction", "credible_threshold",
            "THRESHOLD_GRID", "shown_rows", "check_table", "CHECK_COLUMNS", "EVIDENCE_PATTERNS",
-           "evidence_pattern", "family_weights", "NETWORK_FLAGS", "wilson_lower", "without_network_evidence"]
+           "evidence_pattern", "family_weights", "NETWORK_FLAGS", "wilson_lower", "without_network_evidence",
+           "bare_first_share"]
 
 #: Candidate evidence flags: ``motifs`` (the reaction has motif neighbour
 #: genes), ``adjacent`` (the candidate already catalyses a related reaction:
@@ -421,6 +422,33 @@ def without_network_evidence(rows: pd.DataFrame) -> np.ndarray:
     [True, False]
     """
     return ~np.column_stack([rows[f].astype(bool).to_numpy() for f in NETWORK_FLAGS]).any(axis=1)
+
+
+def bare_first_share(rows: pd.DataFrame, first, fold_group) -> tuple[int, float]:
+    """How many held-out reactions list a candidate without network evidence
+    first, and the share of them that were right (each fold group weighing
+    one: :func:`family_weights` over all ``rows``).
+
+    ``first`` marks each reaction's first listed row: ``rank == 1`` in score
+    order (then the share is :attr:`ConfidenceCalibrator.bare_share_` of a
+    calibrator fitted on ``rows`` with these weights), or the first by
+    confidence (:func:`rank.shown_order.shown_positions` ``== 1``), whose
+    rows without network evidence are another set. The share is NaN when
+    there is none.
+
+    >>> r = pd.DataFrame({"reaction": ["a", "a", "b", "c"], "adjacent": [0, 1, 0, 0], "subsystem": 0,
+    ...                   "compound": 0, "label": [1, 0, 0, 1]})
+    >>> bare_first_share(r, np.array([True, False, True, True]), {"a": "g1", "b": "g1", "c": "c"})
+    (3, 0.75)
+    """
+    first = np.asarray(first, dtype=bool)
+    if len(first) != len(rows):
+        raise ValueError(f"bare_first_share: {len(first)} flags for {len(rows)} rows")
+    m = first & without_network_evidence(rows)
+    if not m.any():
+        return 0, float("nan")
+    w = family_weights(rows, fold_group)[m]
+    return int(m.sum()), float(np.average(rows["label"].to_numpy(dtype=np.float64)[m], weights=w))
 
 
 def _support_cells(rows: pd.DataFrame, y: np.ndarray, w: np.ndarray, p: np.ndarray) -> dict:

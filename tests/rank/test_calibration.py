@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rank.calibration import (ConfidenceCalibrator, calibration_features, calibration_rows,
-                              expected_calibration_error, no_credible_candidate, out_of_fold_confidence,
-                              reliability_table, wilson_lower)
+from rank.calibration import (ConfidenceCalibrator, bare_first_share, calibration_features, calibration_rows,
+                              expected_calibration_error, family_weights, no_credible_candidate,
+                              out_of_fold_confidence, reliability_table, wilson_lower)
 
 
 def _rows(n, rng, **fixed):
@@ -324,3 +324,37 @@ def test_calibration_rows_hold_only_their_rows():
     for name, values in out.items():
         held = values.base if values.base is not None else values
         assert held.size == 20, name
+
+
+def test_bare_first_share_counts_the_listed_first_rows():
+    """The held-out reactions whose first listed candidate has no network
+    evidence, and their share right, each fold group weighing one over all
+    rows: in score order the calibrator's ``bare_share_`` with the same
+    weights; with another first row per reaction (listed by confidence), the
+    share of exactly those rows, by hand."""
+    rng = np.random.default_rng(3)
+    n_r, k = 60, 3
+    rows = pd.DataFrame({"reaction": np.repeat([f"r{i}" for i in range(n_r)], k),
+                         "rank": np.tile(np.arange(1, k + 1), n_r), "score_z": rng.normal(size=n_r * k),
+                         "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": "enzymatic", "motifs": True,
+                         "adjacent": rng.random(n_r * k) < 0.4, "subsystem": False,
+                         "compound": rng.random(n_r * k) < 0.2})
+    rows["label"] = (rng.random(n_r * k) < 0.4).astype(int)
+    # three reactions per fold group for the first 30, then one each
+    groups = {f"r{i}": (f"g{i // 3}" if i < 30 else f"s{i}") for i in range(n_r)}
+    w = family_weights(rows, groups)
+    cal = ConfidenceCalibrator().fit(rows, rows["label"], sample_weight=w)
+    n, share = bare_first_share(rows, rows["rank"].to_numpy() == 1, groups)
+    bare_first = (rows["rank"] == 1) & ~rows["adjacent"] & ~rows["compound"]
+    assert n == int(bare_first.sum())
+    assert share == pytest.approx(cal.bare_share_)
+    # another first row per reaction: the last one
+    first = (rows["rank"] == k).to_numpy()
+    m = first & ~rows["adjacent"].to_numpy() & ~rows["compound"].to_numpy()
+    n, share = bare_first_share(rows, first, groups)
+    wt = [1 / 3 if int(rows["reaction"].iloc[i][1:]) < 30 else 1.0 for i in np.flatnonzero(m)]
+    by_hand = sum(wi * rows["label"].iloc[i] for wi, i in zip(wt, np.flatnonzero(m))) / sum(wt)
+    assert n == int(m.sum()) and share == pytest.approx(by_hand)
+    assert np.isnan(bare_first_share(rows, np.zeros(len(rows), bool), groups)[1])
+    with pytest.raises(ValueError, match="flags for"):
+        bare_first_share(rows, first[:-1], groups)

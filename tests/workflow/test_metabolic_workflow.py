@@ -132,6 +132,17 @@ def test_main_target_writes_all_three_outputs(toy_run):
     assert quality.loc[0, "orphan_top1_group_share"] == pytest.approx(by_gene.max() / first["model_reaction"].nunique(),
                                                                      abs=1e-4)
     assert by_gene[quality.loc[0, "orphan_top1_gene_by_group"]] == pytest.approx(by_gene.max())
+    # held-out reactions whose first listed row has no network evidence, and their share right,
+    # recounted from the rows as listed; a toy group is a model reaction (both directions), each
+    # weighing one over all held-out reactions
+    bare = first_rows[~first_rows[["adjacent", "subsystem", "compound"]].astype(bool).any(axis=1)]
+    assert quality.loc[0, "validated_top1_without_network_evidence"] == len(bare)
+    if len(bare):
+        model = rows["reaction"].str.replace("__rev", "", regex=False)
+        size = model.map(rows.groupby(model)["reaction"].nunique())
+        w = 1 / size[bare.index]
+        assert quality.loc[0, "validated_top1_without_network_evidence_true_share"] == pytest.approx(
+            np.average(bare["label"], weights=w), abs=1e-4)
 
 
 def test_the_order_auto_takes_the_better_validated_mrr_and_score_keeps_the_model_order(toy_run):

@@ -15,7 +15,7 @@ from threadpoolctl import threadpool_limits
 from common.io import write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
 from featurize.metabolic.pairs import fold_groups
-from rank.calibration import no_credible_candidate, shown_rows, without_network_evidence
+from rank.calibration import bare_first_share, no_credible_candidate, shown_rows, without_network_evidence
 from rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions
 from rank.metrics import choose_ranking_method, ranking_quality
 from rank.refit import ranking_decision_for
@@ -121,10 +121,11 @@ if order == "confidence":
              top["reaction"].nunique(), moved)
 
 # rank-1 candidates without network evidence (no related, subsystem or similar-compound
-# reaction): their confidence beside how often such held-out rank-1 candidates were right
-# (each fold group weighing one, as in the calibrator, whose share for their kind and evidence
-# pattern they must not pass)
-cv_bare = cv_rows[cv_first & without_network_evidence(cv_rows)]
+# reaction): their confidence beside how often the held-out reactions listed first the same way
+# were right (each fold group weighing one; listed by confidence these are not the score-rank-1
+# rows of the calibrator's cells, whose share for their kind and evidence pattern the orphans
+# must not pass)
+n_cv_bare, cv_bare_share = bare_first_share(cv_rows, cv_first, fold_groups(net)) if len(cv_rows) else (0, np.nan)
 orphan_bare = shown[(top["rank"] == 1).to_numpy() & without_network_evidence(shown)]
 cal = calibration["calibrator"]
 if cal is None or not len(orphan_bare):
@@ -135,8 +136,8 @@ else:
 bare = {"orphan_top1_without_network_evidence": len(orphan_bare),
         "orphan_top1_without_network_evidence_max_confidence":
             float(top.loc[orphan_bare.index, "confidence"].max()) if len(orphan_bare) else float("nan"),
-        "validated_top1_without_network_evidence": len(cv_bare),
-        "validated_top1_without_network_evidence_true_share": float("nan") if cal is None else cal.bare_share_,
+        "validated_top1_without_network_evidence": n_cv_bare,
+        "validated_top1_without_network_evidence_true_share": float("nan") if cal is None else cv_bare_share,
         "orphan_top1_without_network_evidence_above_validated": above}
 log.info("rank-1 candidates without network evidence: %d orphans (highest confidence %.3f); in the "
          "validation %d held-out reactions, right for a share of %.3f (each fold group weighing one); "
