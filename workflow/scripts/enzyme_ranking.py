@@ -125,7 +125,8 @@ if order == "confidence":
 # were right (each fold group weighing one; listed by confidence these are not the score-rank-1
 # rows of the calibrator's cells, whose share for their kind and evidence pattern the orphans
 # must not pass)
-n_cv_bare, cv_bare_share = bare_first_share(cv_rows, cv_first, fold_groups(net)) if len(cv_rows) else (0, np.nan)
+groups = fold_groups(net)  # each group of near-copies weighs one, here and in the quality table
+n_cv_bare, cv_bare_share = bare_first_share(cv_rows, cv_first, groups) if len(cv_rows) else (0, np.nan)
 orphan_bare = shown[(top["rank"] == 1).to_numpy() & without_network_evidence(shown)]
 cal = calibration["calibrator"]
 if cal is None or not len(orphan_bare):
@@ -152,7 +153,7 @@ with threadpool_limits(1):
 quality, top1 = ranking_quality(
     top, v, tops, net.reactions["reaction_kind"],
     method=method, chosen_by="auto (best validated MRR)" if p.method == "auto" else "config",
-    margin_rule=p.margin_rule, gene_correction=correction, reaction_groups=fold_groups(net))
+    margin_rule=p.margin_rule, gene_correction=correction, reaction_groups=groups)
 # how far to trust the orphans ranked on their subsystem or compounds alone
 without = motif_less_validation(true_ranks, method, featurizer, top)
 for k, val in {**without, **bare}.items():
