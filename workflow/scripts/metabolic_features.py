@@ -79,6 +79,7 @@ featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_
                             reaction_kinds=p.adjacency and p.kind_features,
                             subsystems=p.subsystem_features,
                             compounds=p.adjacency and p.kind_features and p.compound_features,
+                            domain_kinds=p.adjacency and p.kind_features and p.domain_kind_features,
                             # a reaction's features never read its near-copies' gene rules: the
                             # validation holds them out together (docs/metabolic.md, "Folds")
                             reaction_groups=fold_groups(net))
@@ -88,6 +89,10 @@ if featurizer.compounds:
              "with a usable formula", len(compound_vectors(net.formulas)))
 elif p.compound_features:
     log.info("compound blocks: none (compound_features needs adjacency_features and kind_features)")
+if featurizer.domain_kinds:
+    log.info("domain_kind blocks: %s", ", ".join(featurizer.domain_kinds_) or "none")
+elif p.domain_kind_features:
+    log.info("domain_kind blocks: none (domain_kind_features needs adjacency_features and kind_features)")
 candidates, pool, mix = candidate_pools(p.candidates, p.impostor_pool, p.impostor_mix,
                                         sorted(g.id for g in model.genes), sources)
 log.info("candidate genes for ranking: %d (%s)", len(candidates), p.candidates)

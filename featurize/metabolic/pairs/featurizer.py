@@ -158,13 +158,14 @@ class PairFeaturizer(PairExplanations):
         "reaction_kinds": boolean(),
         "subsystems": boolean(),
         "compounds": boolean(),
+        "domain_kinds": boolean(),
     }
 
     def __init__(self, net, motifs: Mapping[str, Mapping[str, frozenset]],
                  sources: Mapping[str, pd.DataFrame], min_domain_genes: int = 2,
                  domain_eps: float = 0.01, adjacency: bool = True,
                  representation: str = "pointwise", reaction_kinds: bool = False,
-                 subsystems: bool = False, compounds: bool = False,
+                 subsystems: bool = False, compounds: bool = False, domain_kinds: bool = False,
                  reaction_groups: Mapping[str, object] | None = None):
         reactions = getattr(net, "reactions", None)
         if not isinstance(reactions, pd.DataFrame) or "genes" not in reactions.columns:
@@ -180,12 +181,14 @@ class PairFeaturizer(PairExplanations):
         self.reaction_kinds = reaction_kinds
         self.subsystems = subsystems
         self.compounds = compounds
+        self.domain_kinds = domain_kinds
         self.reaction_groups = reaction_groups
         validate_params(self)
         self.min_domain_genes = int(min_domain_genes)
         self.domain_eps = float(domain_eps)
         self.adjacency, self.reaction_kinds = bool(adjacency), bool(reaction_kinds)
         self.subsystems, self.compounds = bool(subsystems), bool(compounds)
+        self.domain_kinds = bool(domain_kinds)
         self._check_inputs(net, sources)
 
         genes_of: dict[str, tuple[str, ...]] = {}
@@ -240,6 +243,8 @@ class PairFeaturizer(PairExplanations):
         self._network_blocks: dict[str, NetworkBlock] = {}
         for b in families:
             if isinstance(b, NetworkBlock):
+                if getattr(b, "source_name", None):  # a network block that reads a data source
+                    b.source = self._sources[b.source_name]
                 b.prepare(self._index, self._cache)
                 self._network_blocks[b.name] = b
         self._families = families
@@ -247,6 +252,7 @@ class PairFeaturizer(PairExplanations):
         self.subsystem_block_ = bool(self._network_blocks.get("subsystem") and
                                      self._network_blocks["subsystem"].block_names())
         self.compound_kinds_ = list(getattr(self._network_blocks.get("compound"), "kinds", []))
+        self.domain_kinds_ = list(getattr(self._network_blocks.get("domain_kind"), "kinds", []))
 
         # the point-wise layout is always computed; "summary" derives from it
         _, _, self._pw_blocks, self._pw_n = self._layout("pointwise")

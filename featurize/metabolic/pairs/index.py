@@ -209,6 +209,17 @@ class NetworkIndex:
         return kind_of
 
     @cached_property
+    def unit_kind(self) -> dict[str, sp.csr_matrix]:
+        """Per reaction kind, a (units x genes) 0/1 matrix: a member of the
+        unit that has this kind names the gene (:attr:`units`; a model
+        reaction's kind is that of its last direction)."""
+        model, units = self.model, self.units
+        kind_of_model = {m: self.kind_of[r] for r, m in model.of.items()}
+        model_kind = np.array([kind_of_model[m] for m in model.ids])
+        return {k: binary(units.members[:, np.flatnonzero(model_kind == k)] @ model.catalyses[model_kind == k])
+                for k in sorted(set(model_kind))}
+
+    @cached_property
     def kinds_with_genes(self) -> list[str]:
         """Reaction kinds, in :data:`REACTION_KINDS` order, that some model
         reaction with a gene has (a model reaction's kind: that of its last

@@ -22,7 +22,6 @@ import numpy as np
 
 from featurize.metabolic.pairs.adjacency import SAME_KIND_ITEMS
 from featurize.metabolic.pairs.base import NetworkBlock
-from featurize.metabolic.pairs.index import binary
 
 __all__ = ["RoleBlock"]
 
@@ -41,18 +40,11 @@ class RoleBlock(NetworkBlock):
         whatever its directions, near-copies together) it catalyses in all
         and per kind."""
         self.index = index
-        model, units = index.model, index.units
-        kind_of_model = {m: index.kind_of[r] for r, m in model.of.items()}
-        model_kind = np.array([kind_of_model[m] for m in model.ids])
         self.kinds = index.kinds_with_genes
-        self._total = np.asarray(units.catalyses.sum(axis=0)).reshape(-1)
+        self._total = np.asarray(index.units.catalyses.sum(axis=0)).reshape(-1)
         #: per kind, (units x genes) 0/1: a member of that kind names the gene
-        self._unit_kind: dict[str, object] = {}
-        self._per_kind: dict[str, np.ndarray] = {}
-        for k in sorted(set(model_kind)):
-            of_kind = units.members[:, np.flatnonzero(model_kind == k)] @ model.catalyses[model_kind == k]
-            self._unit_kind[k] = binary(of_kind)
-            self._per_kind[k] = np.asarray(self._unit_kind[k].sum(axis=0)).reshape(-1)
+        self._unit_kind = index.unit_kind
+        self._per_kind = {k: np.asarray(m.sum(axis=0)).reshape(-1) for k, m in self._unit_kind.items()}
 
     def block_names(self):
         return [f"{self.name}_{k}" for k in self.kinds]
