@@ -373,6 +373,8 @@ def _evidence(featurizer, reaction: str, gene: str, support, coexpr, *, names, g
     similar = featurizer.compound_reactions(reaction, gene) \
         if getattr(featurizer, "compound_kinds_", []) else []
 
+    kind_doms = featurizer.kind_domains(reaction, gene) if getattr(featurizer, "domain_kinds_", []) else []
+
     def fmt(items):
         return ";".join(f"{i}({n})" for i, n in items)
 
@@ -388,6 +390,10 @@ def _evidence(featurizer, reaction: str, gene: str, support, coexpr, *, names, g
     if similar:
         words.append("acts on the most similar compounds in " + ", ".join(
             f"{o} ({v:.2f})" for o, v in similar))
+    if kind_doms and kind_doms[0][1] > 0:
+        d, n, m = kind_doms[0]
+        kind = featurizer.net.reactions.at[reaction, "reaction_kind"]
+        words.append(f"{n} of the {m} other genes with its domain {d} catalyse {kind} reactions")
     if support:
         words.append("supported most by " + ", ".join(
             f"{names.get(h, h) or h} ({m})" for h, m, _ in support))

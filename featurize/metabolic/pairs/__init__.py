@@ -10,17 +10,18 @@ to its neighbours averaged over the neighbours that have data of that source.
 
 One module per block family, in feature order (:mod:`.registry`):
 
-========================  ==========================  ===========================  ===============
-module                    blocks (names in features)   PairFeaturizer parameter     config key
-========================  ==========================  ===========================  ===============
-:mod:`.expr`              ``<motif>:expr``             ``sources["expr"]``          dataset ``expression``
-:mod:`.domain`            ``<motif>:domain``           ``sources["domain"]``        dataset ``annotation``
-:mod:`.loc`               ``<motif>:loc``              ``sources["loc"]``           dataset ``localization``
-:mod:`.adjacency`         ``<motif>:net``              ``adjacency``                ``adjacency_features``
-:mod:`.role`              ``candidate:role_<kind>``    ``reaction_kinds``           ``kind_features``
-:mod:`.subsystem`         ``candidate:subsystem``      ``subsystems``               ``subsystem_features``
-:mod:`.compound`          ``candidate:compound_<kind>``  ``compounds``              ``compound_features``
-========================  ==========================  ===========================  ===============
+===================  ================================  ========================  ========================
+module               blocks (names in features)        PairFeaturizer parameter  config key
+===================  ================================  ========================  ========================
+:mod:`.expr`         ``<motif>:expr``                  ``sources["expr"]``       dataset ``expression``
+:mod:`.domain`       ``<motif>:domain``                ``sources["domain"]``     dataset ``annotation``
+:mod:`.loc`          ``<motif>:loc``                   ``sources["loc"]``        dataset ``localization``
+:mod:`.adjacency`    ``<motif>:net``                   ``adjacency``             ``adjacency_features``
+:mod:`.role`         ``candidate:role_<kind>``         ``reaction_kinds``        ``kind_features``
+:mod:`.subsystem`    ``candidate:subsystem``           ``subsystems``            ``subsystem_features``
+:mod:`.compound`     ``candidate:compound_<kind>``     ``compounds``             ``compound_features``
+:mod:`.domain_kind`  ``candidate:domain_kind_<kind>``  ``domain_kinds``          ``domain_kind_features``
+===================  ================================  ========================  ========================
 
 (config keys under ``metabolic:``, dataset keys under
 ``metabolic.datasets.<dataset>``). :mod:`.featurizer` composes them

@@ -73,6 +73,36 @@ class DomainKindBlock(NetworkBlock):
     def block_names(self):
         return [f"{self.name}_{k}" for k in self.kinds]
 
+    def _counts(self, reaction):
+        """``(C, left)`` for ``reaction``'s kind: per kept domain, the genes
+        with it that catalyse a unit of that kind other than ``reaction``'s
+        own, and per gene how many such units it catalyses."""
+        index = self.index
+        kind = index.kind_of[reaction]
+        # genes whose only units of this kind are r's own stop counting
+        own = self._unit_kind[kind][index.unit(reaction)].toarray().reshape(-1)
+        left = self._per_kind[kind] - own
+        lost = np.flatnonzero((self._per_kind[kind] > 0) & (left <= 0))
+        C = self._C[kind]
+        if lost.size:
+            C = C - np.asarray(self._B[self._drow[lost]].sum(axis=0)).reshape(-1)
+        return C, left
+
+    def domains(self, reaction, gid, top: int = 1) -> list[tuple[int, int, int]]:
+        """The candidate's domains with the largest share (the block's
+        evidence), as ``(column of the domain source's kept domains, genes of
+        the reaction's kind, other genes with the domain)``, largest share
+        first (then most genes); empty where the block is absent."""
+        if gid is None or self.index.kind_of[reaction] not in self.kinds:
+            return []
+        C, left = self._counts(reaction)
+        row = self._B[self._drow[gid]]
+        mine = float(left[gid] > 0)
+        found = [(int(d), int(round(C[d] - mine)), int(self._N[d] - 1)) for d in row.indices
+                 if self._N[d] > 1]
+        found.sort(key=lambda t: (-t[1] / t[2], -t[1], t[0]))
+        return found[:top]
+
     def block(self, reaction, g_gids, motif=None):
         """The three items over the candidate's domains, in the block of the
         reaction's kind (NaN in every other kind's block, and where the
@@ -83,13 +113,7 @@ class DomainKindBlock(NetworkBlock):
         kind = index.kind_of[reaction]
         if kind not in self.kinds:
             return out
-        # genes whose only units of this kind are r's own stop counting
-        own = self._unit_kind[kind][index.unit(reaction)].toarray().reshape(-1)
-        left = self._per_kind[kind] - own
-        lost = np.flatnonzero((self._per_kind[kind] > 0) & (left <= 0))
-        C = self._C[kind]
-        if lost.size:
-            C = C - np.asarray(self._B[self._drow[lost]].sum(axis=0)).reshape(-1)
+        C, left = self._counts(reaction)
         sub = self._B[self._drow[np.asarray(g_gids, dtype=np.intp)]]
         counts = np.diff(sub.indptr)
         mine = np.repeat((left[g_gids] > 0).astype(float), counts)

@@ -150,6 +150,18 @@ class PairExplanations:
         gid = self._index.gid.get(canonical_gene_id(gene)[0])
         return self._network_blocks["compound"].reactions(reaction, gid, top)
 
+    def kind_domains(self, reaction: str, gene: str, top: int = 1) -> list[tuple[str, int, int]]:
+        """The InterPro domains of ``gene`` whose other carriers most often
+        catalyse a reaction of ``reaction``'s kind (the evidence of the
+        ``domain_kind`` block), as ``(domain, carriers of that kind, other
+        carriers)``, largest share first; empty without the block."""
+        self._check_reaction(reaction)
+        if not getattr(self, "domain_kinds_", []):
+            return []
+        gid = self._index.gid.get(canonical_gene_id(gene)[0])
+        b = self._network_blocks["domain_kind"]
+        return [(b.source.items_[d], n, m) for d, n, m in b.domains(reaction, gid, top)]
+
     def expression_zscores(self, genes: Sequence[str]) -> pd.DataFrame:
         """Standardized expression profiles of ``genes`` (rows) over the
         conditions (columns): each profile minus its mean over its present

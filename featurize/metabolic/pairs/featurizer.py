@@ -106,6 +106,9 @@ class PairFeaturizer(PairExplanations):
         ``reaction_kinds`` and ``net.formulas``, ``net.substrates`` and
         ``net.products`` (as built by
         :func:`featurize.metabolic.network.build_directed_network`).
+    domain_kinds : bool, default False
+        Add the ``domain_kind_<kind>`` blocks (package docstring). Needs
+        ``reaction_kinds`` for its kinds and the ``domain`` source.
     reaction_groups : mapping or None, default None
         Directed reaction id -> label of its group of near-copies, e.g. a
         :func:`featurize.metabolic.pairs.sampling.fold_groups` Series (one
@@ -132,7 +135,8 @@ class PairFeaturizer(PairExplanations):
     blocks_ : list of (motif, source, slice)
         The ``role_<kind>`` blocks are ``("candidate", "role_<kind>", slice)``, then
         the ``("candidate", "subsystem", slice)`` block, then the
-        ``("candidate", "compound_<kind>", slice)`` blocks, last.
+        ``("candidate", "compound_<kind>", slice)`` blocks, then the
+        ``("candidate", "domain_kind_<kind>", slice)`` blocks, last.
     role_kinds_ : list of str
         Reaction kinds with a ``role_<kind>`` block.
     subsystem_block_ : bool
@@ -140,6 +144,8 @@ class PairFeaturizer(PairExplanations):
         reaction with a gene has a subsystem).
     compound_kinds_ : list of str
         Reaction kinds with a ``compound_<kind>`` block.
+    domain_kinds_ : list of str
+        Reaction kinds with a ``domain_kind_<kind>`` block.
     genes_with_data_ : list of str
         Canonical ids of genes with data of at least one source.
     feature_scale_ : ndarray or None
@@ -291,6 +297,13 @@ class PairFeaturizer(PairExplanations):
                 "PairFeaturizer(compounds=True): net has no 'formulas', 'substrates' and "
                 "'products' mappings; build the network with "
                 "featurize.metabolic.network.build_directed_network, or pass compounds=False")
+        if self.domain_kinds and not self.reaction_kinds:
+            raise ValueError("The 'domain_kinds' parameter of PairFeaturizer needs reaction_kinds=True "
+                             "(one block per reaction kind); set both or neither.")
+        if self.domain_kinds and "domain" not in sources:
+            raise GeomarginInputError(
+                "PairFeaturizer(domain_kinds=True): sources has no 'domain' table (genes x InterPro "
+                f"domains; it has {sorted(sources)}); give one, or pass domain_kinds=False")
 
     def _layout(self, representation: str):
         """Feature names, group ids, ``(motif, block, slice)`` and the width

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from common.exceptions import GeomarginInputError
 from featurize.metabolic.pairs import PairFeaturizer
 from toy_pairs import ToyNet
 
@@ -50,7 +51,12 @@ def test_by_hand():
     # R3 (enzymatic): D2 is held by G1 and G3, G3 only through R3 itself
     np.testing.assert_allclose(block(f, f.transform(["R3"], ["G5"])[0], "domain_kind_enzymatic"),
                                [0.0, 0.0, 0.0])
+    # the evidence: the domain with the largest share
+    assert f.kind_domains("R4", "G5", top=2) == [("D1", 2, 2), ("D2", 1, 2)]
+    assert f.kind_domains("R4", "G1") == [("D1", 1, 2)]
+    assert f.kind_domains("R4", "G6") == [] and f.kind_domains("R4", "G7") == []
     off = PairFeaturizer(net, MOTIFS, {"domain": dom}, min_domain_genes=1, reaction_kinds=True)
+    assert off.kind_domains("R4", "G5") == []
     assert off.domain_kinds_ == [] and f.feature_names_[:-6] == off.feature_names_
     np.testing.assert_array_equal(x[:, :-6], off.transform(["R4"] * 4, ["G5", "G1", "G6", "G7"]))
 
@@ -101,3 +107,14 @@ def test_brute_force(seed):
         want = _brute(reactions, groups, dom_rows, kept, r, g)
         got = block(f, x, f"domain_kind_{reactions.at[r, 'reaction_kind']}")
         np.testing.assert_allclose(got, want, rtol=2.0 ** -22, err_msg=f"{r}, {g}")
+
+
+def test_needs_kinds_and_domains():
+    net = ToyNet(pd.DataFrame({"reaction_id": ["R1"], "genes": [("G1",)], "reaction_kind": ["transport"]},
+                              index=["R1"]))
+    dom = pd.DataFrame([[1.0]], index=["G1"], columns=["D1"])
+    with pytest.raises(ValueError, match="'domain_kinds' parameter of PairFeaturizer needs reaction_kinds"):
+        PairFeaturizer(net, MOTIFS, {"domain": dom}, domain_kinds=True)
+    loc = pd.DataFrame([[1.0]], index=["G1"], columns=["nucleus"])
+    with pytest.raises(GeomarginInputError, match=r"sources has no 'domain' table .*\['loc'\]"):
+        PairFeaturizer(net, MOTIFS, {"loc": loc}, reaction_kinds=True, domain_kinds=True)
