@@ -393,7 +393,8 @@ def _evidence(featurizer, reaction: str, gene: str, support, coexpr, *, names, g
     if kind_doms and kind_doms[0][1] > 0:
         d, n, m = kind_doms[0]
         kind = featurizer.net.reactions.at[reaction, "reaction_kind"]
-        words.append(f"{n} of the {m} other genes with its domain {d} catalyse {kind} reactions")
+        who = "the one other gene" if m == 1 else f"all {m} other genes" if n == m else f"{n} of the {m} other genes"
+        words.append(f"{who} with its domain {d} {'catalyses' if m == 1 else 'catalyse'} {kind} reactions")
     if support:
         words.append("supported most by " + ", ".join(
             f"{names.get(h, h) or h} ({m})" for h, m, _ in support))

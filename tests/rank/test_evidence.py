@@ -355,3 +355,29 @@ def test_subsystem_evidence_counts_near_copies_once():
         ev = candidate_evidence(feat, lambda X: np.nansum(X, axis=1), "R5", "G1", **kw)
         assert ev["catalyses_in_subsystem"] == "R1;R2;R3"
         assert words in ev["evidence"]
+
+
+def test_domain_kind_evidence_by_hand():
+    """The sentence names the candidate's domain whose other carriers most
+    often catalyse the reaction's kind (the domain_kind block's counts)."""
+    df = pd.DataFrame({"reaction_id": ["R1", "R2", "R3", "R4"], "genes": [("G1",), ("G2",), ("G3",), ()],
+                       "reaction_kind": ["transport", "transport", "enzymatic", "transport"]},
+                      index=["R1", "R2", "R3", "R4"])
+    dom = pd.DataFrame([[1, 1], [1, 0], [0, 1], [1, 1], [0, 0]],
+                       index=["G1", "G2", "G3", "G5", "G6"], columns=["D1", "D2"])
+    motifs = {t: {} for t in ("fork", "funnel", "chain_up", "chain_down")}
+    kw = dict(names={}, gene_domains={}, gene_compartments={})
+    feat = PairFeaturizer(ToyNet(df), motifs, {"domain": dom}, min_domain_genes=1, reaction_kinds=True,
+                          domain_kinds=True)
+
+    def words(reaction, gene):
+        return candidate_evidence(feat, lambda X: np.nansum(X, axis=1), reaction, gene, **kw)["evidence"]
+
+    assert "all 2 other genes with its domain D1 catalyse transport reactions" in words("R4", "G5")
+    assert "1 of the 2 other genes with its domain D1 catalyse transport reactions" in words("R4", "G1")
+    # no other carrier of D2 catalyses an enzymatic reaction but R3's own gene: nothing said
+    assert "other gene" not in words("R3", "G5") and "other gene" not in words("R4", "G6")
+    one = pd.DataFrame([[1], [1]], index=["G2", "G5"], columns=["D9"])
+    feat = PairFeaturizer(ToyNet(df), motifs, {"domain": one}, min_domain_genes=1, reaction_kinds=True,
+                          domain_kinds=True)
+    assert "the one other gene with its domain D9 catalyses transport reactions" in words("R4", "G5")
