@@ -90,6 +90,12 @@ class DomainBlock(WholeRowSourceBlock):
             (np.ones(len(a["cols"])), a["cols"], np.r_[a["indptr"][:n_rows + 1], a["indptr"][n_rows]]),
             shape=(n_rows + 1, len(self.items_)))
 
+    @property
+    def presence(self):
+        """0/1 membership of the kept domains (CSR, the source's rows x
+        ``items_``; the last, null row empty)."""
+        return self._binary
+
     def _means(self, B_rows, cn):
         a = self.arrays
         return (a["P"][B_rows].sum(axis=0) / cn, a["L"][B_rows].sum(axis=0) / cn,

@@ -62,7 +62,7 @@ class DomainKindBlock(NetworkBlock):
         for g, i in src.row.items():
             drow[index.gid[g]] = i
         self._drow = drow
-        self._B = src._binary.tocsr()  # domain rows x kept domains, last row empty
+        self._B = src.presence.tocsr()  # domain rows x kept domains, last row empty
         self._N = np.asarray(self._B.sum(axis=0)).reshape(-1)
         self._unit_kind = index.unit_kind
         self._per_kind = {k: np.asarray(m.sum(axis=0)).reshape(-1) for k, m in self._unit_kind.items()}
