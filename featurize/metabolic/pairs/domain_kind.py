@@ -55,7 +55,7 @@ class DomainKindBlock(NetworkBlock):
     def prepare(self, index, cache):
         """Per kind, how many genes with each domain catalyse a unit of that kind."""
         src = self.source  # the prepared DomainBlock, set by the featurizer
-        self.index = index
+        self.index, self.cache = index, cache
         self.kinds = index.kinds_with_genes
         #: gene index (universe, -1 last) -> row of the domain matrix (src.null: none)
         drow = np.full(index.n_genes, src.null, dtype=np.intp)
@@ -65,7 +65,7 @@ class DomainKindBlock(NetworkBlock):
         self._B = src.presence.tocsr()  # domain rows x kept domains, last row empty
         self._N = np.asarray(self._B.sum(axis=0)).reshape(-1)
         self._unit_kind = index.unit_kind
-        self._per_kind = {k: np.asarray(m.sum(axis=0)).reshape(-1) for k, m in self._unit_kind.items()}
+        self._per_kind = index.unit_kind_counts
         self._C = {k: np.asarray(self._B.T @ (np.bincount(drow, weights=(c > 0).astype(float),
                                                           minlength=src.null + 1))).reshape(-1)
                    for k, c in self._per_kind.items()}
@@ -76,7 +76,11 @@ class DomainKindBlock(NetworkBlock):
     def _counts(self, reaction):
         """``(C, left)`` for ``reaction``'s kind: per kept domain, the genes
         with it that catalyse a unit of that kind other than ``reaction``'s
-        own, and per gene how many such units it catalyses."""
+        own, and per gene how many such units it catalyses (computed once
+        per reaction: explaining its candidates asks for every one)."""
+        return self.cache.get(reaction, "domain_kind", lambda: self._compute_counts(reaction))
+
+    def _compute_counts(self, reaction):
         index = self.index
         kind = index.kind_of[reaction]
         # genes whose only units of this kind are r's own stop counting

@@ -220,6 +220,12 @@ class NetworkIndex:
                 for k in sorted(set(model_kind))}
 
     @cached_property
+    def unit_kind_counts(self) -> dict[str, np.ndarray]:
+        """Per reaction kind, per gene: how many units of that kind name it
+        (column sums of :attr:`unit_kind`)."""
+        return {k: np.asarray(m.sum(axis=0)).reshape(-1) for k, m in self.unit_kind.items()}
+
+    @cached_property
     def kinds_with_genes(self) -> list[str]:
         """Reaction kinds, in :data:`REACTION_KINDS` order, that some model
         reaction with a gene has (a model reaction's kind: that of its last

@@ -44,7 +44,7 @@ class RoleBlock(NetworkBlock):
         self._total = np.asarray(index.units.catalyses.sum(axis=0)).reshape(-1)
         #: per kind, (units x genes) 0/1: a member of that kind names the gene
         self._unit_kind = index.unit_kind
-        self._per_kind = {k: np.asarray(m.sum(axis=0)).reshape(-1) for k, m in self._unit_kind.items()}
+        self._per_kind = index.unit_kind_counts
 
     def block_names(self):
         return [f"{self.name}_{k}" for k in self.kinds]
