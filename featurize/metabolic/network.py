@@ -51,7 +51,9 @@ class DirectedNetwork:
         subsystem, else the reaction's KEGG pathway annotations, ";"-joined;
         "" when the model has neither, as iFF708), ``reaction_kind`` and ``named_diffusion``
         (:func:`featurize.metabolic.reaction_kinds.reaction_kind` of the first model
-        reaction of the group).
+        reaction of the group), ``compartments`` (the names of the
+        compartments of its metabolites, as the model names them, sorted and
+        ";"-joined).
     substrates, products : dict[str, frozenset[str]]
         Compartment-free metabolite keys per directed reaction, currency removed.
     currency : tuple[str, ...]
@@ -312,6 +314,8 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
         left = [(m, c) for m, c in items if c < 0]
         right = [(m, c) for m, c in items if c > 0]
         multi = len({m.compartment for m, _ in items}) > 1
+        compartments = ";".join(sorted({str(model.compartments.get(m.compartment) or m.compartment)
+                                        for m, _ in items if m.compartment}))
         directions = []
         if lb < 0 < ub:
             directions = ["forward", "reverse"]
@@ -328,7 +332,7 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
                 "ec_numbers": ";".join(ecs), "genes": genes, "direction": d,
                 "model_reactions": ";".join(x.id for x in group),
                 "subsystem": ";".join(subsystems), "reaction_kind": kind,
-                "named_diffusion": diffusion,
+                "named_diffusion": diffusion, "compartments": compartments,
             })
             subs[did] = frozenset(keys[m.id] for m, _ in s_side)
             prods[did] = frozenset(keys[m.id] for m, _ in p_side)
@@ -369,7 +373,7 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
             formulas[keys[m.id]] = formula
 
     cols = ["reaction_id", "name", "equation", "ec_numbers", "genes", "direction", "model_reactions",
-            "subsystem", "reaction_kind", "named_diffusion"]
+            "subsystem", "reaction_kind", "named_diffusion", "compartments"]
     df = pd.DataFrame(rows, columns=["id"] + cols).set_index("id")
     df.index.name = "directed_id"
     n_merged = sum(len(v) - 1 for v in merged.values())

@@ -80,6 +80,7 @@ featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_
                             subsystems=p.subsystem_features,
                             compounds=p.adjacency and p.kind_features and p.compound_features,
                             domain_kinds=p.adjacency and p.kind_features and p.domain_kind_features,
+                            sites=p.site_features,
                             # a reaction's features never read its near-copies' gene rules: the
                             # validation holds them out together (docs/metabolic.md, "Folds")
                             reaction_groups=fold_groups(net))
@@ -93,6 +94,8 @@ if featurizer.domain_kinds:
     log.info("domain_kind blocks: %s", ", ".join(featurizer.domain_kinds_) or "none")
 elif p.domain_kind_features:
     log.info("domain_kind blocks: none (domain_kind_features needs adjacency_features and kind_features)")
+if p.site_features:
+    log.info("site block: %s", "yes" if featurizer.site_block_ else "none (no localization source)")
 candidates, pool, mix = candidate_pools(p.candidates, p.impostor_pool, p.impostor_mix,
                                         sorted(g.id for g in model.genes), sources)
 log.info("candidate genes for ranking: %d (%s)", len(candidates), p.candidates)

@@ -21,6 +21,7 @@ module               blocks (names in features)        PairFeaturizer parameter 
 :mod:`.subsystem`    ``candidate:subsystem``           ``subsystems``            ``subsystem_features``
 :mod:`.compound`     ``candidate:compound_<kind>``     ``compounds``             ``compound_features``
 :mod:`.domain_kind`  ``candidate:domain_kind_<kind>``  ``domain_kinds``          ``domain_kind_features``
+:mod:`.site`         ``candidate:site``                ``sites``                 ``site_features``
 ===================  ================================  ========================  ========================
 
 (config keys under ``metabolic:``, dataset keys under

@@ -109,6 +109,11 @@ class PairFeaturizer(PairExplanations):
     domain_kinds : bool, default False
         Add the ``domain_kind_<kind>`` blocks (package docstring). Needs
         ``reaction_kinds`` for its kinds and the ``domain`` source.
+    sites : bool, default False
+        Add the ``site`` block (package docstring): the candidate's
+        localization against the reaction's compartments. Needs the ``loc``
+        source and ``net.reactions.compartments`` (as built by
+        :func:`featurize.metabolic.network.build_directed_network`).
     reaction_groups : mapping or None, default None
         Directed reaction id -> label of its group of near-copies, e.g. a
         :func:`featurize.metabolic.pairs.sampling.fold_groups` Series (one
@@ -136,7 +141,8 @@ class PairFeaturizer(PairExplanations):
         The ``role_<kind>`` blocks are ``("candidate", "role_<kind>", slice)``, then
         the ``("candidate", "subsystem", slice)`` block, then the
         ``("candidate", "compound_<kind>", slice)`` blocks, then the
-        ``("candidate", "domain_kind_<kind>", slice)`` blocks, last.
+        ``("candidate", "domain_kind_<kind>", slice)`` blocks, then the
+        ``("candidate", "site", slice)`` block, last.
     role_kinds_ : list of str
         Reaction kinds with a ``role_<kind>`` block.
     subsystem_block_ : bool
@@ -146,6 +152,8 @@ class PairFeaturizer(PairExplanations):
         Reaction kinds with a ``compound_<kind>`` block.
     domain_kinds_ : list of str
         Reaction kinds with a ``domain_kind_<kind>`` block.
+    site_block_ : bool
+        Whether the ``site`` block is there.
     genes_with_data_ : list of str
         Canonical ids of genes with data of at least one source.
     feature_scale_ : ndarray or None
@@ -165,6 +173,7 @@ class PairFeaturizer(PairExplanations):
         "subsystems": boolean(),
         "compounds": boolean(),
         "domain_kinds": boolean(),
+        "sites": boolean(),
     }
 
     def __init__(self, net, motifs: Mapping[str, Mapping[str, frozenset]],
@@ -172,7 +181,7 @@ class PairFeaturizer(PairExplanations):
                  domain_eps: float = 0.01, adjacency: bool = True,
                  representation: str = "pointwise", reaction_kinds: bool = False,
                  subsystems: bool = False, compounds: bool = False, domain_kinds: bool = False,
-                 reaction_groups: Mapping[str, object] | None = None):
+                 sites: bool = False, reaction_groups: Mapping[str, object] | None = None):
         reactions = getattr(net, "reactions", None)
         if not isinstance(reactions, pd.DataFrame) or "genes" not in reactions.columns:
             raise GeomarginInputError(
@@ -188,13 +197,14 @@ class PairFeaturizer(PairExplanations):
         self.subsystems = subsystems
         self.compounds = compounds
         self.domain_kinds = domain_kinds
+        self.sites = sites
         self.reaction_groups = reaction_groups
         validate_params(self)
         self.min_domain_genes = int(min_domain_genes)
         self.domain_eps = float(domain_eps)
         self.adjacency, self.reaction_kinds = bool(adjacency), bool(reaction_kinds)
         self.subsystems, self.compounds = bool(subsystems), bool(compounds)
-        self.domain_kinds = bool(domain_kinds)
+        self.domain_kinds, self.sites = bool(domain_kinds), bool(sites)
         self._check_inputs(net, sources)
 
         genes_of: dict[str, tuple[str, ...]] = {}
@@ -259,6 +269,7 @@ class PairFeaturizer(PairExplanations):
                                      self._network_blocks["subsystem"].block_names())
         self.compound_kinds_ = list(getattr(self._network_blocks.get("compound"), "kinds", []))
         self.domain_kinds_ = list(getattr(self._network_blocks.get("domain_kind"), "kinds", []))
+        self.site_block_ = "site" in self._network_blocks
 
         # the point-wise layout is always computed; "summary" derives from it
         _, _, self._pw_blocks, self._pw_n = self._layout("pointwise")
@@ -304,6 +315,14 @@ class PairFeaturizer(PairExplanations):
             raise GeomarginInputError(
                 "PairFeaturizer(domain_kinds=True): sources has no 'domain' table (genes x InterPro "
                 f"domains; it has {sorted(sources)}); give one, or pass domain_kinds=False")
+        if self.sites and "loc" not in sources:
+            raise GeomarginInputError(
+                "PairFeaturizer(sites=True): sources has no 'loc' table (genes x compartments; it has "
+                f"{sorted(sources)}); give one, or pass sites=False")
+        if self.sites and "compartments" not in reactions.columns:
+            raise GeomarginInputError(
+                "PairFeaturizer(sites=True): net.reactions has no 'compartments' column; build the "
+                "network with featurize.metabolic.network.build_directed_network, or pass sites=False")
 
     def _layout(self, representation: str):
         """Feature names, group ids, ``(motif, block, slice)`` and the width
