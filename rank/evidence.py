@@ -374,6 +374,8 @@ def _evidence(featurizer, reaction: str, gene: str, support, coexpr, *, names, g
         if getattr(featurizer, "compound_kinds_", []) else []
 
     kind_doms = featurizer.kind_domains(reaction, gene) if getattr(featurizer, "domain_kinds_", []) else []
+    where, here, elsewhere = featurizer.gene_sites(reaction, gene) \
+        if getattr(featurizer, "site_block_", False) else ([], [], [])
 
     def fmt(items):
         return ";".join(f"{i}({n})" for i, n in items)
@@ -395,6 +397,11 @@ def _evidence(featurizer, reaction: str, gene: str, support, coexpr, *, names, g
         kind = featurizer.net.reactions.at[reaction, "reaction_kind"]
         who = "the one other gene" if m == 1 else f"all {m} other genes" if n == m else f"{n} of the {m} other genes"
         words.append(f"{who} with its domain {d} {'catalyses' if m == 1 else 'catalyse'} {kind} reactions")
+    if where and here:
+        words.append("localized where the reaction runs: " + ", ".join(s.replace("_", " ") for s in here))
+    elif where and elsewhere:
+        words.append("localized only elsewhere: " + ", ".join(s.replace("_", " ") for s in elsewhere)
+                     + " (the reaction: " + ", ".join(s.replace("_", " ") for s in where) + ")")
     if support:
         words.append("supported most by " + ", ".join(
             f"{names.get(h, h) or h} ({m})" for h, m, _ in support))

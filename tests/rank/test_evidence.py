@@ -381,3 +381,26 @@ def test_domain_kind_evidence_by_hand():
     feat = PairFeaturizer(ToyNet(df), motifs, {"domain": one}, min_domain_genes=1, reaction_kinds=True,
                           domain_kinds=True)
     assert "the one other gene with its domain D9 catalyses transport reactions" in words("R4", "G5")
+
+
+def test_site_evidence_by_hand():
+    """The sentence says where the candidate is seen against the reaction's
+    compartments (the site block), and nothing without localization."""
+    df = pd.DataFrame({"reaction_id": ["R1", "R2"], "genes": [("G1",), ()],
+                       "compartments": ["cytosol;mitochondria", "vacuole"]}, index=["R1", "R2"])
+    loc = pd.DataFrame([[1, 0], [0, 1], [1, 1]], index=["G1", "G2", "G3"],
+                       columns=["cytoplasm", "nucleus"])
+    motifs = {t: {} for t in ("fork", "funnel", "chain_up", "chain_down")}
+    kw = dict(names={}, gene_domains={}, gene_compartments={})
+    feat = PairFeaturizer(ToyNet(df), motifs, {"loc": loc}, sites=True)
+
+    def words(reaction, gene):
+        return candidate_evidence(feat, lambda X: np.nansum(X, axis=1), reaction, gene, **kw)["evidence"]
+
+    assert "localized where the reaction runs: cytoplasm" in words("R1", "G3")
+    assert "localized only elsewhere: nucleus (the reaction: cytoplasm, mitochondrion)" in words("R1", "G2")
+    assert "localized only elsewhere: cytoplasm, nucleus (the reaction: vacuole)" in words("R2", "G3")
+    assert "localized" not in words("R1", "G9")
+    off = PairFeaturizer(ToyNet(df), motifs, {"loc": loc})
+    assert off.gene_sites("R1", "G2") == ([], [], [])
+    assert feat.gene_sites("R1", "G3") == (["cytoplasm", "mitochondrion"], ["cytoplasm"], ["nucleus"])

@@ -162,6 +162,19 @@ class PairExplanations:
         b = self._network_blocks["domain_kind"]
         return [(b.source.items_[d], n, m) for d, n, m in b.domains(reaction, gid, top)]
 
+    def gene_sites(self, reaction: str, gene: str) -> tuple[list[str], list[str], list[str]]:
+        """The evidence of the ``site`` block: ``(sites of the reaction's
+        compartments, the gene's sites among them, the gene's other sites)``
+        (:data:`featurize.metabolic.pairs.site.SITES` order); three empty
+        lists without the block."""
+        self._check_reaction(reaction)
+        if not getattr(self, "site_block_", False):
+            return [], [], []
+        b = self._network_blocks["site"]
+        mine = b.gene_sites(self._index.gid.get(canonical_gene_id(gene)[0]))
+        where = b.reaction_sites(reaction)
+        return where, [s for s in mine if s in where], [s for s in mine if s not in where]
+
     def expression_zscores(self, genes: Sequence[str]) -> pd.DataFrame:
         """Standardized expression profiles of ``genes`` (rows) over the
         conditions (columns): each profile minus its mean over its present

@@ -36,6 +36,9 @@ def test_toy_directed_network_hand_computed():
     assert df.loc["R4a", "ec_numbers"] == "2.7.1.9;2.7.1.10"
     assert df.loc["R4a", "model_reactions"] == "R4a;R4b"
     assert df.loc["T_A", "genes"] == () and df.loc["R1", "ec_numbers"] == "2.7.1.1"
+    # the compartments of a reaction's metabolites, as the model names them
+    assert df.loc["T_A", "compartments"] == "cytosol;extracellular"
+    assert df.loc["R1", "compartments"] == "cytosol"
 
 
 def test_formulas_by_compartment_free_key():
@@ -117,3 +120,5 @@ def test_names_carrying_their_compartment_print_it_once():
     eq = build_directed_network(m, n_currency=0).reactions["equation"]
     assert eq["T1"] == "glucose [extracellular] -> glucose [cytoplasm]"
     assert eq["R1"] == "glucose -> glucose 6-phosphate"
+    comps = build_directed_network(m, n_currency=0).reactions["compartments"]
+    assert comps["T1"] == "cytoplasm;extracellular" and comps["R1"] == "cytoplasm"
