@@ -29,6 +29,7 @@ import pandas as pd
 
 from common.parallel import fork_map
 from featurize.metabolic.genes import canonical_gene_id
+from featurize.metabolic.pairs.site import SITE_LABELS
 from featurize.metabolic.reaction_kinds import REACTION_KINDS
 from rank.calibration import no_credible_candidate
 from rank.metrics import ranking_metrics
@@ -398,10 +399,10 @@ def _evidence(featurizer, reaction: str, gene: str, support, coexpr, *, names, g
         who = "the one other gene" if m == 1 else f"all {m} other genes" if n == m else f"{n} of the {m} other genes"
         words.append(f"{who} with its domain {d} {'catalyses' if m == 1 else 'catalyse'} {kind} reactions")
     if where and here:
-        words.append("localized where the reaction runs: " + ", ".join(s.replace("_", " ") for s in here))
+        words.append("localized where the reaction runs: " + ", ".join(SITE_LABELS[s] for s in here))
     elif where and elsewhere:
-        words.append("localized only elsewhere: " + ", ".join(s.replace("_", " ") for s in elsewhere)
-                     + " (the reaction: " + ", ".join(s.replace("_", " ") for s in where) + ")")
+        words.append("localized only elsewhere: " + ", ".join(SITE_LABELS[s] for s in elsewhere)
+                     + " (the reaction: " + ", ".join(SITE_LABELS[s] for s in where) + ")")
     if support:
         words.append("supported most by " + ", ".join(
             f"{names.get(h, h) or h} ({m})" for h, m, _ in support))

@@ -388,8 +388,8 @@ def test_site_evidence_by_hand():
     compartments (the site block), and nothing without localization."""
     df = pd.DataFrame({"reaction_id": ["R1", "R2"], "genes": [("G1",), ()],
                        "compartments": ["cytosol;mitochondria", "vacuole"]}, index=["R1", "R2"])
-    loc = pd.DataFrame([[1, 0], [0, 1], [1, 1]], index=["G1", "G2", "G3"],
-                       columns=["cytoplasm", "nucleus"])
+    loc = pd.DataFrame([[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 1]], index=["G1", "G2", "G3", "G4"],
+                       columns=["cytoplasm", "nucleus", "ER"])
     motifs = {t: {} for t in ("fork", "funnel", "chain_up", "chain_down")}
     kw = dict(names={}, gene_domains={}, gene_compartments={})
     feat = PairFeaturizer(ToyNet(df), motifs, {"loc": loc}, sites=True)
@@ -400,6 +400,7 @@ def test_site_evidence_by_hand():
     assert "localized where the reaction runs: cytoplasm" in words("R1", "G3")
     assert "localized only elsewhere: nucleus (the reaction: cytoplasm, mitochondrion)" in words("R1", "G2")
     assert "localized only elsewhere: cytoplasm, nucleus (the reaction: vacuole)" in words("R2", "G3")
+    assert "localized only elsewhere: ER (the reaction: cytoplasm, mitochondrion)" in words("R1", "G4")
     assert "localized" not in words("R1", "G9")
     off = PairFeaturizer(ToyNet(df), motifs, {"loc": loc})
     assert off.gene_sites("R1", "G2") == ([], [], [])

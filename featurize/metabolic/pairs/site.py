@@ -45,11 +45,15 @@ import pandas as pd
 
 from featurize.metabolic.pairs.base import NetworkBlock
 
-__all__ = ["SiteBlock", "SITES", "site_of", "GO_SITE_TERMS"]
+__all__ = ["SiteBlock", "SITES", "SITE_LABELS", "site_of", "GO_SITE_TERMS"]
 
 #: The sites compared, in this order.
 SITES = ("cytoplasm", "mitochondrion", "nucleus", "er", "golgi", "vacuole", "peroxisome",
          "lipid_particle", "cell_periphery")
+#: How each site is written for a reader.
+SITE_LABELS = {"cytoplasm": "cytoplasm", "mitochondrion": "mitochondrion", "nucleus": "nucleus",
+               "er": "ER", "golgi": "Golgi", "vacuole": "vacuole", "peroxisome": "peroxisome",
+               "lipid_particle": "lipid particle", "cell_periphery": "cell periphery"}
 
 #: GO cellular-component ids and their names (the terms a localization table
 #: of GO ids is read with; other ids map to no site).
