@@ -238,6 +238,15 @@ class NetworkBlock(Block):
     #: None for a family that describes only the candidate (``role``) or a
     #: motif (``net``).
     evidence_name: ClassVar[str | None] = None
+    #: The data source the family reads (a key of ``sources``: ``domain_kind``
+    #: reads ``"domain"``, ``site`` reads ``"loc"``), or None. The featurizer
+    #: prepares it first and sets it as ``self.source``; the family is on only
+    #: when the source is given.
+    source_name: ClassVar[str | None] = None
+
+    @classmethod
+    def enabled(cls, featurizer, sources: dict) -> bool:
+        return bool(getattr(featurizer, cls.param)) and (cls.source_name is None or cls.source_name in sources)
 
     def prepare(self, index, cache: ReactionCache) -> None:
         raise NotImplementedError

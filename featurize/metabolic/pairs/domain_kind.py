@@ -45,12 +45,7 @@ class DomainKindBlock(NetworkBlock):
     config_key = "metabolic.domain_kind_features"
     items = ("max_share", "mean_share", "log1p_max_genes")
     per_motif = False
-    #: The data source this block reads (prepared before the network blocks).
     source_name = "domain"
-
-    @classmethod
-    def enabled(cls, featurizer, sources: dict) -> bool:
-        return bool(featurizer.domain_kinds) and cls.source_name in sources
 
     def prepare(self, index, cache):
         """Per kind, how many genes with each domain catalyse a unit of that kind."""

@@ -259,7 +259,7 @@ class PairFeaturizer(PairExplanations):
         self._network_blocks: dict[str, NetworkBlock] = {}
         for b in families:
             if isinstance(b, NetworkBlock):
-                if getattr(b, "source_name", None):  # a network block that reads a data source
+                if b.source_name:  # a network block that reads a data source
                     b.source = self._sources[b.source_name]
                 b.prepare(self._index, self._cache)
                 self._network_blocks[b.name] = b

@@ -117,15 +117,10 @@ class SiteBlock(NetworkBlock):
     config_key = "metabolic.site_features"
     items = ("match_share", "other_share", "match_rarity")
     per_motif = False
-    #: The data source this block reads (prepared before the network blocks).
     source_name = "loc"
 
     def __init__(self, compartments: pd.Series | None = None):
         self.compartments = compartments
-
-    @classmethod
-    def enabled(cls, featurizer, sources: dict) -> bool:
-        return bool(featurizer.sites) and cls.source_name in sources
 
     @classmethod
     def create(cls, featurizer):
