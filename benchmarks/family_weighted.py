@@ -16,17 +16,14 @@ reaction weighs 1 / its group's number of held-out reactions). Read from
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _cli import REPO, parser
+from _cli import parser
 
-sys.path.insert(0, str(REPO))
-
-from rank.calibration import family_weights, out_of_fold_confidence  # noqa: E402
-from rank.shown_order import shown_positions, shown_ranks  # noqa: E402
+from rank.calibration import family_weights, out_of_fold_confidence
+from rank.shown_order import shown_positions, shown_ranks
 
 
 def summary(best: pd.Series, weight: pd.Series) -> dict:
