@@ -375,8 +375,7 @@ def _evidence(featurizer, reaction: str, gene: str, support, coexpr, *, names, g
         if getattr(featurizer, "compound_kinds_", []) else []
 
     kind_doms = featurizer.kind_domains(reaction, gene) if getattr(featurizer, "domain_kinds_", []) else []
-    where, here, elsewhere = featurizer.gene_sites(reaction, gene) \
-        if getattr(featurizer, "site_block_", False) else ([], [], [])
+    where, here, elsewhere = featurizer.gene_sites(reaction, gene)  # empty lists without the block
 
     def fmt(items):
         return ";".join(f"{i}({n})" for i, n in items)

@@ -94,8 +94,7 @@ if featurizer.domain_kinds:
     log.info("domain_kind blocks: %s", ", ".join(featurizer.domain_kinds_) or "none")
 elif p.domain_kind_features:
     log.info("domain_kind blocks: none (domain_kind_features needs adjacency_features and kind_features)")
-if p.site_features:
-    log.info("site block: %s", "yes" if featurizer.site_block_ else "none (no localization source)")
+log.info("site block: %s", "yes" if featurizer.site_block_ else "off (site_features: false)")
 candidates, pool, mix = candidate_pools(p.candidates, p.impostor_pool, p.impostor_mix,
                                         sorted(g.id for g in model.genes), sources)
 log.info("candidate genes for ranking: %d (%s)", len(candidates), p.candidates)
