@@ -5,12 +5,12 @@
 MODEL is a knn scene model of the ``vision_scene_model`` rule
 (``results/vision/scenes/knn_model.joblib``: the 1050 training crops and
 the hard negatives are the donors). The windows of the first ``--scenes``
-scenes are described once; then ``MaskedKNNImputer.transform`` (the
-model's imputer) runs on each scene's windows with the shortcut
-(``MaskedKNNImputer(preselect=True)``, the default: each receiver's nearest
-rows sorted once, every pattern's donors read from them where unambiguous)
-and without it (``preselect=False``: every pattern searched over all
-donors, the previous implementation).
+scenes are described once;
+then ``MaskedKNNImputer.transform`` (the model's imputer) runs on each
+scene's windows with the shortcut (``MaskedKNNImputer(preselect=True)``,
+the default: each receiver's donors sorted once, every pattern's K nearest
+first looked for among the first sorted columns) and without it
+(``preselect=False``: every pattern read off the whole sorted row).
 Both outputs must be bit-identical; the table gives CPU seconds
 (``time.process_time``, BLAS held to one thread, so independent of the
 machine's load).

@@ -12,7 +12,9 @@ chains them with the SVM.
   over the K nearest training instances that have the feature; distances
   are over the features valid in both instances. Identical to
   :class:`sklearn.impute.KNNImputer` (``weights="uniform"``,
-  ``metric="nan_euclidean"``) but computed once per distinct missingness
+  ``metric="nan_euclidean"``) up to ties at the K-th distance (broken here
+  by training index, so defined whatever NumPy's partition does), but
+  computed once per distinct missingness
   pattern of the columns instead of once per column, with float matrix
   products instead of integer ones (which makes it usable at
   n = 6000, d = 2000; see the class docstring).
@@ -223,68 +225,44 @@ def masked_sq_distances(A: np.ndarray, B: np.ndarray,
     return D, counts
 
 
-_PRESELECT = 128  # nearest training rows sorted per receiver before the per-pattern search
+_PRESELECT = 128  # sorted columns first searched for a pattern's donors (at least 8 K)
 #: Distances held at once by :class:`MaskedKNNImputer` (receivers x donors, float64: 128 MB).
 _KNN_CHUNK_ELEMENTS = 1 << 24
 
 
-def _has_tie(d: np.ndarray) -> np.ndarray:
-    """Per row of ``d`` (sorted along axis 1): whether two adjacent finite
-    values are equal (ties between infinite distances never matter)."""
-    with np.errstate(invalid="ignore"):  # inf - inf
-        return np.any((np.diff(d, axis=1) == 0) & np.isfinite(d[:, 1:]), axis=1)
+def _sorted_donors(D: np.ndarray) -> np.ndarray:
+    """Each row's columns sorted nearest first, ties by column index (a
+    stable sort: the order, and so the K nearest, is defined whatever the
+    ties)."""
+    return np.argsort(D, axis=1, kind="stable")
 
 
-def _partition_nearest(d: np.ndarray, k: int) -> np.ndarray:
-    """Columns of the ``k`` smallest entries of each row of ``d``, nearest
-    first: ``argpartition`` then a stable sort of the ``k`` (ties in the
-    partition's order, as scikit-learn's ``KNNImputer``)."""
-    if k < d.shape[1]:
-        part = np.argpartition(d, k - 1, axis=1)[:, :k]
-    else:
-        part = np.broadcast_to(np.arange(d.shape[1]), d.shape)
-    order = np.argsort(np.take_along_axis(d, part, axis=1), axis=1, kind="stable")
-    return np.take_along_axis(part, order, axis=1)
+def _pattern_neighbours(D: np.ndarray, order: np.ndarray, recv: np.ndarray, has: np.ndarray, k: int,
+                        width: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` nearest donors (rows ``recv`` of ``D``, columns where
+    ``has``) of each receiver, nearest first with ties by donor index, and
+    whether each is at a finite distance.
 
-
-def _pattern_neighbours(D: np.ndarray, recv: np.ndarray, has: np.ndarray, k: int,
-                        pre: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, float]:
-    """The ``k`` nearest donors (rows of ``D`` ``recv``, columns where ``has``)
-    of each receiver, nearest first, and whether each is at a finite
-    distance.
-
-    A receiver's donors are read from its preselected nearest columns
-    ``pre`` (``_partition_nearest``) when they hold at least ``k + 1``
-    donors (all of them if there are fewer) and the finite distances of
-    those are all distinct: the ``k`` nearest are then strictly nearer than
-    any column left out of ``pre``, and they and their order are unique. Every
-    other receiver (ties, or donors rare among its nearest columns) goes
-    through :func:`_partition_nearest` over all donors, so the result is
-    the same as searching every receiver in full. With ``pre=None`` every
-    receiver does. Also returns the share of the receivers read from
-    ``pre`` that had a tie (NaN if none was).
+    ``order`` is :func:`_sorted_donors` of ``D``: a receiver's donors are the
+    first ``k`` columns of its sorted row that are in ``has``. They are first
+    looked for among the first ``width`` sorted columns, and over the whole
+    row only for receivers with fewer than ``k`` donors there (``width=None``:
+    the whole row at once); the result is the same either way. Needs
+    ``k <= has.sum()``.
     """
     nbr = np.empty((recv.size, k), dtype=np.intp)
-    ok = np.zeros(recv.size, dtype=bool)
-    tie_share = np.nan
-    if pre is not None:
-        need = min(k + 1, int(has.sum()))
-        cand = pre[recv]
+    todo = np.arange(recv.size)
+    for w in ((width, None) if width is not None and width < order.shape[1] else (None,)):
+        if todo.size == 0:
+            break
+        cand = order[recv[todo], :w]
         pres = has[cand]
-        csum = np.cumsum(pres, axis=1)
-        ok = csum[:, -1] >= need
-        if ok.any():
-            first = cand[ok][pres[ok] & (csum[ok] <= need)].reshape(-1, need)
-            d = D[recv[ok][:, None], first]
-            tied = _has_tie(d)
-            nbr[np.flatnonzero(ok)[~tied]] = first[~tied, :k]
-            ok[np.flatnonzero(ok)[tied]] = False
-            tie_share = float(tied.mean())
-    if not ok.all():
-        donors = np.flatnonzero(has)
-        nbr[~ok] = donors[_partition_nearest(D[np.ix_(recv[~ok], donors)], k)]
+        csum = np.cumsum(pres, axis=1, dtype=np.int32)
+        ok = csum[:, -1] >= k
+        nbr[todo[ok]] = cand[ok][pres[ok] & (csum[ok] <= k)].reshape(-1, k)
+        todo = todo[~ok]
     finite = np.isfinite(D[recv[:, None], nbr])
-    return nbr, finite, tie_share
+    return nbr, finite
 
 
 class MaskedKNNImputer(_AbsentTransformer):
@@ -303,14 +281,17 @@ class MaskedKNNImputer(_AbsentTransformer):
 
     The result equals :class:`sklearn.impute.KNNImputer` with
     ``weights="uniform"`` and ``keep_empty_features=True`` (checked in the
-    tests; only exact distance ties may be broken differently). It is
-    faster because the distances use float BLAS products, the neighbour
-    search is done once per distinct column missingness pattern (one per
-    block for block-missing data) rather than once per column, and each
-    receiver's nearest rows overall are sorted once: a pattern's K nearest
-    donors are read from them when that is unambiguous (no tie among the
-    distances involved), and searched over all donors otherwise, so the
-    output does not depend on the shortcut (``preselect``).
+    tests) wherever the K nearest donors are unambiguous. Where several
+    donors are at the distance of the K-th, scikit-learn's choice among
+    them depends on the order of NumPy's partition; here the donor with the
+    lower training index is nearer, so the result is defined whatever the
+    ties (on data with many equal rows, such as the metabolic features,
+    most receivers have hundreds of donors at distance 0). It is faster
+    because the distances use float BLAS products, each receiver's donors
+    are sorted once, and the neighbour search is done once per distinct
+    column missingness pattern (one per block for block-missing data) rather
+    than once per column, reading a pattern's K nearest donors off that
+    sorted order.
 
     When transforming the training matrix itself, an instance is never its
     own donor for a feature it lacks, since donors must have the feature.
@@ -320,11 +301,10 @@ class MaskedKNNImputer(_AbsentTransformer):
     n_neighbors : int, default=5
         K; the paper's grid is {3, 5, 10, 20}.
     preselect : bool, default=True
-        Sort each receiver's nearest training rows once and read every
-        pattern's K nearest donors from them where that is unambiguous (the
-        shortcut above). ``False`` searches every pattern over all its
-        donors. The result is exactly the same either way: this only
-        changes the speed (``benchmarks/bench_knn.py`` compares the two).
+        Look for a pattern's donors among each receiver's first sorted
+        columns (``_PRESELECT``, at least 8 K) before its whole sorted row.
+        ``False`` reads the whole row at once. The result is exactly the
+        same either way: this only changes the speed.
 
     Attributes
     ----------
@@ -380,15 +360,12 @@ class MaskedKNNImputer(_AbsentTransformer):
         fmiss = np.isnan(F)
         col_pattern = _column_patterns(~miss[rows], ~fmiss)
         step = max(1, _KNN_CHUNK_ELEMENTS // max(F.shape[0], 1))
-        preselect = self.preselect
         for start in range(0, rows.size, step):
-            preselect = self._impute_rows(X, rows[start:start + step], miss, fmiss, col_pattern, ks,
-                                          outs, preselect)
+            self._impute_rows(X, rows[start:start + step], miss, fmiss, col_pattern, ks, outs)
         return outs
 
-    def _impute_rows(self, X, rows, miss, fmiss, col_pattern, ks, outs, preselect: bool) -> bool:
-        """Impute the receivers ``rows`` of ``X`` into ``outs``; returns whether
-        the preselection shortcut still pays (see :meth:`_impute`)."""
+    def _impute_rows(self, X, rows, miss, fmiss, col_pattern, ks, outs) -> None:
+        """Impute the receivers ``rows`` of ``X`` into ``outs`` (see :meth:`_impute`)."""
         F = self.fit_X_
         D, n_common = masked_sq_distances(X[rows], F, col_pattern)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -396,14 +373,9 @@ class MaskedKNNImputer(_AbsentTransformer):
         D[n_common == 0] = np.inf
         del n_common
         kmax = max(ks)
-        # candidate donors shared by every pattern: each receiver's nearest
-        # rows overall, sorted once (a pattern's K nearest donors are read
-        # from them when unambiguous; see _pattern_neighbours). Where ties are
-        # the rule (discrete features) they do not pay and are dropped.
-        n_pre = min(F.shape[0], max(_PRESELECT, 8 * kmax))
-        sample = np.sort(D[::max(1, D.shape[0] // 64)], axis=1)[:, :kmax + 1]
-        preselect = preselect and _has_tie(sample).mean() <= 0.5
-        pre = _partition_nearest(D, n_pre) if preselect else None
+        # each receiver's donors sorted once, nearest first, ties by index
+        order = _sorted_donors(D)
+        width = max(_PRESELECT, 8 * kmax) if self.preselect else None
         for p in np.unique(col_pattern):
             cols = np.flatnonzero(col_pattern == p)
             recv = np.flatnonzero(miss[rows, cols[0]])
@@ -416,9 +388,7 @@ class MaskedKNNImputer(_AbsentTransformer):
                     o[np.ix_(rows[recv], cols)] = 0.0
                 continue
             k_all = min(kmax, n_donors)
-            nbr, finite, tie_share = _pattern_neighbours(D, recv, has, k_all, pre)
-            if tie_share > 0.5:
-                pre, preselect = None, False
+            nbr, finite = _pattern_neighbours(D, order, recv, has, k_all, width)
             vals = F[:, cols]
             for o, k in zip(outs, ks):
                 kk = min(k, k_all)
@@ -429,7 +399,6 @@ class MaskedKNNImputer(_AbsentTransformer):
                                   acc / np.maximum(cnt, 1.0)[:, None],
                                   self.col_means_[cols][None, :])
                 o[np.ix_(rows[recv], cols)] = filled
-        return preselect
 
 
 # --------------------------------------------------------------------------- EM

@@ -176,36 +176,79 @@ def test_knn_preselection_and_rare_donors_match_sklearn():
 
 
 @pytest.mark.parametrize("discrete", [False, True])
-def test_knn_shortcut_equals_full_search(discrete):
-    # Reading the K nearest donors from the preselected rows gives exactly
-    # the full search's donors, in the same order, with ties (discrete
-    # values) and infinite distances (no common feature) among them.
+def test_knn_neighbours_are_the_k_nearest_with_ties_by_index(discrete):
+    # Against a brute force: for each receiver, the donors that have the
+    # feature sorted by (distance, index) with np.lexsort, the first K. Both
+    # the search in the first sorted columns and the whole-row search, with
+    # ties (discrete values), infinite distances (no common feature) and
+    # donors rare among the nearest columns (the fallback).
     from models import impute
     rng = np.random.RandomState(11)
     D = rng.randint(0, 6, size=(80, 300)).astype(float) if discrete else rng.rand(80, 300)
     D[rng.rand(80, 300) < 0.1] = np.inf
-    pre = impute._partition_nearest(D, 40)
+    order = impute._sorted_donors(D)
     for share in (0.9, 0.3, 0.05):
         has = rng.rand(300) < share
         recv = np.flatnonzero(rng.rand(80) < 0.7)
+        donors = np.flatnonzero(has)
         for k in (1, 5, 12):
-            k = min(k, int(has.sum()))
-            fast, fin_fast, tie_share = impute._pattern_neighbours(D, recv, has, k, pre)
-            full, fin_full, _ = impute._pattern_neighbours(D, recv, has, k, None)
-            # donors at infinite distance are never used (weight 0): only
-            # which ones sit at a finite distance must agree
-            np.testing.assert_array_equal(fin_fast, fin_full)
-            np.testing.assert_array_equal(fast[fin_fast], full[fin_full])
-            if share == 0.9:
-                assert (tie_share > 0.5) == discrete
+            k = min(k, donors.size)
+            ref = np.array([donors[np.lexsort((donors, D[r, donors]))[:k]] for r in recv])
+            for width in (20, None):
+                nbr, finite = impute._pattern_neighbours(D, order, recv, has, k, width)
+                np.testing.assert_array_equal(nbr, ref)
+                np.testing.assert_array_equal(finite, np.isfinite(D[recv[:, None], ref]))
+
+
+def test_knn_ties_broken_by_training_index():
+    # Row 40 lacks f1; rows 0-39 all have f1 (= their index) and are at
+    # distance 0 from it over f0: with K = 5 the five with the lowest index
+    # give their mean, whatever order the rows come in.
+    X = np.column_stack([np.ones(41), np.r_[np.arange(40.0), nan]])
+    assert MaskedKNNImputer(n_neighbors=5).fit_transform(X)[40, 1] == 2.0   # 0..4
+    perm = np.r_[np.arange(39, -1, -1), 40]   # the same rows, the 39 now first
+    assert MaskedKNNImputer(n_neighbors=5).fit_transform(X[perm])[40, 1] == 37.0   # 39..35
+
+
+def _knn_brute_force(F, X, k):
+    """kNN imputation by its definition, one receiver and column at a time:
+    nan_euclidean distances over common features, the donors having the
+    column sorted by (distance, index), the mean over the first k at a
+    finite distance (the training mean without one)."""
+    out = X.copy()
+    means = np.nanmean(F, axis=0)
+    for i, j in zip(*np.nonzero(np.isnan(X))):
+        common = ~np.isnan(X[i]) & ~np.isnan(F)
+        n = common.sum(axis=1)
+        d = np.where(common, (X[i] - F) ** 2, 0.0).sum(axis=1)
+        d = np.where(n > 0, d / np.maximum(n, 1), np.inf)
+        donors = np.flatnonzero(~np.isnan(F[:, j]))
+        near = donors[np.lexsort((donors, d[donors]))[:k]]
+        near = near[np.isfinite(d[near])]
+        out[i, j] = F[near, j].mean() if near.size else means[j]
+    return out
+
+
+def test_knn_matches_brute_force_with_many_ties():
+    # discrete values: most receivers have many donors at the same distance
+    rng = np.random.RandomState(2)
+    groups = np.repeat(np.arange(4), 2)
+    X = rng.randint(0, 2, size=(300, 8)).astype(float)
+    X[(rng.rand(300, 4) < np.array([0.2, 0.4, 0.6, 0.95]))[:, groups]] = nan
+    Xnew = rng.randint(0, 2, size=(30, 8)).astype(float)
+    Xnew[(rng.rand(30, 4) < 0.5)[:, groups]] = nan
+    for k in (1, 5, 20):
+        imp = MaskedKNNImputer(n_neighbors=k).fit(X)
+        for A in (X, Xnew):
+            np.testing.assert_allclose(imp.transform(A), _knn_brute_force(X, A, k), rtol=1e-12)
 
 
 @pytest.mark.parametrize("discrete", [False, True])
 def test_knn_preselect_only_changes_speed(discrete):
-    # the public switch: preselect=False searches every pattern over all
-    # donors; the output is bit-identical, with ties (discrete values), a
-    # rare block (the fallback) and receivers sharing no feature with some
-    # donors (infinite distances) among the cases
+    # the public switch: preselect=False reads every pattern's donors off
+    # the whole sorted row; the output is bit-identical, with ties (discrete
+    # values), a rare block (the fallback) and receivers sharing no feature
+    # with some donors (infinite distances) among the cases
     rng = np.random.RandomState(7)
     groups = np.repeat(np.arange(6), 2)
     X = rng.randint(0, 4, size=(300, 12)).astype(float) if discrete else rng.randn(300, 12)
