@@ -60,6 +60,8 @@ Example
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,7 +78,7 @@ from models._validation import (
     validate_X_predict,
 )
 
-__all__ = ["GaussianMixtureEM", "Conditional", "MAX_FULL_DIM", "COVARIANCES"]
+__all__ = ["GaussianMixtureEM", "Conditional", "MAX_FULL_DIM", "COVARIANCES", "fit_shared"]
 
 #: Covariance structures of the Gaussian (mixture) models.
 COVARIANCES = ("full", "diag", "lowrank")
@@ -566,3 +568,44 @@ class GaussianMixtureEM(BaseEstimator):
         uniq, inv = _patterns(~np.isnan(X))
         _, ll = self._estep(X, uniq, inv)
         return ll / X.shape[0]
+
+
+#: Mixtures kept by :func:`fit_shared` (the most recent fits).
+_SHARED_FITS: "OrderedDict[tuple, GaussianMixtureEM]" = OrderedDict()
+_SHARED_SIZE = 2
+
+
+def fit_shared(gm: GaussianMixtureEM, X) -> GaussianMixtureEM:
+    """``gm.fit(X)``, or the mixture a call with equal parameters and data
+    fitted before.
+
+    A grid over a classifier's own parameters (its ``C``) refits the same
+    mixture to the same rows for every grid point; the fit is deterministic
+    for an integer ``random_state``, so the earlier result is the result.
+    The two most recent fits are kept, keyed by the parameters and a
+    digest of ``X``'s bytes. With ``random_state=None`` (a fresh random
+    start each time) nothing is shared. The returned mixture may be shared
+    by several estimators: treat it as read-only.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 1.0], [1.0, np.nan], [2.0, 2.5], [np.nan, 0.5]])
+    >>> a = fit_shared(GaussianMixtureEM(n_components=1, random_state=0), X)
+    >>> fit_shared(GaussianMixtureEM(n_components=1, random_state=0), X.copy()) is a
+    True
+    >>> fit_shared(GaussianMixtureEM(n_components=1, random_state=1), X) is a
+    False
+    """
+    if not isinstance(gm.random_state, (int, np.integer)) or isinstance(gm.random_state, bool):
+        return gm.fit(X)
+    A = np.ascontiguousarray(X, dtype=np.float64)
+    key = (A.shape, hashlib.blake2b(A.tobytes(), digest_size=20).digest(),
+           tuple(sorted((k, repr(v)) for k, v in gm.get_params().items())))
+    fitted = _SHARED_FITS.get(key)
+    if fitted is None:
+        fitted = gm.fit(A)
+        _SHARED_FITS[key] = fitted
+        while len(_SHARED_FITS) > _SHARED_SIZE:
+            _SHARED_FITS.popitem(last=False)
+    _SHARED_FITS.move_to_end(key)
+    return fitted

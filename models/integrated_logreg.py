@@ -83,7 +83,7 @@ from models._validation import (
     validate_X_fit,
     validate_X_predict,
 )
-from models.gaussian_em import COVARIANCES, GaussianMixtureEM
+from models.gaussian_em import COVARIANCES, GaussianMixtureEM, fit_shared
 
 __all__ = ["IntegratedLogisticRegression", "MAX_GRAPH_INSTANCES"]
 
@@ -188,7 +188,8 @@ class IntegratedLogisticRegression(AbsentFeatureClassifierMixin, BaseEstimator):
                                    method=self.em_method, random_state=self.random_state)
             if self.covariance == "lowrank" and d < 2:
                 gm.set_params(covariance="diag")
-            self.mixture_ = gm.fit(Xall)
+            # shared with a grid's other points (fit_shared: same rows and mixture)
+            self.mixture_ = fit_shared(gm, Xall)
         cond = self._conditional(X)
         A = None
         if self.graph_reg > 0:

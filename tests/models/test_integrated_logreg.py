@@ -110,6 +110,26 @@ def test_mixture_with_missing_values_predicts_well():
         np.testing.assert_array_equal(clf.predict(Xm), clf.classes_[(P[:, 1] > 0.5).astype(int)])
 
 
+def test_grid_points_share_one_mixture_fit():
+    # two C on the same rows: the second reuses the first's mixture
+    # (gaussian_em.fit_shared), and its model is bit for bit the one a
+    # fresh mixture fit gives
+    from models import gaussian_em
+    _, X, y = _data(frac=0.3)   # X with absent values
+    first = IntegratedLogisticRegression(C=0.1, random_state=0).fit(X, y)
+    second = IntegratedLogisticRegression(C=1.0, random_state=0).fit(X, y)
+    assert first.mixture_ is not None and second.mixture_ is first.mixture_
+    gaussian_em._SHARED_FITS.clear()
+    fresh = IntegratedLogisticRegression(C=1.0, random_state=0).fit(X, y)
+    assert fresh.mixture_ is not first.mixture_
+    np.testing.assert_array_equal(fresh.coef_, second.coef_)
+    np.testing.assert_array_equal(fresh.decision_function(X), second.decision_function(X))
+    # other rows, or no integer seed: a fit of its own
+    assert IntegratedLogisticRegression(C=1.0, random_state=0).fit(X[1:], y[1:]).mixture_ \
+        is not fresh.mixture_
+    assert IntegratedLogisticRegression(C=1.0).fit(X, y).mixture_ is not fresh.mixture_
+
+
 def test_errors_beyond_limits():
     rng = np.random.default_rng(0)
     y = np.arange(10) % 2
