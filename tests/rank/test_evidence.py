@@ -11,7 +11,8 @@ import pytest
 from featurize.metabolic.pairs import PairFeaturizer
 from featurize.metabolic.bundle import items_by_gene
 from rank.evidence import (candidate_evidence, coexpression_r, explain_ranking, mark_ranked,
-                           motif_less_validation, orphan_reactions, RANKING_COLUMNS, supporting_neighbours)
+                           motif_less_validation, orphan_reactions, RANKING_COLUMNS, supporting_neighbours,
+                           top1_with_motifs)
 from toy_pairs import ToyNet, toy
 
 
@@ -136,6 +137,21 @@ def test_validation_summary_of_reactions_without_motif_neighbours():
     none = motif_less_validation(true_ranks[true_ranks["reaction"] == "R8"], "m", feat, top.iloc[2:])
     assert none["validated_without_motifs_n_reactions"] == 0 and none["orphans_ranked_without_motifs"] == 0
     assert np.isnan(none["validated_without_motifs_hit@10"])
+
+
+def test_rank1_concentration_over_orphans_with_a_motif_neighbour_gene():
+    # R4 has a motif neighbour gene; R5 is ranked on its subsystem alone
+    net, feat = motif_less_toy()
+    assert feat.has_motif_gene("R4") and not feat.has_motif_gene("R5")
+    top = pd.DataFrame({"reaction": ["R5", "R5", "R4", "R4"], "rank": [1, 2, 1, 2],
+                        "gene": ["G1", "G2", "G3", "G1"]})
+    # G1 tops R5 and G3 tops R4: over the orphans with a motif neighbour gene, G3 tops 1 of 1
+    assert top1_with_motifs(feat, top) == {"orphans_ranked_with_motifs": 1, "orphan_top1_gene_with_motifs": "G3",
+                                           "orphan_top1_reactions_with_motifs": 1,
+                                           "orphan_top1_share_with_motifs": 1.0}
+    none = top1_with_motifs(feat, top[top["reaction"] == "R5"])
+    assert none["orphans_ranked_with_motifs"] == 0 and none["orphan_top1_gene_with_motifs"] == ""
+    assert np.isnan(none["orphan_top1_share_with_motifs"])
 
 
 def test_coexpression_r_hand_computed(setup):

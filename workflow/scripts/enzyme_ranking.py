@@ -16,7 +16,7 @@ from common.io import write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
 from featurize.metabolic.pairs import fold_groups
 from rank.calibration import bare_first_share, no_credible_candidate, shown_rows, without_network_evidence
-from rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions
+from rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions, top1_with_motifs
 from rank.metrics import choose_ranking_method, ranking_quality
 from rank.refit import ranking_decision_for
 from rank.scoring import pair_score_fn, rank_candidates, split_ranking_name
@@ -156,13 +156,18 @@ quality, top1 = ranking_quality(
     margin_rule=p.margin_rule, gene_correction=correction, reaction_groups=groups)
 # how far to trust the orphans ranked on their subsystem or compounds alone
 without = motif_less_validation(true_ranks, method, featurizer, top)
-for k, val in {**without, **bare}.items():
+# the concentration over the orphans with a motif neighbour gene only
+with_motifs = top1_with_motifs(featurizer, top)
+for k, val in {**without, **with_motifs, **bare}.items():
     quality[k] = val
 quality.insert(quality.columns.get_loc("gene_correction") + 1, "order", order)
 log.info("ranked without a motif neighbour gene: %d orphans; in the validation %d such held-out "
          "reactions: hit@1 %.3f, hit@10 %.3f, median rank %s", without["orphans_ranked_without_motifs"],
          without["validated_without_motifs_n_reactions"], without["validated_without_motifs_hit@1"],
          without["validated_without_motifs_hit@10"], without["validated_without_motifs_median_rank"])
+log.info("over the %d ranked orphans with a motif neighbour gene: %s tops %d (%.1f%%)",
+         with_motifs["orphans_ranked_with_motifs"], with_motifs["orphan_top1_gene_with_motifs"],
+         with_motifs["orphan_top1_reactions_with_motifs"], 100 * with_motifs["orphan_top1_share_with_motifs"])
 gene, share, record = top1["gene"], top1["share"], top1["record"]
 log.info("rank-1 concentration: %s tops %d of %d ranked reactions (%.1f%%)", gene, top1["n_top"],
          top["reaction"].nunique(), 100 * share)
