@@ -226,8 +226,10 @@ def masked_sq_distances(A: np.ndarray, B: np.ndarray,
 
 
 _PRESELECT = 128  # sorted columns first searched for a pattern's donors (at least 8 K)
-#: Distances held at once by :class:`MaskedKNNImputer` (receivers x donors, float64: 128 MB).
-_KNN_CHUNK_ELEMENTS = 1 << 24
+#: Distances held at once by :class:`MaskedKNNImputer` (receivers x donors: 32 MB of float64
+#: distances, as much again for their sorted order, and up to twice that for a rare pattern's
+#: whole-row search; larger chunks only cost memory: ``benchmarks/bench_main_job.py``).
+_KNN_CHUNK_ELEMENTS = 1 << 22
 
 
 def _sorted_donors(D: np.ndarray) -> np.ndarray:
