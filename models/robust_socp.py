@@ -274,8 +274,7 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
                     f"{type(self).__name__} was fitted on complete data only, so it has no "
                     f"model of the features; it cannot predict instances with NaN.")
             for c, gm in enumerate(self.gaussians_.values()):
-                cond = gm.conditional(X[incomplete])
-                out[incomplete, c] = cond.means[:, 0]
+                out[incomplete, c] = gm.conditional_means(X[incomplete])[:, 0]
         return out
 
     def decision_function(self, X):

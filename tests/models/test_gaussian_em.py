@@ -65,6 +65,20 @@ def test_conditional_moments_match_gaussian_formulas():
     np.testing.assert_allclose(cond.means[0, 0, o], x[0, o])
 
 
+@pytest.mark.parametrize("covariance,method", [("full", "em"), ("full", "vb"), ("lowrank", "em"),
+                                               ("diag", "em")])
+def test_conditional_means_alone_are_the_conditionals_bits(covariance, method):
+    # the means-only path (what the robust SOCP's completions read) gives
+    # exactly conditional().means, on rows with every absence pattern,
+    # complete rows and rows with nothing observed among them
+    X, _ = _mixture(n=400, frac=0.35, seed=3)
+    gm = GaussianMixtureEM(2, covariance=covariance, method=method, rank=2, random_state=0).fit(X)
+    Xnew, _ = _mixture(n=120, frac=0.4, seed=4)
+    Xnew[:3] = np.nan
+    for A in (X, Xnew):
+        np.testing.assert_array_equal(gm.conditional_means(A), gm.conditional(A).means)
+
+
 def test_vb_prunes_superfluous_components():
     X, _ = _mixture(n=1500, seed=3)
     gm = GaussianMixtureEM(5, method="vb", random_state=0, max_iter=300).fit(X)
