@@ -176,25 +176,30 @@ def evidence_pattern(rows: pd.DataFrame) -> np.ndarray:
 
 
 def calibration_features(rows: pd.DataFrame) -> np.ndarray:
-    """The calibrator's inputs: log rank, ``score_z``, ``gap_next_z``,
-    ``gap_top_z``, one indicator per kind of :data:`KINDS`, the
-    :data:`EVIDENCE_FLAGS`, then one indicator per evidence pattern of
-    :data:`EVIDENCE_PATTERNS` and the same indicators times log rank and
-    times ``score_z`` (so that rank and score weigh differently for each
-    pattern), in that order: 59 columns.
+    """The calibrator's inputs: log rank, ``score_z``, ``gap_top_z``, one
+    indicator per kind of :data:`KINDS`, the :data:`EVIDENCE_FLAGS`, then
+    one indicator per evidence pattern of :data:`EVIDENCE_PATTERNS` and the
+    same indicators times log rank and times ``score_z`` (so that rank and
+    score weigh differently for each pattern), in that order: 58 columns.
+
+    Not the gap to the next row (``gap_next_z``, still a column of the
+    rows): it made a row more confident than a row of the same reaction
+    and evidence with a higher score whenever the lower one was the last of
+    a close group (``benchmarks/calibration_gap.py`` compares both out of
+    fold).
 
     >>> r = pd.DataFrame({"rank": [1, 4], "score_z": [2.0, 0.5], "gap_next_z": [1.0, 0.0],
     ...                   "gap_top_z": [0.0, 1.5], "reaction_kind": ["transport", "other"],
     ...                   "motifs": [True, True], "adjacent": [1, 0], "subsystem": [0, 0],
     ...                   "compound": [0, 1]})
     >>> X = calibration_features(r)
-    >>> X.shape, X[1, :11].round(3).tolist()
-    ((2, 59), [1.386, 0.5, 0.0, 1.5, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+    >>> X.shape, X[1, :10].round(3).tolist()
+    ((2, 58), [1.386, 0.5, 1.5, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0])
     >>> p = EVIDENCE_PATTERNS.index("1001")
-    >>> X[1, [11 + p, 27 + p, 43 + p]].round(3).tolist()
+    >>> X[1, [10 + p, 26 + p, 42 + p]].round(3).tolist()
     [1.0, 1.386, 0.5]
     """
-    missing = [c for c in ("rank", "score_z", "gap_next_z", "gap_top_z", "reaction_kind", *EVIDENCE_FLAGS)
+    missing = [c for c in ("rank", "score_z", "gap_top_z", "reaction_kind", *EVIDENCE_FLAGS)
                if c not in rows.columns]
     if missing:
         raise ValueError(f"calibration rows: missing column(s) {missing}; expected {CALIBRATION_COLUMNS}")
@@ -202,7 +207,7 @@ def calibration_features(rows: pd.DataFrame) -> np.ndarray:
     if len(rank) and (not np.isfinite(rank).all() or rank.min() < 1):
         raise ValueError(f"calibration rows: column 'rank' must hold ranks >= 1; got minimum {rank.min()!r}")
     log_rank, score_z = np.log(rank), rows["score_z"].to_numpy(dtype=np.float64)
-    cols = [log_rank, score_z, *(rows[c].to_numpy(dtype=np.float64) for c in ("gap_next_z", "gap_top_z"))]
+    cols = [log_rank, score_z, rows["gap_top_z"].to_numpy(dtype=np.float64)]
     kind = rows["reaction_kind"].astype(str).to_numpy()
     cols += [(kind == k).astype(np.float64) for k in KINDS]
     cols += [rows[f].astype(bool).to_numpy(dtype=np.float64) for f in EVIDENCE_FLAGS]
@@ -211,7 +216,7 @@ def calibration_features(rows: pd.DataFrame) -> np.ndarray:
     cols += onehot + [o * log_rank for o in onehot] + [o * score_z for o in onehot]
     X = np.column_stack(cols) if len(rows) else np.empty((0, len(cols)))
     if not np.isfinite(X).all():
-        raise ValueError("calibration rows: score_z, gap_next_z and gap_top_z must be finite")
+        raise ValueError("calibration rows: score_z and gap_top_z must be finite")
     return X
 
 
@@ -245,7 +250,7 @@ class ConfidenceCalibrator:
     of its evidence pattern, and again for candidates without network
     evidence.
 
-    **The support cap.** The logistic fit shares the gap terms across
+    **The support cap.** The logistic fit shares the gap term across
     evidence patterns and extends every slope past the fitted rows, so a
     candidate far ahead of the others can get a confidence that no held-out
     case of its kind and pattern supports. Among the fitted rows of the

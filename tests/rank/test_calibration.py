@@ -199,27 +199,45 @@ def test_support_cap_by_hand():
 
 
 def test_support_cap_stops_a_slope_borrowed_from_another_pattern():
-    """Candidates far ahead of the next are right in one evidence pattern
+    """Candidates with a high score are right in one evidence pattern
     (related-reaction evidence); in another (subsystem and compound) the
-    fitted rows hold no such gap and are right a third of the time. The
-    logistic fit shares the gap slope, so a row of the second pattern with a
-    gap beyond every fitted row gets a confidence near 1; the cap keeps it
-    within what its cell's rows support."""
+    fitted rows hold no such score and are right a third of the time. The
+    logistic fit shares part of the score slope, so a row of the second
+    pattern with a score beyond every fitted row gets a confidence near 1;
+    the cap keeps it within what its cell's rows support."""
     rng = np.random.default_rng(3)
     n = 3000
-    strong = pd.DataFrame({"rank": 1, "score_z": rng.normal(3, 1, n), "gap_next_z": rng.exponential(2, n),
+    strong = pd.DataFrame({"rank": 1, "score_z": rng.exponential(2, n), "gap_next_z": 0.0,
                            "gap_top_z": 0.0, "reaction_kind": "transport", "motifs": True, "adjacent": True,
                            "subsystem": False, "compound": True})
-    weak = pd.DataFrame({"rank": 1, "score_z": rng.normal(3, 1, 300), "gap_next_z": rng.uniform(0, 0.5, 300),
+    weak = pd.DataFrame({"rank": 1, "score_z": rng.uniform(0, 0.5, 300), "gap_next_z": 0.0,
                          "gap_top_z": 0.0, "reaction_kind": "transport", "motifs": True, "adjacent": False,
                          "subsystem": True, "compound": True})
     rows = pd.concat([strong, weak], ignore_index=True)
-    y = np.r_[rng.random(n) < 1 / (1 + np.exp(-(rows["gap_next_z"][:n] * 2 - 2))), rng.random(300) < 1 / 3]
+    y = np.r_[rng.random(n) < 1 / (1 + np.exp(-(rows["score_z"][:n] * 2 - 2))), rng.random(300) < 1 / 3]
     cal = ConfidenceCalibrator().fit(rows, y.astype(int))
-    orphan = weak.iloc[:1].assign(gap_next_z=8.0)
+    orphan = weak.iloc[:1].assign(score_z=12.0)
     assert cal.uncapped_proba(orphan)[0] > 0.9
     share = y[n:].mean()
     assert cal.predict_proba(orphan)[0] < share + 0.1
+
+
+def test_confidence_does_not_reward_a_gap_to_the_next_row():
+    """Two rows of one reaction and evidence pattern: the one with the
+    higher score is never less confident because the other is the last of
+    a close group (a large gap to the next row)."""
+    rng = np.random.default_rng(4)
+    n = 2000
+    rows = pd.DataFrame({"rank": rng.integers(1, 21, n), "score_z": rng.normal(1, 1, n),
+                         "gap_next_z": rng.exponential(1, n), "gap_top_z": rng.exponential(1, n),
+                         "reaction_kind": "transport", "motifs": True, "adjacent": True,
+                         "subsystem": False, "compound": True})
+    # labels that follow the gap to the next row: a fit that read it would reward it
+    y = (rng.random(n) < 1 / (1 + np.exp(-(2 * rows["gap_next_z"] - 3)))).astype(int)
+    cal = ConfidenceCalibrator().fit(rows, y)
+    pair = rows.iloc[:2].assign(rank=[1, 3], score_z=[3.0, 2.9], gap_top_z=[0.0, 0.1], gap_next_z=[0.05, 4.0])
+    p = cal.uncapped_proba(pair)
+    assert p[0] >= p[1]
 
 
 def test_ece_and_reliability_by_hand():

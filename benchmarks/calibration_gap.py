@@ -1,0 +1,97 @@
+"""Should the confidence calibrator read a candidate's gap to the next row?
+An experiment on a finished metabolic run (not used by the workflow).
+
+    python benchmarks/calibration_gap.py --workdir DIR [--n-bootstrap 200]
+
+The calibrator (``rank.calibration.ConfidenceCalibrator``) reads the log
+rank, the standardised score and its gap to the first row; it used to read
+the gap to the next row (``gap_next_z``) as well. That gap rewards the last
+row of a close group: within one reaction and one evidence pattern, a row
+with a lower score could get a higher confidence than one with a higher
+score. This fits the calibrator with and without that input on the run's
+calibration rows (``results/metabolic/ranking/calibration_rows.tsv``, each
+fold group weighing one, as the workflow does) and checks both out of fold
+(``rank.calibration.out_of_fold_confidence``), only on the
+cross-validation, never on the time split. Prints, per variant: the Brier
+score and the expected calibration error (10 bins), unweighted and with
+each fold group weighing one; the validated hit@1 and MRR of the shown rows
+listed by that confidence (``rank.shown_order``); and the inversions, pairs
+of rows of one held-out reaction and evidence pattern where the higher
+score has the lower confidence.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pandas as pd
+from _cli import REPO, workdir_parser
+
+sys.path.insert(0, str(REPO))
+
+import rank.calibration as calibration  # noqa: E402
+from rank.shown_order import shown_positions, shown_ranks, shown_tops  # noqa: E402
+from rank.validation import validation_table  # noqa: E402
+
+
+def with_gap_next(features):
+    """``features`` (the workflow's :func:`rank.calibration.calibration_features`)
+    with the rows' ``gap_next_z`` inserted as the third column, where it was."""
+    def f(rows: pd.DataFrame) -> np.ndarray:
+        X = features(rows)
+        return np.insert(X, 2, rows["gap_next_z"].to_numpy(dtype=np.float64), axis=1)
+    return f
+
+
+def inversions(rows: pd.DataFrame, p: np.ndarray) -> int:
+    """Pairs of rows of one reaction and evidence pattern where the higher
+    score has the lower confidence."""
+    df = pd.DataFrame({"reaction": rows["reaction"].to_numpy(), "pattern": calibration.evidence_pattern(rows),
+                       "score": rows["score"].to_numpy(dtype=np.float64), "p": p})
+    n = 0
+    for _, g in df.groupby(["reaction", "pattern"]):
+        s, q = g["score"].to_numpy(), g["p"].to_numpy()
+        n += int(((s[:, None] > s[None, :]) & (q[:, None] < q[None, :])).sum())
+    return n
+
+
+def main() -> int:
+    ap = workdir_parser(__doc__)
+    ap.add_argument("--n-bootstrap", type=int, default=200)
+    args = ap.parse_args()
+    met = args.workdir / "results" / "metabolic"
+    rows = pd.read_csv(met / "ranking" / "calibration_rows.tsv", sep="\t", keep_default_na=False, na_values=[""])
+    inst = pd.read_csv(met / "features" / "instances.tsv", sep="\t", usecols=["reaction", "fold_group"], dtype=str)
+    rows["weight"] = calibration.family_weights(rows, inst.drop_duplicates("reaction")
+                                                .set_index("reaction")["fold_group"])
+    name = str(rows["ranking"].iloc[0])
+    ranks = pd.read_csv(met / "ranking" / "true_gene_ranks.tsv", sep="\t")
+    tops = pd.read_csv(met / "ranking" / "top_genes.tsv", sep="\t", keep_default_na=False)
+    ranks, tops = ranks[ranks["method"] == name], tops[tops["method"] == name]
+    y, w = rows["label"].to_numpy(dtype=int), rows["weight"].to_numpy()
+    workflow = calibration.calibration_features
+    out = []
+    try:
+        for label, features in (("with gap_next_z (before)", with_gap_next(workflow)),
+                                ("without gap_next_z (the workflow)", workflow)):
+            calibration.calibration_features = features
+            p = calibration.out_of_fold_confidence(rows, sample_weight=w)
+            pos = shown_positions(rows, p)
+            t = validation_table(shown_ranks(ranks, rows, pos), shown_tops(rows, pos, name), [name],
+                                 int(ranks["n_candidates"].max()), args.n_bootstrap, 0).iloc[0]
+            out.append({"calibrator": label, "brier": np.mean((p - y) ** 2),
+                        "brier_groups": np.average((p - y) ** 2, weights=w),
+                        "ece": calibration.expected_calibration_error(y, p),
+                        "ece_groups": calibration.expected_calibration_error(y, p, sample_weight=w),
+                        "shown_hit@1": t["hit@1"], "shown_mrr": t["mrr"], "inversions": inversions(rows, p)})
+    finally:
+        calibration.calibration_features = workflow
+    table = pd.DataFrame(out)
+    print(f"{name}: {len(rows)} calibration rows of {rows['reaction'].nunique()} held-out reactions, out of fold\n")
+    print(table.to_markdown(index=False, floatfmt=".4f"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
