@@ -26,13 +26,11 @@ import sys
 
 import numpy as np
 import pandas as pd
-from _cli import REPO, workdir_parser
 
-sys.path.insert(0, str(REPO))
-
-import rank.calibration as calibration  # noqa: E402
-from rank.shown_order import shown_positions, shown_ranks, shown_tops  # noqa: E402
-from rank.validation import validation_table  # noqa: E402
+import rank.calibration as calibration
+from _cli import workdir_parser
+from rank.shown_order import shown_positions, shown_ranks, shown_tops
+from rank.validation import validation_table
 
 
 def with_gap_next(features):
