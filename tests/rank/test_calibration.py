@@ -232,12 +232,14 @@ def test_confidence_does_not_reward_a_gap_to_the_next_row():
                          "gap_next_z": rng.exponential(1, n), "gap_top_z": rng.exponential(1, n),
                          "reaction_kind": "transport", "motifs": True, "adjacent": True,
                          "subsystem": False, "compound": True})
-    # labels that follow the gap to the next row: a fit that read it would reward it
-    y = (rng.random(n) < 1 / (1 + np.exp(-(2 * rows["gap_next_z"] - 3)))).astype(int)
+    # labels that favour a better rank and score, and also follow the gap to the next row:
+    # a fit that read the gap would put the second row of the pair first
+    logit = -np.log(rows["rank"]) + 0.5 * rows["score_z"] + 2 * rows["gap_next_z"] - 3
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
     cal = ConfidenceCalibrator().fit(rows, y)
     pair = rows.iloc[:2].assign(rank=[1, 3], score_z=[3.0, 2.9], gap_top_z=[0.0, 0.1], gap_next_z=[0.05, 4.0])
     p = cal.uncapped_proba(pair)
-    assert p[0] >= p[1]
+    assert p[0] > p[1] + 0.05
 
 
 def test_ece_and_reliability_by_hand():
