@@ -6,7 +6,8 @@ model of the fold that held it out (:mod:`rank.validation`). Its shown rows,
 the top candidates of each held-out reaction, are the calibration rows
 (:data:`CALIBRATION_COLUMNS`): a candidate's rank, its score relative to the
 reaction's other candidates, the reaction kind, which evidence the reaction
-and the candidate have, and whether the candidate is a true gene.
+and the candidate have, whether the candidate already does the reaction's
+kind of work (:data:`OWN_KIND_FLAGS`), and whether it is a true gene.
 :class:`ConfidenceCalibrator` fits a logistic regression of the label on
 these (Platt scaling [1]_ with more than the score): the rank and score act
 separately for each evidence pattern (:data:`EVIDENCE_PATTERNS`), the rows
@@ -42,7 +43,8 @@ Examples
 >>> rng = np.random.default_rng(0)
 >>> rows = pd.DataFrame({"rank": np.tile(np.arange(1, 6), 40), "score_z": rng.normal(size=200),
 ...                      "gap_next_z": 0.1, "gap_top_z": 0.2, "reaction_kind": "transport",
-...                      "motifs": True, "adjacent": False, "subsystem": False, "compound": False})
+...                      "motifs": True, "adjacent": False, "subsystem": False, "compound": False,
+...                      "role": False, "kind_domain": True})
 >>> y = (rng.random(200) < 1 / rows["rank"]).astype(int)
 >>> p = ConfidenceCalibrator().fit(rows, y).predict_proba(rows)
 >>> bool(p[rows["rank"] == 1].mean() > p[rows["rank"] == 5].mean())
@@ -51,6 +53,7 @@ True
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -64,7 +67,7 @@ __all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrat
            "out_of_fold_confidence", "no_credible_candidate", "best_per_reaction", "credible_threshold",
            "THRESHOLD_GRID", "shown_rows", "check_table", "CHECK_COLUMNS", "EVIDENCE_PATTERNS",
            "evidence_pattern", "family_weights", "NETWORK_FLAGS", "wilson_lower", "without_network_evidence",
-           "bare_first_share"]
+           "bare_first_share", "OWN_KIND_FLAGS", "CANDIDATE_FLAGS", "candidate_flags"]
 
 #: Candidate evidence flags: ``motifs`` (the reaction has motif neighbour
 #: genes), ``adjacent`` (the candidate already catalyses a related reaction:
@@ -79,9 +82,17 @@ NETWORK_FLAGS = ("adjacent", "subsystem", "compound")
 #: The 16 evidence patterns: the :data:`EVIDENCE_FLAGS` as a string of 0/1,
 #: in that order (``"1000"``: motif neighbour genes, no network evidence).
 EVIDENCE_PATTERNS = tuple(f"{a}{b}{c}{d}" for a in "01" for b in "01" for c in "01" for d in "01")
+#: What the candidate's own record says of the reaction's kind of work:
+#: ``role`` (it catalyses another reaction of that kind: the ``role_<kind>``
+#: block) and ``kind_domain`` (it carries an InterPro domain that another gene
+#: catalysing a reaction of that kind carries: the ``domain_kind_<kind>``
+#: block). Calibrator inputs, not part of the evidence pattern.
+OWN_KIND_FLAGS = ("role", "kind_domain")
+#: The flags of a candidate read from its candidate matrix (:func:`candidate_flags`).
+CANDIDATE_FLAGS = (*NETWORK_FLAGS, *OWN_KIND_FLAGS)
 #: Columns of the calibration rows: one per (held-out reaction, shown candidate).
 CALIBRATION_COLUMNS = ["fold", "reaction", "reaction_kind", "gene", "rank", "score", "score_z",
-                       "gap_next_z", "gap_top_z", *EVIDENCE_FLAGS, "label"]
+                       "gap_next_z", "gap_top_z", *EVIDENCE_FLAGS, *OWN_KIND_FLAGS, "label"]
 
 
 #: Feature-name endings (``PairFeaturizer.feature_names_``) behind the candidate
@@ -90,6 +101,10 @@ CALIBRATION_COLUMNS = ["fold", "reaction", "reaction_kind", "gene", "rank", "sco
 FLAG_FEATURES = {"adjacent": (":net:adjacent_log1p_count",),
                  "subsystem": (":subsystem:same_subsystem_log1p_count",),
                  "compound": (":max_similarity",)}
+#: Feature names (regular expressions) behind the :data:`OWN_KIND_FLAGS`; only
+#: the block of the reaction's kind is present in its candidate matrix.
+OWN_KIND_FEATURES = {"role": r":role_[^:]+:same_kind_log1p_count$",
+                     "kind_domain": r":domain_kind_[^:]+:max_share$"}
 
 
 def evidence_flags(featurizer, X: np.ndarray) -> np.ndarray:
@@ -115,6 +130,28 @@ def evidence_flags(featurizer, X: np.ndarray) -> np.ndarray:
     return out
 
 
+def candidate_flags(featurizer, X: np.ndarray) -> np.ndarray:
+    """The :data:`CANDIDATE_FLAGS` of the rows of a candidate matrix ``X``,
+    shape ``(n, 5)``: :func:`evidence_flags`, then ``role`` and
+    ``kind_domain`` (:data:`OWN_KIND_FEATURES`; a flag is set when one of
+    its features is > 0, absent features counting as 0).
+
+    >>> from types import SimpleNamespace
+    >>> f = SimpleNamespace(feature_names_=["candidate:role_transport:same_kind_log1p_count",
+    ...                                     "candidate:domain_kind_transport:max_share"], feature_scale_=None)
+    >>> candidate_flags(f, np.array([[0.7, 0.0], [np.nan, 0.5]])).astype(int).tolist()
+    [[0, 0, 0, 1, 0], [0, 0, 0, 0, 1]]
+    """
+    names = list(featurizer.feature_names_)
+    X = np.asarray(X, dtype=np.float64)
+    own = np.zeros((X.shape[0], len(OWN_KIND_FLAGS)), dtype=bool)
+    for j, flag in enumerate(OWN_KIND_FLAGS):
+        cols = [i for i, n in enumerate(names) if re.search(OWN_KIND_FEATURES[flag], n)]
+        if cols:
+            own[:, j] = (np.nan_to_num(X[:, cols], nan=0.0) > 0).any(axis=1)
+    return np.hstack([evidence_flags(featurizer, X), own])
+
+
 def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence: np.ndarray
                      ) -> dict[str, np.ndarray]:
     """The shown rows of one reaction's ranking, as calibration features.
@@ -128,8 +165,8 @@ def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence
         Candidate indices, best first (:func:`rank.scoring.candidate_order`).
     top_n : int
         Rows shown per reaction.
-    evidence : ndarray of shape (n_candidates, 3) of bool
-        The candidate flags ``adjacent``, ``subsystem``, ``compound``.
+    evidence : ndarray of shape (n_candidates, 5) of bool
+        The candidate flags (:data:`CANDIDATE_FLAGS`, :func:`candidate_flags`).
 
     Returns
     -------
@@ -138,16 +175,20 @@ def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence
         ``score``, ``score_z`` (the score standardised over the reaction's
         scored candidates), ``gap_next_z`` (to the next row's score, in the
         same units; 0 for the last candidate) and ``gap_top_z`` (below the
-        first row), and the three flags.
+        first row), and the :data:`CANDIDATE_FLAGS`.
 
     Examples
     --------
     >>> s = np.array([0.0, 2.0, np.nan, 1.0])
-    >>> out = calibration_rows(s, np.array([1, 3, 0, 2]), 2, np.zeros((4, 3), bool))
+    >>> out = calibration_rows(s, np.array([1, 3, 0, 2]), 2, np.zeros((4, 5), bool))
     >>> out["index"].tolist(), out["rank"].tolist(), out["gap_next_z"].round(3).tolist()
     ([1, 3], [1, 2], [1.225, 1.225])
     """
     top_n = check_param("calibration_rows", "top_n", top_n, *int_at_least(1))
+    evidence = np.asarray(evidence, dtype=bool)
+    if evidence.shape != (len(scores), len(CANDIDATE_FLAGS)):
+        raise ValueError(f"calibration_rows: evidence of shape {evidence.shape}; expected "
+                         f"({len(scores)}, {len(CANDIDATE_FLAGS)}), one column per flag of {CANDIDATE_FLAGS}")
     scored = order[~np.isnan(scores[order])]
     finite = scores[scored]
     sd = float(np.std(finite)) if len(finite) > 1 else 0.0
@@ -159,8 +200,7 @@ def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence
     # (the validation holds these rows for every ranking of every held-out reaction)
     return {"index": scored[:k].copy(), "rank": np.arange(1, k + 1), "score": finite[:k].copy(),
             "score_z": z[:k].copy(), "gap_next_z": z[:k] - nxt, "gap_top_z": (z[0] - z[:k]) if k else z[:k].copy(),
-            "adjacent": evidence[scored[:k], 0], "subsystem": evidence[scored[:k], 1],
-            "compound": evidence[scored[:k], 2]}
+            **{flag: evidence[scored[:k], j] for j, flag in enumerate(CANDIDATE_FLAGS)}}
 
 
 def evidence_pattern(rows: pd.DataFrame) -> np.ndarray:
@@ -180,7 +220,16 @@ def calibration_features(rows: pd.DataFrame) -> np.ndarray:
     indicator per kind of :data:`KINDS`, the :data:`EVIDENCE_FLAGS`, then
     one indicator per evidence pattern of :data:`EVIDENCE_PATTERNS` and the
     same indicators times log rank and times ``score_z`` (so that rank and
-    score weigh differently for each pattern), in that order: 58 columns.
+    score weigh differently for each pattern), then the :data:`OWN_KIND_FLAGS`
+    ``role`` and ``kind_domain``, alone and times "without network evidence"
+    (:func:`without_network_evidence`), in that order: 62 columns.
+
+    The own-kind flags say whether the candidate does this kind of work
+    elsewhere or carries a domain of genes that do. Without network evidence
+    they part the candidates sharply on held-out known reactions (a
+    transporter of other compounds listed first with nothing linking it to
+    the reaction is rarely right), which the evidence pattern alone cannot
+    tell (``benchmarks/calibration_own_kind.py`` compares out of fold).
 
     Not the gap to the next row (``gap_next_z``, still a column of the
     rows): it made a row more confident than a row of the same reaction
@@ -191,18 +240,19 @@ def calibration_features(rows: pd.DataFrame) -> np.ndarray:
     >>> r = pd.DataFrame({"rank": [1, 4], "score_z": [2.0, 0.5], "gap_next_z": [1.0, 0.0],
     ...                   "gap_top_z": [0.0, 1.5], "reaction_kind": ["transport", "other"],
     ...                   "motifs": [True, True], "adjacent": [1, 0], "subsystem": [0, 0],
-    ...                   "compound": [0, 1]})
+    ...                   "compound": [0, 1], "role": [True, False], "kind_domain": [True, True]})
     >>> X = calibration_features(r)
-    >>> X.shape, X[1, :10].round(3).tolist()
-    ((2, 58), [1.386, 0.5, 1.5, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+    >>> X.shape, X[1, :10].round(3).tolist(), X[:, 58:].tolist()
+    ((2, 62), [1.386, 0.5, 1.5, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0], [[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
     >>> p = EVIDENCE_PATTERNS.index("1001")
     >>> X[1, [10 + p, 26 + p, 42 + p]].round(3).tolist()
     [1.0, 1.386, 0.5]
     """
-    missing = [c for c in ("rank", "score_z", "gap_top_z", "reaction_kind", *EVIDENCE_FLAGS)
+    missing = [c for c in ("rank", "score_z", "gap_top_z", "reaction_kind", *EVIDENCE_FLAGS, *OWN_KIND_FLAGS)
                if c not in rows.columns]
     if missing:
-        raise ValueError(f"calibration rows: missing column(s) {missing}; expected {CALIBRATION_COLUMNS}")
+        raise ValueError(f"calibration rows: missing column(s) {missing}; expected {CALIBRATION_COLUMNS} "
+                         "(rows written by an older version: rerun the ranking validation)")
     rank = rows["rank"].to_numpy(dtype=np.float64)
     if len(rank) and (not np.isfinite(rank).all() or rank.min() < 1):
         raise ValueError(f"calibration rows: column 'rank' must hold ranks >= 1; got minimum {rank.min()!r}")
@@ -214,6 +264,9 @@ def calibration_features(rows: pd.DataFrame) -> np.ndarray:
     pattern = evidence_pattern(rows)
     onehot = [(pattern == p).astype(np.float64) for p in EVIDENCE_PATTERNS]
     cols += onehot + [o * log_rank for o in onehot] + [o * score_z for o in onehot]
+    own = [rows[f].astype(bool).to_numpy(dtype=np.float64) for f in OWN_KIND_FLAGS]
+    bare = without_network_evidence(rows).astype(np.float64) if len(rows) else np.zeros(0)
+    cols += own + [o * bare for o in own]
     X = np.column_stack(cols) if len(rows) else np.empty((0, len(cols)))
     if not np.isfinite(X).all():
         raise ValueError("calibration rows: score_z and gap_top_z must be finite")
@@ -557,7 +610,8 @@ def out_of_fold_confidence(rows: pd.DataFrame, calibrator: ConfidenceCalibrator 
     >>> rng = np.random.default_rng(1)
     >>> rows = pd.DataFrame({"fold": np.repeat([1, 2, 3], 100), "rank": np.tile(np.arange(1, 11), 30),
     ...                      "score_z": 0.0, "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": "transport",
-    ...                      "motifs": True, "adjacent": True, "subsystem": False, "compound": False})
+    ...                      "motifs": True, "adjacent": True, "subsystem": False, "compound": False,
+    ...                      "role": False, "kind_domain": False})
     >>> rows["label"] = (rng.random(300) < 0.5 / rows["rank"]).astype(int)
     >>> p = out_of_fold_confidence(rows)
     >>> p.shape, bool(p[rows["rank"] == 1].mean() > p[rows["rank"] == 10].mean())
@@ -646,23 +700,24 @@ def shown_rows(top: pd.DataFrame, featurizer, kind_of, n_jobs: int = 1) -> pd.Da
     ``rank``, ``gene``, ``score_z``, ``gap_next_z``, ``gap_top_z``, as
     :func:`rank.scoring.rank_candidates` with ``standardised=True`` gives
     them): ``top`` plus ``reaction_kind`` (``kind_of``: reaction -> kind)
-    and the :data:`EVIDENCE_FLAGS`, computed as the validation computes
-    them for its calibration rows (per reaction, by ``n_jobs`` forked
+    and the :data:`EVIDENCE_FLAGS` and :data:`OWN_KIND_FLAGS`, computed as
+    the validation computes them for its calibration rows (per reaction, by ``n_jobs`` forked
     processes, :func:`common.parallel.fork_map`)."""
     out = top.reset_index(drop=True).copy()
-    flags = np.zeros((len(out), 3), dtype=bool)
+    flags = np.zeros((len(out), len(CANDIDATE_FLAGS)), dtype=bool)
     groups = out.groupby("reaction", sort=False).indices
     genes = out["gene"].to_numpy()
 
     def flags_of(r):
-        return evidence_flags(featurizer, featurizer.candidate_matrix(r, list(genes[groups[r]])))
+        return candidate_flags(featurizer, featurizer.candidate_matrix(r, list(genes[groups[r]])))
 
     for r, f in zip(groups, fork_map(flags_of, list(groups), n_jobs=n_jobs)):
         flags[groups[r]] = f
     motifs = {r: bool(featurizer.has_motif_gene(r)) for r in pd.unique(out["reaction"])}
     out["reaction_kind"] = [kind_of.get(r, "") if hasattr(kind_of, "get") else kind_of[r] for r in out["reaction"]]
     out["motifs"] = out["reaction"].map(motifs).astype(bool) if len(out) else pd.Series(dtype=bool)
-    out["adjacent"], out["subsystem"], out["compound"] = flags[:, 0], flags[:, 1], flags[:, 2]
+    for j, flag in enumerate(CANDIDATE_FLAGS):
+        out[flag] = flags[:, j]
     return out
 
 

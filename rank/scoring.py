@@ -173,7 +173,7 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
         1-based; sorted by reaction (input order) then rank. Ties: gene id
         ascending.
     """
-    from rank.calibration import calibration_rows
+    from rank.calibration import CANDIDATE_FLAGS, calibration_rows
 
     batch_size = check_positive_int("rank_candidates", "batch_size", batch_size)
     check_param("rank_candidates", "top_n", top_n, *none_or_positive_int())
@@ -199,7 +199,7 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
                                   "gene": [cands[j] for j in order], "score": s[order],
                                   "model_score": S[i, order]})
             if standardised:
-                c = calibration_rows(s, full, max(1, len(order)), np.zeros((len(s), 3), dtype=bool))
+                c = calibration_rows(s, full, max(1, len(order)), np.zeros((len(s), len(CANDIDATE_FLAGS)), dtype=bool))
                 for col in ("score_z", "gap_next_z", "gap_top_z"):
                     # the scored candidates come first in the order, so row k is c's row k
                     frame[col] = np.r_[c[col], np.full(len(order) - len(c[col]), np.nan)]

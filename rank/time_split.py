@@ -490,7 +490,7 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     shown : DataFrame
         Only with ``shown``.
     """
-    from rank.calibration import calibration_rows
+    from rank.calibration import CANDIDATE_FLAGS, calibration_rows
 
     cands = list(dict.fromkeys(candidates))
     in_cands = set(cands)
@@ -518,7 +518,7 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
                 if r not in where:
                     continue
                 s = C[where[r]]
-                c = calibration_rows(s, candidate_order(s, gene_rank), shown[1], np.zeros((len(s), 3), dtype=bool))
+                c = calibration_rows(s, candidate_order(s, gene_rank), shown[1], np.zeros((len(s), len(CANDIDATE_FLAGS)), dtype=bool))
                 genes = [cands[j] for j in c["index"]]
                 shown_frames.append(pd.DataFrame({
                     "reaction": r, "rank": c["rank"], "gene": genes, "score": c["score"],

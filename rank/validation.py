@@ -41,7 +41,7 @@ from threadpoolctl import threadpool_limits
 
 from featurize.metabolic.genes import canonical_gene_id
 from rank.baselines import ADJACENCY, BASELINES, baseline_scores
-from rank.calibration import CALIBRATION_COLUMNS, calibration_rows, evidence_flags
+from rank.calibration import CALIBRATION_COLUMNS, CANDIDATE_FLAGS, calibration_rows, candidate_flags
 from rank.metrics import bootstrap_ranking_metrics, choose_ranking_method, top1_concentration, top1_record
 from rank.scoring import (MARGIN_RULES, candidate_order, correct_scores, gene_id_ranks, no_evidence_last,
                           ranking_decisions, ranking_name, ranks_in_order, score_matrix)
@@ -152,8 +152,8 @@ class _PartScorer:
     """Scores a part of a fold's reactions against every candidate with the
     baselines and every method's fold model: ``(reactions, candidates,
     len(scored))``, the last axis in the order of ``plan["scored"]``, and
-    the candidates' evidence flags ``(reactions, candidates, 3)``
-    (:func:`rank.calibration.evidence_flags`)."""
+    the candidates' flags ``(reactions, candidates, 5)``
+    (:func:`rank.calibration.candidate_flags`)."""
 
     def __init__(self, featurizer, cvs, candidates, plan, margin_rule, batch_size, shared_models):
         self.featurizer, self.cvs, self.candidates = featurizer, cvs, candidates
@@ -178,11 +178,12 @@ class _PartScorer:
                 for rule, s in fn(X).items():
                     name = method if rule == margin_rule else f"{method}@{rule}"
                     columns[name] = no_evidence_last(s, X)
-            # the candidate evidence flags ride along as the last three columns
-            return np.column_stack([*(columns[name] for name in plan["scored"]), evidence_flags(featurizer, X)])
+            # the candidate flags ride along as the last columns
+            return np.column_stack([*(columns[name] for name in plan["scored"]), candidate_flags(featurizer, X)])
         S = score_matrix(score, reactions, self.candidates, self.batch_size,
-                         n_scores=len(plan["scored"]) + 3)
-        return S[:, :, :-3], S[:, :, -3:].astype(bool)
+                         n_scores=len(plan["scored"]) + len(CANDIDATE_FLAGS))
+        n = len(plan["scored"])
+        return S[:, :, :n], S[:, :, n:].astype(bool)
 
 
 #: The part scorer of a worker (set in each worker by :func:`_init_worker`:

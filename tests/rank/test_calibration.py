@@ -16,7 +16,7 @@ from rank.calibration import (ConfidenceCalibrator, bare_first_share, calibratio
 def _rows(n, rng, **fixed):
     base = {"fold": rng.integers(1, 4, n), "rank": rng.integers(1, 21, n), "score_z": rng.normal(size=n),
             "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": "transport", "motifs": True,
-            "adjacent": rng.random(n) < 0.3, "subsystem": False, "compound": False}
+            "adjacent": rng.random(n) < 0.3, "subsystem": False, "compound": False, "role": False, "kind_domain": False}
     base.update(fixed)
     return pd.DataFrame(base)
 
@@ -26,7 +26,7 @@ def test_saturated_groups_get_their_frequencies():
     0.4 exactly: the (nearly unregularised) logistic fit returns each share."""
     rows = pd.DataFrame({"rank": 1, "score_z": 0.0, "gap_next_z": 0.0, "gap_top_z": 0.0,
                          "reaction_kind": "enzymatic", "motifs": True, "adjacent": [False] * 100 + [True] * 100,
-                         "subsystem": True, "compound": False})
+                         "subsystem": True, "compound": False, "role": False, "kind_domain": False})
     y = np.r_[np.arange(100) < 10, np.arange(100) < 40].astype(int)
     cal = ConfidenceCalibrator(C=1e6).fit(rows, y)
     fit = cal.uncapped_proba(rows)
@@ -101,7 +101,7 @@ def test_family_weights_count_each_fold_group_once():
     single = pd.DataFrame({"reaction": [f"s{i}" for i in range(30)], "label": (np.arange(30) < 6).astype(int)})
     rows = pd.concat([fam, single], ignore_index=True).assign(
         rank=1, score_z=0.0, gap_next_z=0.0, gap_top_z=0.0, reaction_kind="enzymatic", motifs=True,
-        adjacent=True, subsystem=False, compound=False)
+        adjacent=True, subsystem=False, compound=False, role=False, kind_domain=False)
     groups = {**{f"f{i}": "fam" for i in range(30)}, **{f"s{i}": f"s{i}" for i in range(30)}}
     w = family_weights(rows, groups)
     assert w[:30].tolist() == [1 / 30] * 30 and w[30:].tolist() == [1.0] * 30
@@ -129,7 +129,7 @@ def test_cap_without_network_evidence_by_hand():
                          "gap_next_z": 0.0, "gap_top_z": 0.0,
                          "reaction_kind": np.where(np.arange(n) % 8 < 6, "enzymatic", "transport"),
                          "motifs": True, "adjacent": np.r_[np.zeros(n // 2, bool), np.ones(n // 2, bool)],
-                         "subsystem": False, "compound": False})
+                         "subsystem": False, "compound": False, "role": False, "kind_domain": False})
     y = ((rows["score_z"].abs() > 1.5) | (np.arange(n) % 4 == 0)).astype(int).to_numpy()
     w = np.where(np.arange(n) % 3 == 0, 0.5, 1.0)
     cal = ConfidenceCalibrator(C=1e6).fit(rows, y, sample_weight=w)
@@ -167,7 +167,7 @@ def test_support_cap_by_hand():
     kind takes its pattern over all kinds, an unseen pattern gets 0."""
     rows = pd.DataFrame({"rank": [1, 2, 3, 4, 5, 1, 2], "score_z": [3.0, 2.0, 1.0, 0.0, -1.0, 1.0, 0.0],
                          "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": ["transport"] * 5 + ["enzymatic"] * 2,
-                         "motifs": True, "adjacent": True, "subsystem": False, "compound": False})
+                         "motifs": True, "adjacent": True, "subsystem": False, "compound": False, "role": False, "kind_domain": False})
     y = np.array([1, 0, 1, 0, 0, 1, 0])
     w = np.array([1.0, 1.0, 0.5, 1.0, 1.0, 1.0, 1.0])
     cal = ConfidenceCalibrator().fit(rows, y, sample_weight=w)
@@ -209,10 +209,10 @@ def test_support_cap_stops_a_slope_borrowed_from_another_pattern():
     n = 3000
     strong = pd.DataFrame({"rank": 1, "score_z": rng.exponential(2, n), "gap_next_z": 0.0,
                            "gap_top_z": 0.0, "reaction_kind": "transport", "motifs": True, "adjacent": True,
-                           "subsystem": False, "compound": True})
+                           "subsystem": False, "compound": True, "role": False, "kind_domain": False})
     weak = pd.DataFrame({"rank": 1, "score_z": rng.uniform(0, 0.5, 300), "gap_next_z": 0.0,
                          "gap_top_z": 0.0, "reaction_kind": "transport", "motifs": True, "adjacent": False,
-                         "subsystem": True, "compound": True})
+                         "subsystem": True, "compound": True, "role": False, "kind_domain": False})
     rows = pd.concat([strong, weak], ignore_index=True)
     y = np.r_[rng.random(n) < 1 / (1 + np.exp(-(rows["score_z"][:n] * 2 - 2))), rng.random(300) < 1 / 3]
     cal = ConfidenceCalibrator().fit(rows, y.astype(int))
@@ -231,7 +231,7 @@ def test_confidence_does_not_reward_a_gap_to_the_next_row():
     rows = pd.DataFrame({"rank": rng.integers(1, 21, n), "score_z": rng.normal(1, 1, n),
                          "gap_next_z": rng.exponential(1, n), "gap_top_z": rng.exponential(1, n),
                          "reaction_kind": "transport", "motifs": True, "adjacent": True,
-                         "subsystem": False, "compound": True})
+                         "subsystem": False, "compound": True, "role": False, "kind_domain": False})
     # labels that favour a better rank and score, and also follow the gap to the next row:
     # a fit that read the gap would put the second row of the pair first
     logit = -np.log(rows["rank"]) + 0.5 * rows["score_z"] + 2 * rows["gap_next_z"] - 3
@@ -276,7 +276,7 @@ def test_out_of_fold_never_sees_its_own_fold():
 
 def test_calibration_rows_by_hand():
     s = np.array([0.0, 2.0, np.nan, 1.0, 1.0])
-    ev = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 0], [0, 0, 1], [1, 1, 1]], dtype=bool)
+    ev = np.array([[1, 0, 0, 1, 0], [0, 1, 0, 0, 1], [0, 0, 0, 0, 0], [0, 0, 1, 0, 0], [1, 1, 1, 1, 1]], dtype=bool)
     out = calibration_rows(s, np.array([1, 3, 4, 0, 2]), 3, ev)
     assert out["index"].tolist() == [1, 3, 4] and out["rank"].tolist() == [1, 2, 3]
     # scored: 2, 1, 1, 0: mean 1, sd sqrt(0.5)
@@ -285,6 +285,9 @@ def test_calibration_rows_by_hand():
     np.testing.assert_allclose(out["gap_next_z"], [z[0] - z[1], 0.0, z[2] - z[3]])
     np.testing.assert_allclose(out["gap_top_z"], [0.0, z[0], z[0]])
     assert out["subsystem"].tolist() == [True, False, True]
+    assert out["role"].tolist() == [False, False, True] and out["kind_domain"].tolist() == [True, False, True]
+    with pytest.raises(ValueError, match="evidence of shape"):
+        calibration_rows(s, np.array([1, 3, 4, 0, 2]), 3, ev[:, :3])
     # more rows asked for than scored candidates; one candidate (sd 0: unit scale)
     one = calibration_rows(np.array([np.nan, 3.0]), np.array([1, 0]), 5, ev[:2])
     assert one["index"].tolist() == [1] and one["gap_next_z"].tolist() == [0.0]
@@ -340,7 +343,7 @@ def test_calibration_rows_hold_only_their_rows():
     rng = np.random.default_rng(0)
     s = rng.normal(size=5000)
     s[::7] = np.nan
-    out = calibration_rows(s, np.argsort(-s), 20, np.zeros((5000, 3), dtype=bool))
+    out = calibration_rows(s, np.argsort(-s), 20, np.zeros((5000, 5), dtype=bool))
     for name, values in out.items():
         held = values.base if values.base is not None else values
         assert held.size == 20, name
@@ -358,7 +361,7 @@ def test_bare_first_share_counts_the_listed_first_rows():
                          "rank": np.tile(np.arange(1, k + 1), n_r), "score_z": rng.normal(size=n_r * k),
                          "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": "enzymatic", "motifs": True,
                          "adjacent": rng.random(n_r * k) < 0.4, "subsystem": False,
-                         "compound": rng.random(n_r * k) < 0.2})
+                         "compound": rng.random(n_r * k) < 0.2, "role": False, "kind_domain": False})
     rows["label"] = (rng.random(n_r * k) < 0.4).astype(int)
     # three reactions per fold group for the first 30, then one each
     groups = {f"r{i}": (f"g{i // 3}" if i < 30 else f"s{i}") for i in range(n_r)}
@@ -378,3 +381,54 @@ def test_bare_first_share_counts_the_listed_first_rows():
     assert np.isnan(bare_first_share(rows, np.zeros(len(rows), bool), groups)[1])
     with pytest.raises(ValueError, match="flags for"):
         bare_first_share(rows, first[:-1], groups)
+
+
+def test_candidate_flags_by_hand():
+    """The own-kind flags on a toy: G1 transports in R1, G2 in R2, G3 is an
+    enzyme (R3); domains G1 {D1, D2}, G2 {D1}, G3 {D2}, G5 {D1, D2}, G6 none.
+    For the transport R4: G1 and G2 transport elsewhere (role); G5 and G3
+    carry a domain of a transporter (kind_domain); G6 neither. For the
+    enzymatic R3, its own gene rule is never read: G3 has no other enzymatic
+    reaction, and D2's other genes (G1, G5) are no enzymes."""
+    from toy_pairs import ToyNet
+
+    from featurize.metabolic.pairs import PairFeaturizer
+    from rank.calibration import candidate_flags
+
+    net = ToyNet(pd.DataFrame(
+        {"reaction_id": ["R1", "R2", "R3", "R4"], "genes": [("G1",), ("G2",), ("G3",), ()],
+         "reaction_kind": ["transport", "transport", "enzymatic", "transport"]},
+        index=["R1", "R2", "R3", "R4"]))
+    dom = pd.DataFrame([[1, 1], [1, 0], [0, 1], [1, 1], [0, 0]],
+                       index=["G1", "G2", "G3", "G5", "G6"], columns=["D1", "D2"])
+    motifs = {t: {} for t in ("fork", "funnel", "chain_up", "chain_down")}
+    f = PairFeaturizer(net, motifs, {"domain": dom}, min_domain_genes=1, reaction_kinds=True, domain_kinds=True)
+    assert any(":role_transport:" in n for n in f.feature_names_)
+    genes = ["G1", "G2", "G3", "G5", "G6"]
+    flags = candidate_flags(f, f.candidate_matrix("R4", genes))
+    assert flags.shape == (5, 5) and not flags[:, :3].any()
+    assert flags[:, 3].tolist() == [True, True, False, False, False]  # role
+    assert flags[:, 4].tolist() == [True, True, True, True, False]  # kind_domain
+    flags = candidate_flags(f, f.candidate_matrix("R3", genes))
+    assert not flags[:, 3:].any()
+
+
+def test_confidence_reads_the_candidates_own_kind():
+    """Rows without network evidence whose candidate already does the
+    reaction's kind of work elsewhere are never right; those with a domain of
+    such genes often are. The evidence pattern cannot tell them apart, the
+    own-kind inputs can: at the same rank and score the first is far less
+    confident than the second."""
+    rng = np.random.default_rng(6)
+    n = 3000
+    own = rng.integers(0, 3, n)  # 0 neither, 1 role, 2 kind_domain
+    rows = pd.DataFrame({"rank": rng.integers(1, 21, n), "score_z": rng.normal(1, 1, n), "gap_next_z": 0.0,
+                         "gap_top_z": rng.exponential(1, n), "reaction_kind": "transport", "motifs": True,
+                         "adjacent": False, "subsystem": False, "compound": False,
+                         "role": own == 1, "kind_domain": own == 2})
+    logit = -np.log(rows["rank"]) + 0.5 * rows["score_z"] - 1 + np.where(own == 1, -6.0, np.where(own == 2, 1.0, 0.0))
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    cal = ConfidenceCalibrator().fit(rows, y)
+    probe = rows.iloc[:2].assign(rank=2, score_z=2.0, gap_top_z=0.5, role=[True, False], kind_domain=[False, True])
+    p = cal.uncapped_proba(probe)
+    assert p[0] < 0.05 < 0.3 < p[1]

@@ -337,9 +337,9 @@ def test_candidates_evidence_row_independent_scores_once(setup):
 
 
 def test_shown_rows_flags_by_processes(setup):
-    """shown_rows gives each row the evidence flags of its own candidate
+    """shown_rows gives each row the candidate flags of its own candidate
     matrix, whatever the number of processes."""
-    from rank.calibration import evidence_flags, shown_rows
+    from rank.calibration import CANDIDATE_FLAGS, candidate_flags, shown_rows
 
     net, feat, _, _ = setup
     top = pd.DataFrame({"reaction": ["R4", "R4", "R1", "R6", "R6"], "rank": [1, 2, 1, 1, 2],
@@ -348,8 +348,8 @@ def test_shown_rows_flags_by_processes(setup):
     one, two = (shown_rows(top, feat, net.reactions["reaction_kind"], n_jobs=n) for n in (1, 2))
     pd.testing.assert_frame_equal(one, two)
     for r, rows in one.groupby("reaction"):
-        expected = evidence_flags(feat, feat.candidate_matrix(r, rows["gene"].tolist()))
-        np.testing.assert_array_equal(rows[["adjacent", "subsystem", "compound"]].to_numpy(), expected)
+        expected = candidate_flags(feat, feat.candidate_matrix(r, rows["gene"].tolist()))
+        np.testing.assert_array_equal(rows[list(CANDIDATE_FLAGS)].to_numpy(), expected)
     assert one[["adjacent", "subsystem", "compound"]].to_numpy().any()
 
 
