@@ -1,0 +1,139 @@
+"""Should the confidence calibrator read the candidate's own kind of work?
+An experiment on a finished metabolic run (not used by the workflow).
+
+    python benchmarks/calibration_own_kind.py --workdir DIR [--n-bootstrap 200]
+
+The calibration rows (``results/metabolic/ranking/calibration_rows.tsv``)
+carry two flags of each candidate (``rank.calibration.OWN_KIND_FLAGS``):
+``role``, it catalyses another reaction of the reaction's kind, and
+``kind_domain``, it carries a domain of a gene that does. The calibrator
+reads them, alone and times "without network evidence"
+(``rank.calibration.calibration_features``). This fits three calibrators on
+the run's rows, each fold group weighing one as the workflow does, and checks
+them out of fold (``rank.calibration.out_of_fold_confidence``), only on the
+cross-validation, never on the time split:
+
+- without the own-kind inputs (the calibrator before them);
+- with them (the workflow);
+- with them, and the cap without network evidence taken per own kind too
+  (``bare_cells_`` keyed by kind, evidence pattern and "role" / "domain" /
+  "none"; tried, not adopted).
+
+Prints, per calibrator: the Brier score and the expected calibration error
+(10 bins), each fold group weighing one; the validated hit@1 and MRR of the
+shown rows listed by that confidence (``rank.shown_order``); and, over the
+rows without network evidence listed first, their count, summed weight, the
+expected calibration error, mean confidence and share right. Then, for the
+workflow's calibrator, those first rows by reaction kind and own kind.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pandas as pd
+
+import rank.calibration as calibration
+from _cli import workdir_parser
+from rank.shown_order import shown_positions, shown_ranks, shown_tops
+from rank.validation import validation_table
+
+#: The last columns of the workflow's calibration features: the own-kind inputs.
+N_OWN = 2 * len(calibration.OWN_KIND_FLAGS)
+
+
+def own_kind(rows: pd.DataFrame) -> np.ndarray:
+    """"role" (the candidate does the reaction's kind of work elsewhere), else
+    "domain" (it carries a domain of a gene that does), else "none"."""
+    return np.where(rows["role"].astype(bool), "role", np.where(rows["kind_domain"].astype(bool), "domain", "none"))
+
+
+def without_own_kind(features):
+    """``features`` (the workflow's) without the own-kind inputs."""
+    return lambda rows: features(rows)[:, :-N_OWN]
+
+
+def per_own_kind(fn):
+    """``fn`` (``_bare_cells`` or ``cell_values``) with each row's evidence
+    pattern extended by its own kind ("1000/none")."""
+    def wrapped(*args, **kwargs):
+        rows = next(a for a in args if isinstance(a, pd.DataFrame))
+        extended = PATTERN(rows) + "/" + own_kind(rows)
+        try:
+            calibration.evidence_pattern = lambda r: extended
+            return fn(*args, **kwargs)
+        finally:
+            calibration.evidence_pattern = PATTERN
+    return wrapped
+
+
+PATTERN = calibration.evidence_pattern
+BARE_CELLS = calibration._bare_cells
+CELL_VALUES = calibration.ConfidenceCalibrator.cell_values
+
+
+def check(rows, y, w, ranks, name, n_bootstrap):
+    """The out-of-fold confidence and its row of the table."""
+    p = calibration.out_of_fold_confidence(rows, sample_weight=w)
+    pos = shown_positions(rows, p)
+    t = validation_table(shown_ranks(ranks, rows, pos), shown_tops(rows, pos, name), [name],
+                         int(ranks["n_candidates"].max()), n_bootstrap, 0).iloc[0]
+    bf = (pos == 1) & calibration.without_network_evidence(rows)
+    return p, bf, {"brier_groups": np.average((p - y) ** 2, weights=w),
+                   "ece_groups": calibration.expected_calibration_error(y, p, sample_weight=w),
+                   "shown_hit@1": t["hit@1"], "shown_mrr": t["mrr"],
+                   "bare_first_rows": int(bf.sum()), "bare_first_groups": float(w[bf].sum()),
+                   "bare_first_ece": calibration.expected_calibration_error(y[bf], p[bf], sample_weight=w[bf]),
+                   "bare_first_confidence": np.average(p[bf], weights=w[bf]),
+                   "bare_first_share_right": np.average(y[bf], weights=w[bf])}
+
+
+def main() -> int:
+    ap = workdir_parser(__doc__)
+    ap.add_argument("--n-bootstrap", type=int, default=200)
+    args = ap.parse_args()
+    met = args.workdir / "results" / "metabolic"
+    rows = pd.read_csv(met / "ranking" / "calibration_rows.tsv", sep="\t", keep_default_na=False, na_values=[""])
+    missing = [f for f in calibration.OWN_KIND_FLAGS if f not in rows.columns]
+    if missing:
+        sys.exit(f"{met / 'ranking' / 'calibration_rows.tsv'}: no column(s) {missing}; "
+                 "the run predates the own-kind flags: rerun its ranking validation")
+    inst = pd.read_csv(met / "features" / "instances.tsv", sep="\t", usecols=["reaction", "fold_group"], dtype=str)
+    w = calibration.family_weights(rows, inst.drop_duplicates("reaction").set_index("reaction")["fold_group"])
+    name = str(rows["ranking"].iloc[0])
+    ranks = pd.read_csv(met / "ranking" / "true_gene_ranks.tsv", sep="\t")
+    ranks = ranks[ranks["method"] == name]
+    y = rows["label"].to_numpy(dtype=int)
+    workflow = calibration.calibration_features
+    out, first = [], None
+    try:
+        calibration.calibration_features = without_own_kind(workflow)
+        out.append({"calibrator": "without the own-kind inputs (before)",
+                    **check(rows, y, w, ranks, name, args.n_bootstrap)[2]})
+        calibration.calibration_features = workflow
+        p, bf, row = check(rows, y, w, ranks, name, args.n_bootstrap)
+        out.append({"calibrator": "with them (the workflow)", **row})
+        first = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "own_kind": own_kind(rows), "w": w, "y": y,
+                              "p": p})[bf]
+        calibration._bare_cells = per_own_kind(BARE_CELLS)
+        calibration.ConfidenceCalibrator.cell_values = per_own_kind(CELL_VALUES)
+        out.append({"calibrator": "with them, cap without network evidence per own kind (not adopted)",
+                    **check(rows, y, w, ranks, name, args.n_bootstrap)[2]})
+    finally:
+        calibration.calibration_features = workflow
+        calibration._bare_cells = BARE_CELLS
+        calibration.ConfidenceCalibrator.cell_values = CELL_VALUES
+    print(f"{name}: {len(rows)} calibration rows of {rows['reaction'].nunique()} held-out reactions, out of fold\n")
+    print(pd.DataFrame(out).to_markdown(index=False, floatfmt=".4f"))
+    by = first.groupby(["reaction_kind", "own_kind"]).apply(
+        lambda g: pd.Series({"rows": len(g), "groups": g["w"].sum(), "confidence": np.average(g["p"], weights=g["w"]),
+                             "share_right": np.average(g["y"], weights=g["w"])}), include_groups=False)
+    print("\nThe workflow's rows without network evidence listed first, by reaction kind and own kind "
+          "(each fold group weighing one):\n")
+    print(by.reset_index().to_markdown(index=False, floatfmt=".3f"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
