@@ -415,8 +415,8 @@ def calibration_table(parts: Sequence[dict], candidates: Sequence[str], name: st
             "fold": np.full(n, c["fold"]), "reaction": np.full(n, c["reaction"], dtype=object),
             "reaction_kind": np.full(n, c["reaction_kind"], dtype=object), "gene": cands[c["index"]],
             "rank": c["rank"], "score": c["score"], "score_z": c["score_z"], "gap_next_z": c["gap_next_z"],
-            "gap_top_z": c["gap_top_z"], "motifs": np.full(n, c["motifs"]), "adjacent": c["adjacent"],
-            "subsystem": c["subsystem"], "compound": c["compound"], "label": c["label"].astype(int)}))
+            "gap_top_z": c["gap_top_z"], "motifs": np.full(n, c["motifs"]),
+            **{flag: c[flag] for flag in CANDIDATE_FLAGS}, "label": c["label"].astype(int)}))
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=CALIBRATION_COLUMNS)
     out.insert(0, "ranking", name)
     return out

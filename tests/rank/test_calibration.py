@@ -432,3 +432,18 @@ def test_confidence_reads_the_candidates_own_kind():
     probe = rows.iloc[:2].assign(rank=2, score_z=2.0, gap_top_z=0.5, role=[True, False], kind_domain=[False, True])
     p = cal.uncapped_proba(probe)
     assert p[0] < 0.05 < 0.3 < p[1]
+
+
+def test_calibration_table_carries_every_column():
+    """The validation's calibration rows hold :data:`CALIBRATION_COLUMNS`
+    after ``ranking``, each candidate flag from its part."""
+    from rank.calibration import CALIBRATION_COLUMNS
+    from rank.validation import calibration_table
+
+    ev = np.array([[1, 0, 0, 1, 0], [0, 0, 1, 0, 1], [0, 0, 0, 0, 0]], dtype=bool)
+    c = calibration_rows(np.array([3.0, 2.0, 1.0]), np.array([0, 1, 2]), 2, ev)
+    c.update(fold=1, reaction="R1", reaction_kind="transport", motifs=True, label=np.array([True, False]))
+    t = calibration_table([c], ["G1", "G2", "G3"], "m")
+    assert t.columns.tolist() == ["ranking", *CALIBRATION_COLUMNS]
+    assert t["gene"].tolist() == ["G1", "G2"] and t["role"].tolist() == [True, False]
+    assert t["kind_domain"].tolist() == [False, True] and t["compound"].tolist() == [False, True]

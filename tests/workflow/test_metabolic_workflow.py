@@ -12,6 +12,8 @@ import pytest
 from toy_data import write_toy_inputs
 from workflow_helpers import run_snakemake, toy_config
 
+from rank.calibration import CALIBRATION_COLUMNS
+
 pytestmark = pytest.mark.slow
 
 
@@ -86,6 +88,7 @@ def test_main_target_writes_all_three_outputs(toy_run):
     # by hand: the held-out reactions' shown rows at the calibration's out-of-fold positions; a true
     # gene's rank is 1 + the non-true rows before it (beyond the shown rows: its score rank)
     rows = pd.read_csv(tmp / "results/metabolic/ranking/calibration_rows.tsv", sep="\t")
+    assert rows.columns.tolist() == ["ranking", *CALIBRATION_COLUMNS]
     with open(tmp / "results/metabolic/ranking/calibrator.pkl", "rb") as fh:
         rows["pos"] = pickle.load(fh)["shown_positions"]
     true_ranks = pd.read_csv(tmp / "results/metabolic/ranking/true_gene_ranks.tsv", sep="\t")
