@@ -318,7 +318,9 @@ class ConfidenceCalibrator:
     as it, or that set extended by less confident rows, supports. The cap
     grows with p, and is near the fit where the cell has many rows at that
     confidence. A cell without fitted rows takes its pattern over all
-    kinds; a pattern without any, 0. On held-out known reactions the cap
+    kinds; a pattern without any, 0; so does a reaction kind without any
+    fitted row (no spontaneous reaction of yeast-GEM 9.0.2 has a gene, so
+    none is held out: nothing backs a confidence for a gene proposed for one). On held-out known reactions the cap
     makes the top confidences cautious (they are right more often than they
     say); it keeps an orphan's confidence within what the validation saw.
 
@@ -358,6 +360,8 @@ class ConfidenceCalibrator:
         The (weighted) share of right rank-1 candidates without network
         evidence among the fitted rows, all patterns together (NaN when
         there is none).
+    kinds_ : list of str
+        The reaction kinds of the fitted rows; a row of any other kind gets 0.
     n_rows_ : int
     base_rate_ : float
         The (weighted) share of true genes among the fitted rows.
@@ -391,6 +395,7 @@ class ConfidenceCalibrator:
         self.pipeline_.fit(X, y, logisticregression__sample_weight=w)
         self.support_cells_ = _support_cells(rows, y, w, self.pipeline_.predict_proba(X)[:, 1])
         self.bare_cells_, self.bare_share_ = _bare_cells(rows, y, w)
+        self.kinds_ = sorted(set(rows["reaction_kind"].astype(str)))
         self.n_rows_ = len(y)
         self.base_rate_ = float(np.average(y, weights=w))
         return self
@@ -401,6 +406,9 @@ class ConfidenceCalibrator:
         if not len(p):
             return p
         p = np.minimum(p, self.support_cap(rows, p))
+        if not hasattr(self, "kinds_"):
+            raise ValueError("ConfidenceCalibrator: fitted by an older version (no kinds_); rerun the calibration")
+        p[~rows["reaction_kind"].astype(str).isin(self.kinds_).to_numpy()] = 0.0
         bare = without_network_evidence(rows)
         if bare.any():
             cap = self.cell_values(rows[bare], "cap")

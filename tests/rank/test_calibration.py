@@ -447,3 +447,17 @@ def test_calibration_table_carries_every_column():
     assert t.columns.tolist() == ["ranking", *CALIBRATION_COLUMNS]
     assert t["gene"].tolist() == ["G1", "G2"] and t["role"].tolist() == [True, False]
     assert t["kind_domain"].tolist() == [False, True] and t["compound"].tolist() == [False, True]
+
+
+def test_a_kind_never_held_out_gets_no_confidence():
+    """Rows of a reaction kind with no fitted row (no held-out spontaneous
+    reaction) get 0, however high their score; the fitted kinds keep theirs."""
+    rng = np.random.default_rng(2)
+    rows = _rows(2000, rng, reaction_kind=np.where(rng.random(2000) < 0.5, "enzymatic", "transport"))
+    y = (rng.random(2000) < 1 / (1 + np.exp(-(rows["score_z"] * 2 - 1)))).astype(int)
+    cal = ConfidenceCalibrator().fit(rows, y)
+    assert cal.kinds_ == ["enzymatic", "transport"]
+    probe = rows.iloc[:3].assign(rank=1, score_z=3.0, adjacent=True,
+                                 reaction_kind=["spontaneous", "enzymatic", "transport"])
+    p = cal.predict_proba(probe)
+    assert p[0] == 0.0 and (p[1:] > 0.5).all()
