@@ -28,9 +28,8 @@ import numpy as np
 import pandas as pd
 
 import rank.calibration as calibration
+from _calibration_check import load_rows, oof_check
 from _cli import workdir_parser
-from rank.shown_order import shown_positions, shown_ranks, shown_tops
-from rank.validation import validation_table
 
 
 def with_gap_next(features):
@@ -58,31 +57,15 @@ def main() -> int:
     ap = workdir_parser(__doc__)
     ap.add_argument("--n-bootstrap", type=int, default=200)
     args = ap.parse_args()
-    met = args.workdir / "results" / "metabolic"
-    rows = pd.read_csv(met / "ranking" / "calibration_rows.tsv", sep="\t", keep_default_na=False, na_values=[""])
-    inst = pd.read_csv(met / "features" / "instances.tsv", sep="\t", usecols=["reaction", "fold_group"], dtype=str)
-    rows["weight"] = calibration.family_weights(rows, inst.drop_duplicates("reaction")
-                                                .set_index("reaction")["fold_group"])
-    name = str(rows["ranking"].iloc[0])
-    ranks = pd.read_csv(met / "ranking" / "true_gene_ranks.tsv", sep="\t")
-    tops = pd.read_csv(met / "ranking" / "top_genes.tsv", sep="\t", keep_default_na=False)
-    ranks, tops = ranks[ranks["method"] == name], tops[tops["method"] == name]
-    y, w = rows["label"].to_numpy(dtype=int), rows["weight"].to_numpy()
+    rows, w, name, ranks = load_rows(args.workdir)
     workflow = calibration.calibration_features
     out = []
     try:
         for label, features in (("with gap_next_z (before)", with_gap_next(workflow)),
                                 ("without gap_next_z (the workflow)", workflow)):
             calibration.calibration_features = features
-            p = calibration.out_of_fold_confidence(rows, sample_weight=w)
-            pos = shown_positions(rows, p)
-            t = validation_table(shown_ranks(ranks, rows, pos), shown_tops(rows, pos, name), [name],
-                                 int(ranks["n_candidates"].max()), args.n_bootstrap, 0).iloc[0]
-            out.append({"calibrator": label, "brier": np.mean((p - y) ** 2),
-                        "brier_groups": np.average((p - y) ** 2, weights=w),
-                        "ece": calibration.expected_calibration_error(y, p),
-                        "ece_groups": calibration.expected_calibration_error(y, p, sample_weight=w),
-                        "shown_hit@1": t["hit@1"], "shown_mrr": t["mrr"], "inversions": inversions(rows, p)})
+            p, _, row = oof_check(rows, w, ranks, name, args.n_bootstrap)
+            out.append({"calibrator": label, **row, "inversions": inversions(rows, p)})
     finally:
         calibration.calibration_features = workflow
     table = pd.DataFrame(out)

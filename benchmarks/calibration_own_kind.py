@@ -20,7 +20,7 @@ cross-validation, never on the time split:
   "none"; tried, not adopted).
 
 Prints, per calibrator: the Brier score and the expected calibration error
-(10 bins), each fold group weighing one; the validated hit@1 and MRR of the
+(10 bins), unweighted and with each fold group weighing one; the validated hit@1 and MRR of the
 shown rows listed by that confidence (``rank.shown_order``); and, over the
 rows without network evidence listed first, their count, summed weight, the
 expected calibration error, mean confidence and share right. Then, for the
@@ -35,9 +35,8 @@ import numpy as np
 import pandas as pd
 
 import rank.calibration as calibration
+from _calibration_check import load_rows, oof_check
 from _cli import workdir_parser
-from rank.shown_order import shown_positions, shown_ranks, shown_tops
-from rank.validation import validation_table
 
 #: The last columns of the workflow's calibration features: the own-kind inputs.
 N_OWN = 2 * len(calibration.OWN_KIND_FLAGS)
@@ -73,17 +72,13 @@ BARE_CELLS = calibration._bare_cells
 CELL_VALUES = calibration.ConfidenceCalibrator.cell_values
 
 
-def check(rows, y, w, ranks, name, n_bootstrap):
-    """The out-of-fold confidence and its row of the table."""
-    p = calibration.out_of_fold_confidence(rows, sample_weight=w)
-    pos = shown_positions(rows, p)
-    t = validation_table(shown_ranks(ranks, rows, pos), shown_tops(rows, pos, name), [name],
-                         int(ranks["n_candidates"].max()), n_bootstrap, 0).iloc[0]
+def check(rows, w, ranks, name, n_bootstrap):
+    """The out-of-fold confidence, the rows without network evidence listed
+    first, and the calibrator's row of the table."""
+    p, pos, row = oof_check(rows, w, ranks, name, n_bootstrap)
+    y = rows["label"].to_numpy(dtype=int)
     bf = (pos == 1) & calibration.without_network_evidence(rows)
-    return p, bf, {"brier_groups": np.average((p - y) ** 2, weights=w),
-                   "ece_groups": calibration.expected_calibration_error(y, p, sample_weight=w),
-                   "shown_hit@1": t["hit@1"], "shown_mrr": t["mrr"],
-                   "bare_first_rows": int(bf.sum()), "bare_first_groups": float(w[bf].sum()),
+    return p, bf, {**row, "bare_first_rows": int(bf.sum()), "bare_first_groups": float(w[bf].sum()),
                    "bare_first_ece": calibration.expected_calibration_error(y[bf], p[bf], sample_weight=w[bf]),
                    "bare_first_confidence": np.average(p[bf], weights=w[bf]),
                    "bare_first_share_right": np.average(y[bf], weights=w[bf])}
@@ -93,33 +88,27 @@ def main() -> int:
     ap = workdir_parser(__doc__)
     ap.add_argument("--n-bootstrap", type=int, default=200)
     args = ap.parse_args()
-    met = args.workdir / "results" / "metabolic"
-    rows = pd.read_csv(met / "ranking" / "calibration_rows.tsv", sep="\t", keep_default_na=False, na_values=[""])
+    rows, w, name, ranks = load_rows(args.workdir)
     missing = [f for f in calibration.OWN_KIND_FLAGS if f not in rows.columns]
     if missing:
-        sys.exit(f"{met / 'ranking' / 'calibration_rows.tsv'}: no column(s) {missing}; "
+        sys.exit(f"{args.workdir}/results/metabolic/ranking/calibration_rows.tsv: no column(s) {missing}; "
                  "the run predates the own-kind flags: rerun its ranking validation")
-    inst = pd.read_csv(met / "features" / "instances.tsv", sep="\t", usecols=["reaction", "fold_group"], dtype=str)
-    w = calibration.family_weights(rows, inst.drop_duplicates("reaction").set_index("reaction")["fold_group"])
-    name = str(rows["ranking"].iloc[0])
-    ranks = pd.read_csv(met / "ranking" / "true_gene_ranks.tsv", sep="\t")
-    ranks = ranks[ranks["method"] == name]
     y = rows["label"].to_numpy(dtype=int)
     workflow = calibration.calibration_features
     out, first = [], None
     try:
         calibration.calibration_features = without_own_kind(workflow)
         out.append({"calibrator": "without the own-kind inputs (before)",
-                    **check(rows, y, w, ranks, name, args.n_bootstrap)[2]})
+                    **check(rows, w, ranks, name, args.n_bootstrap)[2]})
         calibration.calibration_features = workflow
-        p, bf, row = check(rows, y, w, ranks, name, args.n_bootstrap)
+        p, bf, row = check(rows, w, ranks, name, args.n_bootstrap)
         out.append({"calibrator": "with them (the workflow)", **row})
         first = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "own_kind": own_kind(rows), "w": w, "y": y,
                               "p": p})[bf]
         calibration._bare_cells = per_own_kind(BARE_CELLS)
         calibration.ConfidenceCalibrator.cell_values = per_own_kind(CELL_VALUES)
         out.append({"calibrator": "with them, cap without network evidence per own kind (not adopted)",
-                    **check(rows, y, w, ranks, name, args.n_bootstrap)[2]})
+                    **check(rows, w, ranks, name, args.n_bootstrap)[2]})
     finally:
         calibration.calibration_features = workflow
         calibration._bare_cells = BARE_CELLS

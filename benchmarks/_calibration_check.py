@@ -1,0 +1,46 @@
+"""What the calibration benchmarks share: a finished run's calibration rows
+with their fold-group weights, and the out-of-fold check of the calibrator
+as ``rank.calibration`` defines it at the time of the call (a benchmark
+swaps in a variant, calls :func:`oof_check`, and restores the workflow's)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import rank.calibration as calibration
+from rank.shown_order import shown_positions, shown_ranks, shown_tops
+from rank.validation import validation_table
+
+
+def load_rows(workdir: Path) -> tuple[pd.DataFrame, np.ndarray, str, pd.DataFrame]:
+    """``(rows, weights, ranking, true_gene_ranks)`` of the run in ``workdir``:
+    ``results/metabolic/ranking/calibration_rows.tsv``, each fold group
+    weighing one (``rank.calibration.family_weights``), the ranking they
+    were written for and its rows of ``true_gene_ranks.tsv``."""
+    met = workdir / "results" / "metabolic"
+    rows = pd.read_csv(met / "ranking" / "calibration_rows.tsv", sep="\t", keep_default_na=False, na_values=[""])
+    inst = pd.read_csv(met / "features" / "instances.tsv", sep="\t", usecols=["reaction", "fold_group"], dtype=str)
+    w = calibration.family_weights(rows, inst.drop_duplicates("reaction").set_index("reaction")["fold_group"])
+    name = str(rows["ranking"].iloc[0])
+    ranks = pd.read_csv(met / "ranking" / "true_gene_ranks.tsv", sep="\t")
+    return rows, w, name, ranks[ranks["method"] == name]
+
+
+def oof_check(rows: pd.DataFrame, w: np.ndarray, ranks: pd.DataFrame, name: str, n_bootstrap: int
+              ) -> tuple[np.ndarray, np.ndarray, dict]:
+    """The out-of-fold confidence of every row, its shown positions, and the
+    Brier score and expected calibration error (10 bins; unweighted and with
+    each fold group weighing one) with the validated hit@1 and MRR of the
+    shown rows listed by that confidence."""
+    y = rows["label"].to_numpy(dtype=int)
+    p = calibration.out_of_fold_confidence(rows, sample_weight=w)
+    pos = shown_positions(rows, p)
+    t = validation_table(shown_ranks(ranks, rows, pos), shown_tops(rows, pos, name), [name],
+                         int(ranks["n_candidates"].max()), n_bootstrap, 0).iloc[0]
+    return p, pos, {"brier": np.mean((p - y) ** 2), "brier_groups": np.average((p - y) ** 2, weights=w),
+                    "ece": calibration.expected_calibration_error(y, p),
+                    "ece_groups": calibration.expected_calibration_error(y, p, sample_weight=w),
+                    "shown_hit@1": t["hit@1"], "shown_mrr": t["mrr"]}
