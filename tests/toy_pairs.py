@@ -34,3 +34,16 @@ def toy():
     loc = pd.DataFrame([[1, 0], [1, 1], [0, 1], [0, 0], [1, 0]],
                        index=["G1", "G2", "G3", "G4", "G5"], columns=["nucleus", "cytoplasm"])
     return ToyNet(reactions), motifs, {"expr": expr, "domain": dom, "loc": loc}
+
+
+def kinds_toy() -> tuple[ToyNet, pd.DataFrame]:
+    """A network of reaction kinds and a domain table: G1 transports in R1,
+    G2 in R2, G3 is an enzyme (R3), R4 is an orphan transport; domains G1
+    {D1, D2}, G2 {D1}, G3 {D2}, G5 {D1, D2}, G6 none."""
+    net = ToyNet(pd.DataFrame(
+        {"reaction_id": ["R1", "R2", "R3", "R4"], "genes": [("G1",), ("G2",), ("G3",), ()],
+         "reaction_kind": ["transport", "transport", "enzymatic", "transport"]},
+        index=["R1", "R2", "R3", "R4"]))
+    dom = pd.DataFrame([[1, 1], [1, 0], [0, 1], [1, 1], [0, 0]],
+                       index=["G1", "G2", "G3", "G5", "G6"], columns=["D1", "D2"])
+    return net, dom

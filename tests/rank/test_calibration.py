@@ -390,17 +390,12 @@ def test_candidate_flags_by_hand():
     carry a domain of a transporter (kind_domain); G6 neither. For the
     enzymatic R3, its own gene rule is never read: G3 has no other enzymatic
     reaction, and D2's other genes (G1, G5) are no enzymes."""
-    from toy_pairs import ToyNet
+    from toy_pairs import kinds_toy
 
     from featurize.metabolic.pairs import PairFeaturizer
     from rank.calibration import candidate_flags
 
-    net = ToyNet(pd.DataFrame(
-        {"reaction_id": ["R1", "R2", "R3", "R4"], "genes": [("G1",), ("G2",), ("G3",), ()],
-         "reaction_kind": ["transport", "transport", "enzymatic", "transport"]},
-        index=["R1", "R2", "R3", "R4"]))
-    dom = pd.DataFrame([[1, 1], [1, 0], [0, 1], [1, 1], [0, 0]],
-                       index=["G1", "G2", "G3", "G5", "G6"], columns=["D1", "D2"])
+    net, dom = kinds_toy()
     motifs = {t: {} for t in ("fork", "funnel", "chain_up", "chain_down")}
     f = PairFeaturizer(net, motifs, {"domain": dom}, min_domain_genes=1, reaction_kinds=True, domain_kinds=True)
     assert any(":role_transport:" in n for n in f.feature_names_)

@@ -11,7 +11,7 @@ import pytest
 
 from common.exceptions import GeomarginInputError
 from featurize.metabolic.pairs import PairFeaturizer
-from toy_pairs import ToyNet
+from toy_pairs import ToyNet, kinds_toy
 
 MOTIFS = {t: {} for t in ("fork", "funnel", "chain_up", "chain_down")}
 
@@ -27,12 +27,7 @@ def test_by_hand():
     """G1 (domains D1, D2) transports in R1; G2 (D1) transports in R2; G3 (D2)
     is an enzyme (R3). For the transport R4 and the candidate G5 (D1, D2):
     D1 is held by G1, G2 (both transport): 2/2; D2 by G1, G3: 1/2."""
-    net = ToyNet(pd.DataFrame(
-        {"reaction_id": ["R1", "R2", "R3", "R4"], "genes": [("G1",), ("G2",), ("G3",), ()],
-         "reaction_kind": ["transport", "transport", "enzymatic", "transport"]},
-        index=["R1", "R2", "R3", "R4"]))
-    dom = pd.DataFrame([[1, 1], [1, 0], [0, 1], [1, 1], [0, 0]],
-                       index=["G1", "G2", "G3", "G5", "G6"], columns=["D1", "D2"])
+    net, dom = kinds_toy()
     f = PairFeaturizer(net, MOTIFS, {"domain": dom}, min_domain_genes=1, reaction_kinds=True,
                        domain_kinds=True)
     assert f.domain_kinds_ == ["enzymatic", "transport"]
