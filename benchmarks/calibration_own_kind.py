@@ -42,12 +42,6 @@ from _cli import workdir_parser
 N_OWN = 2 * len(calibration.OWN_KIND_FLAGS)
 
 
-def own_kind(rows: pd.DataFrame) -> np.ndarray:
-    """"role" (the candidate does the reaction's kind of work elsewhere), else
-    "domain" (it carries a domain of a gene that does), else "none"."""
-    return np.where(rows["role"].astype(bool), "role", np.where(rows["kind_domain"].astype(bool), "domain", "none"))
-
-
 def without_own_kind(features):
     """``features`` (the workflow's) without the own-kind inputs."""
     return lambda rows: features(rows)[:, :-N_OWN]
@@ -58,7 +52,7 @@ def per_own_kind(fn):
     pattern extended by its own kind ("1000/none")."""
     def wrapped(*args, **kwargs):
         rows = next(a for a in args if isinstance(a, pd.DataFrame))
-        extended = PATTERN(rows) + "/" + own_kind(rows)
+        extended = PATTERN(rows) + "/" + calibration.own_kind(rows)
         try:
             calibration.evidence_pattern = lambda r: extended
             return fn(*args, **kwargs)
@@ -103,7 +97,7 @@ def main() -> int:
         calibration.calibration_features = workflow
         p, bf, row = check(rows, w, ranks, name, args.n_bootstrap)
         out.append({"calibrator": "with them (the workflow)", **row})
-        first = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "own_kind": own_kind(rows), "w": w, "y": y,
+        first = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "own_kind": calibration.own_kind(rows), "w": w, "y": y,
                               "p": p})[bf]
         calibration._bare_cells = per_own_kind(BARE_CELLS)
         calibration.ConfidenceCalibrator.cell_values = per_own_kind(CELL_VALUES)

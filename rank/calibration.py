@@ -67,7 +67,8 @@ __all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrat
            "out_of_fold_confidence", "no_credible_candidate", "best_per_reaction", "credible_threshold",
            "THRESHOLD_GRID", "shown_rows", "check_table", "CHECK_COLUMNS", "EVIDENCE_PATTERNS",
            "evidence_pattern", "family_weights", "NETWORK_FLAGS", "wilson_lower", "without_network_evidence",
-           "bare_first_share", "OWN_KIND_FLAGS", "CANDIDATE_FLAGS", "candidate_flags"]
+           "bare_first_share", "OWN_KIND_FLAGS", "CANDIDATE_FLAGS", "candidate_flags", "OWN_KINDS", "own_kind",
+           "THIN_SUPPORT"]
 
 #: Candidate evidence flags: ``motifs`` (the reaction has motif neighbour
 #: genes), ``adjacent`` (the candidate already catalyses a related reaction:
@@ -88,6 +89,13 @@ EVIDENCE_PATTERNS = tuple(f"{a}{b}{c}{d}" for a in "01" for b in "01" for c in "
 #: catalysing a reaction of that kind carries: the ``domain_kind_<kind>``
 #: block). Calibrator inputs, not part of the evidence pattern.
 OWN_KIND_FLAGS = ("role", "kind_domain")
+#: Fewer held-out cases like a candidate than this (``held_out_like``,
+#: :meth:`ConfidenceCalibrator.held_out_like`) and its confidence rests on
+#: thin support: the ranking's quality table counts the orphans whose first
+#: candidate is such a one. A reporting line, not a cap.
+THIN_SUPPORT = 10
+#: A candidate's own kind of work in one word (:func:`own_kind`).
+OWN_KINDS = ("role", "domain", "none")
 #: The flags of a candidate read from its candidate matrix (:func:`candidate_flags`).
 CANDIDATE_FLAGS = (*NETWORK_FLAGS, *OWN_KIND_FLAGS)
 #: Columns of the calibration rows: one per (held-out reaction, shown candidate).
@@ -362,6 +370,13 @@ class ConfidenceCalibrator:
         there is none).
     kinds_ : list of str
         The reaction kinds of the fitted rows; a row of any other kind gets 0.
+    like_cells_ : pandas.DataFrame
+        One row per (``reaction_kind``, ``pattern``, ``own_kind``) of the
+        fitted rows (:func:`own_kind`): ``groups``, the held-out reactions
+        with a row in it, each weighing its row weight (with
+        :func:`family_weights`, the number of fold groups; rows without a
+        ``reaction`` column count one each). What
+        :meth:`held_out_like` reads: not an input of the fit or the caps.
     n_rows_ : int
     base_rate_ : float
         The (weighted) share of true genes among the fitted rows.
@@ -396,6 +411,7 @@ class ConfidenceCalibrator:
         self.support_cells_ = _support_cells(rows, y, w, self.pipeline_.predict_proba(X)[:, 1])
         self.bare_cells_, self.bare_share_ = _bare_cells(rows, y, w)
         self.kinds_ = sorted(set(rows["reaction_kind"].astype(str)))
+        self.like_cells_ = _like_cells(rows, w)
         self.n_rows_ = len(y)
         self.base_rate_ = float(np.average(y, weights=w))
         return self
@@ -414,6 +430,18 @@ class ConfidenceCalibrator:
             cap = self.cell_values(rows[bare], "cap")
             p[bare] = np.minimum(p[bare], cap)
         return p
+
+    def held_out_like(self, rows: pd.DataFrame) -> np.ndarray:
+        """How many held-out cases back each row's confidence: the ``groups``
+        of :attr:`like_cells_` with the row's reaction kind, evidence pattern
+        and own kind of work (0 where the fitted rows had none)."""
+        if not hasattr(self, "pipeline_"):
+            raise ValueError("ConfidenceCalibrator: call fit before held_out_like")
+        if not hasattr(self, "like_cells_"):
+            raise ValueError("ConfidenceCalibrator: fitted by an older version (no like_cells_); rerun the calibration")
+        cells = self.like_cells_.set_index(["reaction_kind", "pattern", "own_kind"])["groups"].to_dict()
+        keys = zip(rows["reaction_kind"].astype(str), evidence_pattern(rows), own_kind(rows)) if len(rows) else []
+        return np.array([cells.get(k, 0.0) for k in keys], dtype=np.float64)
 
     def uncapped_proba(self, rows: pd.DataFrame) -> np.ndarray:
         """The logistic fit's probability of a true gene, before either cap."""
@@ -490,6 +518,18 @@ def without_network_evidence(rows: pd.DataFrame) -> np.ndarray:
     return ~np.column_stack([rows[f].astype(bool).to_numpy() for f in NETWORK_FLAGS]).any(axis=1)
 
 
+def own_kind(rows: pd.DataFrame) -> np.ndarray:
+    """Each row's own kind of work (:data:`OWN_KINDS`): "role" (the candidate
+    catalyses another reaction of the reaction's kind), else "domain" (it
+    carries a domain of a gene that does), else "none".
+
+    >>> own_kind(pd.DataFrame({"role": [1, 0, 0], "kind_domain": [1, 1, 0]})).tolist()
+    ['role', 'domain', 'none']
+    """
+    return np.where(rows["role"].astype(bool), "role",
+                    np.where(rows["kind_domain"].astype(bool), "domain", "none")).astype(object)
+
+
 def bare_first_share(rows: pd.DataFrame, first, fold_group) -> tuple[int, float]:
     """How many held-out reactions list a candidate without network evidence
     first, and the share of them that were right (each fold group weighing
@@ -532,6 +572,16 @@ def _support_cells(rows: pd.DataFrame, y: np.ndarray, w: np.ndarray, p: np.ndarr
         # the best bound over the sets of j' >= j rows
         cells[key] = (pm, np.maximum.accumulate(lower[::-1])[::-1], float(n[-1]))
     return cells
+
+
+def _like_cells(rows: pd.DataFrame, w: np.ndarray) -> pd.DataFrame:
+    """:attr:`ConfidenceCalibrator.like_cells_` of fitted rows with weights ``w``."""
+    t = pd.DataFrame({"reaction_kind": rows["reaction_kind"].astype(str).to_numpy(),
+                      "pattern": evidence_pattern(rows), "own_kind": own_kind(rows),
+                      "reaction": rows["reaction"].astype(str).to_numpy() if "reaction" in rows.columns
+                      else np.arange(len(rows)).astype(str), "w": w})
+    t = t.drop_duplicates(["reaction_kind", "pattern", "own_kind", "reaction"])
+    return t.groupby(["reaction_kind", "pattern", "own_kind"], sort=True)["w"].sum().rename("groups").reset_index()
 
 
 def _bare_cells(rows: pd.DataFrame, y: np.ndarray, w: np.ndarray) -> tuple[pd.DataFrame, float]:

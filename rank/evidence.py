@@ -48,7 +48,7 @@ ORPHAN_COLUMNS = ["reaction_id", "model_reaction", "reaction_name", "equation", 
 #: Columns of results/enzyme_ranking.tsv, before the per-motif co-expression r.
 RANKING_COLUMNS = ["reaction_id", "reaction_name", "equation", "reaction_kind", "named_diffusion",
                    "subsystem", "ec_numbers", "rank", "score_rank", "gene", "gene_name", "gene_description",
-                   "score", "model_score", "confidence", "no_credible_candidate", "motif_blocks", "catalyses_adjacent",
+                   "score", "model_score", "confidence", "held_out_like", "no_credible_candidate", "motif_blocks", "catalyses_adjacent",
                    "catalyses_in_subsystem", "similar_compounds", "supporting_neighbours", "supporting_names", "shared_domains",
                    "shared_compartments", "evidence"]
 
@@ -516,6 +516,7 @@ def _ranking_row(row, ev: dict, net, featurizer, names, descriptions, method: st
         "score": round(float(row.score), 6),
         "model_score": round(float(getattr(row, "model_score", row.score)), 6),
         "confidence": round(float(getattr(row, "confidence", np.nan)), 4),
+        "held_out_like": round(float(getattr(row, "held_out_like", np.nan)), 1),
         "no_credible_candidate": getattr(row, "no_credible_candidate", ""),
         **{k: ev[k] for k in ("motif_blocks", "catalyses_adjacent", "catalyses_in_subsystem",
                               "similar_compounds", "supporting_neighbours",

@@ -64,7 +64,9 @@
       "reactions' shown candidates, never above what those of the same reaction kind and evidence " +
       "pattern support, and conditional on the reaction having a gene among the candidates " +
       "(a real orphan may have none). On real orphans (the time split) it has not yet proved " +
-      "calibrated: use it to order candidates, not as a probability." +
+      "calibrated: use it to order candidates, not as a probability. Under it: how many held-out " +
+      "reactions had candidates like this one (same reaction kind, evidence and own kind of work); a " +
+      "confidence from a handful of them is a guess." +
       (q.order === "confidence" ? " Candidates are listed by confidence (column '#'; the order with the " +
         "better cross-validated MRR), and the figures above are for that order." :
         q.order === "score" ? " Candidates are listed by score (column '#')." : "") });
@@ -119,6 +121,13 @@
     if (v === null || v === undefined) { return el("span"); }
     var bar = el("span", { class: "bar" }, [el("span", { class: "fill", style: "width:" + Math.round(100 * v) + "%" })]);
     return el("span", { class: "conf" }, [el("span", { class: "num", text: (100 * v).toFixed(1) + "%" }), bar]);
+  }
+  function likeNote(v) {
+    if (v === null || v === undefined) { return ""; }
+    return el("div", { class: "like", text: "from " + (v < 1 && v > 0 ? "<1" : fmt(v, 0)) + " held-out case" +
+      (Math.round(v) === 1 ? "" : "s") + " like it",
+      title: "held-out reactions (each group of near-copies once) whose shown candidates had the same reaction " +
+        "kind, evidence and own kind of work as this one: the confidence rests on these" });
   }
   var searchText = {};
   DATA.reactions.forEach(function (r) {
@@ -316,7 +325,7 @@
       tbody.appendChild(el("tr", { class: "candidate" }, [
         el("td", { class: "num", text: String(c.rank) }), geneCell,
         el("td", { class: "num", text: fmt(c.score, 3) }),
-        el("td", null, [confBar(c.conf)]),
+        el("td", null, [confBar(c.conf), likeNote(c.like)]),
         co, sup, el("td", null, [chips(c.domains)]), el("td", null, [chips(c.comps)]),
         el("td", null, [profilePlot(r, c)])]));
       var ev = el("td", { class: "evidence", text: "Evidence: " + c.evidence });

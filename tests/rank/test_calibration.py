@@ -456,3 +456,31 @@ def test_a_kind_never_held_out_gets_no_confidence():
                                  reaction_kind=["spontaneous", "enzymatic", "transport"])
     p = cal.predict_proba(probe)
     assert p[0] == 0.0 and (p[1:] > 0.5).all()
+
+
+def test_held_out_like_counts_the_fold_groups_of_each_cell_by_hand():
+    """``held_out_like`` is the number of held-out reactions (each weighing
+    its row weight: fold groups with family weights) whose rows share the
+    row's reaction kind, evidence pattern and own kind of work; a cell never
+    seen gives 0; it changes no confidence."""
+    base = {"gap_next_z": 0.0, "gap_top_z": 0.0, "motifs": True, "adjacent": False, "subsystem": False,
+            "compound": False, "kind_domain": False}
+    rows = pd.DataFrame([
+        # two reactions of one fold group (weight 0.5 each), two rows each, own kind "none"
+        {"reaction": "a", "rank": 1, "role": False}, {"reaction": "a", "rank": 2, "role": False},
+        {"reaction": "b", "rank": 1, "role": False}, {"reaction": "b", "rank": 2, "role": True},
+        # a reaction of its own group: one "none" row, one "role" row
+        {"reaction": "c", "rank": 1, "role": False}, {"reaction": "c", "rank": 2, "role": True},
+    ]).assign(score_z=[2.0, 1.0, 2.0, 0.5, 1.5, 0.2], reaction_kind="transport", **base)
+    y = np.array([1, 0, 1, 0, 0, 1])
+    w = family_weights(rows, {"a": "g", "b": "g", "c": "c"})
+    cal = ConfidenceCalibrator().fit(rows, y, sample_weight=w)
+    probe = pd.DataFrame({"reaction": "x", "rank": [1, 3, 1, 1], "role": [False, True, False, False]}).assign(
+        score_z=1.0, reaction_kind="transport", **base)
+    probe.loc[2, "kind_domain"], probe.loc[3, "adjacent"] = True, True
+    # "none": a (0.5) + b (0.5) + c (1); "role": b (0.5) + c (1); "domain" and the other pattern: never seen
+    assert cal.held_out_like(probe).tolist() == [2.0, 1.5, 0.0, 0.0]
+    assert cal.held_out_like(probe.iloc[:0]).tolist() == []
+    del cal.like_cells_
+    with pytest.raises(ValueError, match="older version"):
+        cal.held_out_like(probe)

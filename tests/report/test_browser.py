@@ -110,6 +110,7 @@ def test_search_click_candidates_plot(page, driver, tmp_path):
     assert len(listed) == len(inputs["orphans"])
     header_text = driver.find_element(By.TAG_NAME, "header").text
     assert "geometric" in header_text and "Cross-validation:" in header_text
+    assert "how many held-out reactions had candidates like this one" in header_text
     # the toy config does not run the time split in the main job: the header says so
     assert "Time split (the test on real orphans" in header_text and "not run in this job" in header_text
     # how the candidates are listed, as the quality table says (metabolic.ranking.order: auto)
@@ -139,9 +140,14 @@ def test_search_click_candidates_plot(page, driver, tmp_path):
         assert len(cells[2].text.split(".")[1]) == 3
         assert abs(float(cells[2].text) - float(exp["score"])) <= 0.0005 + 1e-9
         # the confidence as a percentage with one decimal, and its bar
-        assert abs(float(cells[3].text.rstrip("%")) - 100 * float(exp["confidence"])) <= 0.05 + 1e-9
+        conf_text, like_text = cells[3].text.split("\n")
+        assert abs(float(conf_text.rstrip("%")) - 100 * float(exp["confidence"])) <= 0.05 + 1e-9
         width = cells[3].find_element(By.CSS_SELECTOR, ".bar .fill").get_attribute("style")
         assert f"width: {round(100 * float(exp['confidence']))}%" in width
+        # beneath it, how many held-out cases like this candidate back it (the TSV's held_out_like)
+        like, words = float(exp["held_out_like"]), like_text.split(" ")
+        assert words[0] == "from" and words[2] == "held-out" and like_text.endswith(" like it")
+        assert words[1] == "<1" if 0 < like < 1 else abs(int(words[1]) - like) <= 0.5
         # the profile plot: two polylines (candidate, neighbours' mean) with points
         lines = tr.find_elements(By.CSS_SELECTOR, "svg.profile polyline")
         assert len(lines) >= 2

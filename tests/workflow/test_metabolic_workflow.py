@@ -12,7 +12,7 @@ import pytest
 from toy_data import write_toy_inputs
 from workflow_helpers import run_snakemake, toy_config
 
-from rank.calibration import CALIBRATION_COLUMNS
+from rank.calibration import CALIBRATION_COLUMNS, THIN_SUPPORT
 
 pytestmark = pytest.mark.slow
 
@@ -34,7 +34,8 @@ def test_main_target_writes_all_three_outputs(toy_run):
     ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
     expected_cols = ["reaction_id", "reaction_name", "equation", "reaction_kind",
                      "named_diffusion", "subsystem", "ec_numbers", "rank", "score_rank", "gene", "gene_name",
-                     "gene_description", "score", "model_score", "confidence", "no_credible_candidate", "motif_blocks",
+                     "gene_description", "score", "model_score", "confidence", "held_out_like", "no_credible_candidate",
+                     "motif_blocks",
                      "catalyses_adjacent", "catalyses_in_subsystem", "similar_compounds", "supporting_neighbours", "supporting_names", "shared_domains",
                      "shared_compartments", "evidence", "coexpr_r_fork", "coexpr_r_funnel",
                      "coexpr_r_chain_up", "coexpr_r_chain_down", "method"]
@@ -235,6 +236,7 @@ def test_a_ranking_that_is_not_validated_gets_no_confidence(toy_run):
     ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
     assert (ranking["method"] == "mean").all()
     assert ranking["confidence"].isna().all() and ranking["no_credible_candidate"].isna().all()
+    assert ranking["held_out_like"].isna().all()
     orphans = pd.read_csv(tmp / "results/orphan_reactions.tsv", sep="\t")
     assert orphans["best_confidence"].isna().all() and orphans["no_credible_candidate"].isna().all()
     assert pd.read_csv(tmp / "results/metabolic/calibration.tsv", sep="\t").empty
@@ -285,6 +287,27 @@ def test_evidence_columns_match_independent_computations(toy_run):
     with open(tmp / "results/metabolic/ranking/calibrator.pkl", "rb") as fh:
         threshold = pickle.load(fh)["threshold"]
     assert ranking["confidence"].between(0, 1).all()
+    # held_out_like: the held-out reactions (each fold group once) of one cell of the calibration
+    # rows (reaction kind, evidence flags, own kind of work), counted here by hand, or 0
+    inst = pd.read_csv(tmp / "results/metabolic/features/instances.tsv", sep="\t", dtype=str)
+    group = inst.drop_duplicates("reaction").set_index("reaction")["fold_group"]
+    c = calib.assign(group=calib["reaction"].map(group))
+    c["w"] = 1 / c.groupby("group")["reaction"].transform("nunique")
+    c["cell"] = (c["reaction_kind"] + "/" + c[["motifs", "adjacent", "subsystem", "compound"]].astype(int).astype(str)
+                 .agg("".join, axis=1) + "/" + np.where(c["role"], "role", np.where(c["kind_domain"], "domain", "none")))
+    cells = c.drop_duplicates(["cell", "reaction"]).groupby("cell")["w"].sum().round(1)
+    assert ranking["held_out_like"].notna().all()
+    assert set(ranking["held_out_like"]) <= {0.0, *cells}, (sorted(set(ranking["held_out_like"])), cells)
+    assert (ranking["held_out_like"] > 0).any()
+    # the quality table counts the orphans whose first candidate rests on fewer than THIN_SUPPORT of them
+    quality = pd.read_csv(tmp / "results/enzyme_ranking_quality.tsv", sep="\t").iloc[0]
+    first = ranking[ranking["rank"] == 1]
+    thin = first[first["held_out_like"] < THIN_SUPPORT]
+    assert quality["orphan_top1_thin_support"] == len(thin)
+    if len(thin):
+        assert quality["orphan_top1_thin_support_confidence"] == pytest.approx(thin["confidence"].mean(), abs=1e-4)
+    else:
+        assert np.isnan(quality["orphan_top1_thin_support_confidence"])
     best = ranking.groupby("reaction_id")["confidence"].max()
     flagged = ranking.groupby("reaction_id")["no_credible_candidate"].first()
     assert (flagged == (best < threshold)).all()

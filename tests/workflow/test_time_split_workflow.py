@@ -11,6 +11,7 @@ import cobra
 import pandas as pd
 import pytest
 
+from rank.calibration import THIN_SUPPORT
 from rank.time_split import random_expectation
 from toy_data import write_toy_inputs
 from workflow_helpers import run_snakemake, toy_config
@@ -184,6 +185,13 @@ def test_confidence_is_checked_on_the_time_split_and_never_fitted_on_it(time_spl
     every = check[check["reaction_kind"] == "all"].iloc[0]
     assert every["rows"] == len(shown) and every["true_gene_rows"] == shown["label"].sum()
     assert every["reactions"] == 2 and every["ranking"] == "geometric"
+    # then the same check split by the support of each orphan's first candidate (held_out_like)
+    first_thin = shown[shown["rank"] == 1].set_index("reaction")["held_out_like"] < THIN_SUPPORT
+    by_support = check[(check["reaction_kind"] == "all") & check["check"].str.contains("first candidate with")]
+    want = {f"held_out_like < {THIN_SUPPORT}": int(first_thin.sum()),
+            f"held_out_like >= {THIN_SUPPORT}": int((~first_thin).sum())}
+    got = {c.split("first candidate with ")[1]: n for c, n in zip(by_support["check"], by_support["reactions"])}
+    assert got == {k: v for k, v in want.items() if v}
     assert (tmp / "results/metabolic/time_split_calibration.png").stat().st_size > 1000
 
     older = tmp / "results/time_split/toy_older/metabolic/ranking"

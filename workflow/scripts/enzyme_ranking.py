@@ -15,7 +15,8 @@ from threadpoolctl import threadpool_limits
 from common.io import write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
 from featurize.metabolic.pairs import fold_groups
-from rank.calibration import bare_first_share, no_credible_candidate, shown_rows, without_network_evidence
+from rank.calibration import (THIN_SUPPORT, bare_first_share, no_credible_candidate, shown_rows,
+                              without_network_evidence)
 from rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions, top1_with_motifs
 from rank.metrics import choose_ranking_method, ranking_quality
 from rank.refit import ranking_decision_for
@@ -102,10 +103,12 @@ with threadpool_limits(1):
     shown = shown_rows(top, featurizer, net.reactions["reaction_kind"], n_jobs=smk.threads)
 if calibration["calibrator"] is None:
     log.warning("no calibrator (see the calibration log): no confidence, no orphan marked")
-    top["confidence"], top["no_credible_candidate"] = np.nan, ""
+    top["confidence"], top["held_out_like"], top["no_credible_candidate"] = np.nan, np.nan, ""
     best = pd.Series(dtype=float)
 else:
     top["confidence"] = calibration["calibrator"].predict_proba(shown)
+    # how many held-out cases of the same kind, evidence and own kind of work back it
+    top["held_out_like"] = calibration["calibrator"].held_out_like(shown)
     best = top.groupby("reaction", sort=False)["confidence"].max()
     flagged = pd.Series(no_credible_candidate(best.to_numpy(), calibration["threshold"]), index=best.index)
     top["no_credible_candidate"] = top["reaction"].map(flagged).astype(bool)
@@ -119,6 +122,16 @@ if order == "confidence":
     log.info("shown rows listed by confidence: %d of %d orphans have another first candidate than by score; "
              "%d have any row moved", int(((top["rank"] == 1) & (top["score_rank"] != 1)).sum()),
              top["reaction"].nunique(), moved)
+# the orphans whose first candidate rests on few held-out cases like it
+first = (top["rank"] == 1).to_numpy()
+thin = first & (top["held_out_like"] < THIN_SUPPORT).to_numpy()
+thin_support = {"orphan_top1_thin_support": float("nan") if calibration["calibrator"] is None else int(thin.sum()),
+                "orphan_top1_thin_support_confidence": float(top.loc[thin, "confidence"].mean())
+                if thin.any() else float("nan")}
+log.info("first candidates backed by fewer than %d held-out cases like them (held_out_like): %s of %d orphans "
+         "(mean confidence %.3f; the others %.3f)", THIN_SUPPORT, thin_support["orphan_top1_thin_support"],
+         int(first.sum()), thin_support["orphan_top1_thin_support_confidence"],
+         top.loc[first & ~thin, "confidence"].mean() if (first & ~thin).any() else float("nan"))
 
 # rank-1 candidates without network evidence (no related, subsystem or similar-compound
 # reaction): their confidence beside how often the held-out reactions listed first the same way
@@ -158,7 +171,7 @@ quality, top1 = ranking_quality(
 without = motif_less_validation(true_ranks, method, featurizer, top)
 # the concentration over the orphans with a motif neighbour gene only
 with_motifs = top1_with_motifs(featurizer, top)
-for k, val in {**without, **with_motifs, **bare}.items():
+for k, val in {**without, **with_motifs, **bare, **thin_support}.items():
     quality[k] = val
 quality.insert(quality.columns.get_loc("gene_correction") + 1, "order", order)
 log.info("ranked without a motif neighbour gene: %d orphans; in the validation %d such held-out "

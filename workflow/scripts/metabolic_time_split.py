@@ -17,7 +17,7 @@ from common.io import write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
 from featurize.metabolic.model_io import load_model
 from rank.baselines import BASELINES
-from rank.calibration import CHECK_COLUMNS, check_table, reliability_table, shown_rows
+from rank.calibration import CHECK_COLUMNS, THIN_SUPPORT, check_table, reliability_table, shown_rows
 from rank.evidence import orphan_reactions
 from rank.metrics import choose_ranking_method
 from rank.refit import ranking_decisions_for
@@ -100,8 +100,17 @@ else:
         log.info("%s listed by confidence: a later gene first for %d benchmark reactions (%d in score order)",
                  default, int((rows.loc[rows["ranking"] == default, "best_rank"] == 1).sum()),
                  int((scored["best_rank"] == 1).sum()))
-    check = check_table(shown, shown["confidence"], calibration["threshold"], check=CHECK, ranking=default,
-                        threshold_rule="the older release's cross-validation")
+    # and again for the orphans whose first candidate rests on thin support (few held-out cases like it)
+    # and for the others: is a confidence from a handful of held-out cases the worse one?
+    shown["held_out_like"] = calibration["calibrator"].held_out_like(shown)
+    first_thin = shown.loc[shown["rank"] == 1].set_index("reaction")["held_out_like"] < THIN_SUPPORT
+    thin = shown["reaction"].map(first_thin).fillna(False).astype(bool).to_numpy()
+    parts = [(CHECK, np.ones(len(shown), dtype=bool)),
+             (f"{CHECK}, first candidate with held_out_like < {THIN_SUPPORT}", thin),
+             (f"{CHECK}, first candidate with held_out_like >= {THIN_SUPPORT}", ~thin)]
+    check = pd.concat([check_table(shown[m], shown.loc[m, "confidence"], calibration["threshold"], check=name,
+                                   ranking=default, threshold_rule="the older release's cross-validation")
+                       for name, m in parts if m.any()], ignore_index=True)
     log.info("confidence of %s on the time split:\n%s", default,
              check.drop(columns="threshold_rule").to_string(index=False))
     reliability = reliability_table(shown["label"], shown["confidence"]).assign(check=CHECK)
