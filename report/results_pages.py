@@ -119,7 +119,8 @@ PAGES = (
               "orphans that later gained a gene: expected calibration error (all rows, and each "
               "reaction's most confident candidate), Brier score, and how "
               "often the rank-1 candidate was a later gene for the orphans marked credible against "
-              "all of them."),
+              "all of them; then the same for the orphans whose first candidate rests on few held-out "
+              "cases like it (held_out_like) and for the others."),
         Table("metabolic/time_split_reliability.tsv",
               "The reliability table behind that check: the rows in 10 bins of confidence, each bin's "
               "mean confidence beside the share of its rows that were a later gene."),
