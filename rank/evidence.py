@@ -214,7 +214,7 @@ def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None,
 
 
 def mark_ranked(orphans: pd.DataFrame, ranked_reactions, best_confidence: pd.Series | None = None,
-                threshold: float | None = None) -> pd.DataFrame:
+                threshold: float | None = None, best_support: pd.Series | None = None) -> pd.DataFrame:
     """``orphans`` (from :func:`orphan_reactions`) with ``ranked`` ("yes"/"no")
     and the final ``reason``: an eligible reaction without any ranked
     candidate (every candidate's features absent) says so, and its
@@ -222,7 +222,9 @@ def mark_ranked(orphans: pd.DataFrame, ranked_reactions, best_confidence: pd.Ser
     (reaction -> its best candidate's confidence) and ``threshold``, the
     columns ``best_confidence`` and ``no_credible_candidate`` ("yes"/"no";
     both empty for a reaction not ranked or without a confidence, the flag
-    also without a threshold) come before ``ranked``."""
+    also without a threshold) come before ``ranked``; with ``best_support``
+    too (reaction -> that candidate's ``held_out_like``), the column
+    ``best_held_out_like`` follows ``best_confidence`` (empty where it is)."""
     ranked = set(ranked_reactions)
     out = orphans.copy()
     out["ranked"] = np.where(out["reaction_id"].isin(ranked), "yes", "no")
@@ -239,6 +241,9 @@ def mark_ranked(orphans: pd.DataFrame, ranked_reactions, best_confidence: pd.Ser
             flag = np.where(no_credible_candidate(best.to_numpy(), threshold), "yes", "no").astype(object)
         out["no_credible_candidate"] = np.where(best.isna(), "", flag)
         extra = ["best_confidence", "no_credible_candidate"]
+        if best_support is not None:
+            out["best_held_out_like"] = out["reaction_id"].map(best_support).where(best.notna()).astype(float).round(1)
+            extra.insert(1, "best_held_out_like")
     cols = [c for c in out.columns if c not in ("eligible", "ranked", "reason", *extra)]
     return out[cols + extra + ["ranked", "reason"]].reset_index(drop=True)
 

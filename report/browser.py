@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from featurize.metabolic.genes import canonical_gene_id
+from rank.calibration import THIN_SUPPORT
 
 __all__ = ["time_split_summary", "browser_data", "render_browser", "embed_json", "validated_quality"]
 
@@ -202,6 +203,7 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
             "ranked_on": _str(rec.get("ranked_on")), "near_copy_genes": _str(rec.get("near_copy_genes")),
             "best": _num(best.get(rid)), "n": len(cands.get(rid, [])),
             "conf": _num(rec.get("best_confidence")),
+            "like": _num(rec.get("best_held_out_like"), 1),
             "no_credible": _str(rec.get("no_credible_candidate")) == "yes",
             "neighbours": {t: int(rec.get(f"{t}_genes") or 0) for t in motif_types},
         })
@@ -211,6 +213,7 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
     return {"meta": {"method": ", ".join(methods), "dataset": dataset, "reaction_url": reaction_url,
                      "motif_types": motif_types, "quality": q, "n_conditions": len(conditions),
                      "confidence_threshold": _num((calibration or {}).get("threshold")),
+                     "thin_support": THIN_SUPPORT,
                      "calibration": {str(k): (v if isinstance(v, str) else _num(v))
                                      for k, v in dict(calibration or {}).items()},
                      "time_split": None if time_split is None else

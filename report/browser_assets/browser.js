@@ -122,6 +122,7 @@
     var bar = el("span", { class: "bar" }, [el("span", { class: "fill", style: "width:" + Math.round(100 * v) + "%" })]);
     return el("span", { class: "conf" }, [el("span", { class: "num", text: (100 * v).toFixed(1) + "%" }), bar]);
   }
+  function thinSupport(v) { return v !== null && v !== undefined && v < META.thin_support; }
   function likeNote(v) {
     if (v === null || v === undefined) { return ""; }
     return el("div", { class: "like", text: "from " + (v < 1 && v > 0 ? "<1" : fmt(v, 0)) + " held-out case" +
@@ -165,7 +166,11 @@
       var kindCell = el("td", null, [kindChip(r.kind), r.diffusion ? el("span", { class: "flag", text: "diffusion" }) : null]);
       var tr = el("tr", { "data-id": r.id, class: (r.ranked ? "" : "unranked") + (r.id === state.selected ? " selected" : "") }, [
         nameCell, kindCell, el("td", { text: r.subsystem }),
-        el("td", { class: "num" + (r.no_credible ? " weak" : ""), text: r.conf === null ? "" : (100 * r.conf).toFixed(1) + "%" }),
+        el("td", { class: "num" + (r.no_credible ? " weak" : "") + (thinSupport(r.like) ? " thin" : ""),
+          text: r.conf === null ? "" : (100 * r.conf).toFixed(1) + "%",
+          title: r.like === null || r.like === undefined ? "" : "the best candidate's confidence rests on " +
+            (r.like < 1 && r.like > 0 ? "<1" : fmt(r.like, 0)) + " held-out case(s) like it" +
+            (thinSupport(r.like) ? ": few, a guess (italic)" : "") }),
         el("td", { class: "num", text: fmt(r.best, 3) }), el("td", { class: "num", text: String(r.n) })]);
       tr.addEventListener("click", function () { select(r.id); });
       tbody.appendChild(tr);

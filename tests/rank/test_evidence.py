@@ -228,6 +228,12 @@ def test_mark_ranked_with_confidence():
     assert o["best_confidence"].tolist()[:2] == [0.3, 0.05] and np.isnan(o.loc["R6", "best_confidence"])
     assert o["no_credible_candidate"].tolist() == ["no", "yes", ""]
     assert list(o.columns[-4:]) == ["best_confidence", "no_credible_candidate", "ranked", "reason"]
+    # with the support of each best candidate: beside its confidence, empty where there is none
+    o = mark_ranked(orphan_reactions(net, feat), ["R4", "R5"], best_confidence=pd.Series({"R4": 0.3, "R5": 0.05}),
+                    threshold=0.1, best_support=pd.Series({"R4": 12.5, "R5": 0.0, "R6": 3.0})).set_index("reaction_id")
+    assert list(o.columns[-5:]) == ["best_confidence", "best_held_out_like", "no_credible_candidate", "ranked",
+                                    "reason"]
+    assert o["best_held_out_like"].tolist()[:2] == [12.5, 0.0] and np.isnan(o.loc["R6", "best_held_out_like"])
 
 
 # ------------------------------------------------------------ supporting neighbours

@@ -18,6 +18,8 @@ from chromium import missing_reason, page_url, start_chromium, stop_chromium
 from toy_data import write_toy_inputs
 from workflow_helpers import run_snakemake, toy_config
 
+from rank.calibration import THIN_SUPPORT
+
 pytestmark = pytest.mark.slow
 
 PAYLOAD = '<script>window.__pwned = 1;</script> "quoted" <img src=x onerror="window.__pwned = 2">'
@@ -121,6 +123,15 @@ def test_search_click_candidates_plot(page, driver, tmp_path):
     search.send_keys("pathway 0 step 3")
     listed = driver.find_elements(By.CSS_SELECTOR, "#reactions tbody tr")
     assert [r.get_attribute("data-id") for r in listed] == ["R_p0_3"]
+    # the list's best confidence says, on hover, how many held-out cases like its candidate back it
+    # (orphan_reactions.tsv's best_held_out_like), in italic when fewer than THIN_SUPPORT
+    orphans = pd.read_csv(tmp / "results/orphan_reactions.tsv", sep="\t").set_index("reaction_id")
+    like = float(orphans.loc["R_p0_3", "best_held_out_like"])
+    conf_cell = listed[0].find_elements(By.TAG_NAME, "td")[3]
+    words = conf_cell.get_attribute("title").split(" ")
+    assert " ".join(words[:6]) == "the best candidate's confidence rests on"
+    assert words[6] == "<1" if 0 < like < 1 else abs(int(words[6]) - like) <= 0.5
+    assert ("thin" in conf_cell.get_attribute("class").split()) == (like < THIN_SUPPORT)
     listed[0].click()
     assert driver.find_element(By.ID, "detail-title").text == "pathway 0 step 3"
     # the reaction links to the model's own page (config reaction_url, {id} = its model id)

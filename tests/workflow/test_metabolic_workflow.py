@@ -239,6 +239,7 @@ def test_a_ranking_that_is_not_validated_gets_no_confidence(toy_run):
     assert ranking["held_out_like"].isna().all()
     orphans = pd.read_csv(tmp / "results/orphan_reactions.tsv", sep="\t")
     assert orphans["best_confidence"].isna().all() and orphans["no_credible_candidate"].isna().all()
+    assert orphans["best_held_out_like"].isna().all()
     assert pd.read_csv(tmp / "results/metabolic/calibration.tsv", sep="\t").empty
     assert "not validated" in (tmp / "logs/metabolic/ranking_validation.log").read_text()
     proc = run_snakemake(tmp, toy_run[2], "results/enzyme_ranking.tsv")
@@ -313,6 +314,9 @@ def test_evidence_columns_match_independent_computations(toy_run):
     assert (flagged == (best < threshold)).all()
     o = orphans.set_index("reaction_id")
     assert (o.loc[best.index, "best_confidence"] - best).abs().max() <= 1e-4
+    # and beside it the held_out_like of that most confident row (the first listed, order: confidence)
+    assert (o.loc[best.index, "best_held_out_like"] == first.set_index("reaction_id")["held_out_like"]
+            .loc[best.index]).all()
     assert (o.loc[best.index, "no_credible_candidate"] == np.where(best < threshold, "yes", "no")).all()
     gaf = pd.read_csv(inputs["annotation"], sep="\t", comment="!", header=None)
     name_of = dict(zip(gaf[10].str.split("|").str[0], gaf[2]))

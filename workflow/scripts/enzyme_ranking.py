@@ -201,8 +201,11 @@ for k in top1["by_kind"].itertuples():
 write_tsv_atomic(quality.round(4), smk.output.quality)
 write_tsv_atomic(table, smk.output.ranking)
 log.info("wrote %d rows for %d reactions", len(table), table["reaction_id"].nunique())
+# the support of each orphan's most confident candidate (the first listed by confidence; ties by score rank)
+most = top.sort_values(["reaction", "confidence", "score_rank"], ascending=[True, False, True], kind="mergesort")
+best_support = most.drop_duplicates("reaction").set_index("reaction")["held_out_like"]
 orphan_table = mark_ranked(orphans, table["reaction_id"].unique(), best_confidence=best,
-                           threshold=calibration["threshold"])
+                           threshold=calibration["threshold"], best_support=best_support)
 write_tsv_atomic(orphan_table, smk.output.orphans)
 log.info("orphan reactions: %d, ranked %d; not ranked: %s", len(orphan_table),
          int((orphan_table["ranked"] == "yes").sum()),
