@@ -123,9 +123,10 @@
     return el("span", { class: "conf" }, [el("span", { class: "num", text: (100 * v).toFixed(1) + "%" }), bar]);
   }
   function thinSupport(v) { return v !== null && v !== undefined && v < META.thin_support; }
+  function likeCount(v) { return v > 0 && v < 1 ? "<1" : fmt(v, 0); }
   function likeNote(v) {
     if (v === null || v === undefined) { return ""; }
-    return el("div", { class: "like", text: "from " + (v < 1 && v > 0 ? "<1" : fmt(v, 0)) + " held-out case" +
+    return el("div", { class: "like", text: "from " + likeCount(v) + " held-out case" +
       (Math.round(v) === 1 ? "" : "s") + " like it",
       title: "held-out reactions (each group of near-copies once) whose shown candidates had the same reaction " +
         "kind, evidence and own kind of work as this one: the confidence rests on these" });
@@ -169,7 +170,7 @@
         el("td", { class: "num" + (r.no_credible ? " weak" : "") + (thinSupport(r.like) ? " thin" : ""),
           text: r.conf === null ? "" : (100 * r.conf).toFixed(1) + "%",
           title: r.like === null || r.like === undefined ? "" : "the best candidate's confidence rests on " +
-            (r.like < 1 && r.like > 0 ? "<1" : fmt(r.like, 0)) + " held-out case(s) like it" +
+            likeCount(r.like) + " held-out case(s) like it" +
             (thinSupport(r.like) ? ": few, a guess (italic)" : "") }),
         el("td", { class: "num", text: fmt(r.best, 3) }), el("td", { class: "num", text: String(r.n) })]);
       tr.addEventListener("click", function () { select(r.id); });
