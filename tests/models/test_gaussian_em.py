@@ -179,3 +179,75 @@ def test_diag_estep_for_all_rows_gives_the_per_pattern_bits():
     assert np.array_equal(got.pattern, ref.pattern)
     for a, b in zip(got.missing + got.diag + got.factor, ref.missing + ref.diag + ref.factor, strict=True):
         assert a.shape == b.shape and np.array_equal(a, b)
+
+
+def _naive_em_step(X, weights, means, covs, ridge, covariance, rank=None):
+    """One EM step for a Gaussian mixture with missing values, written row by
+    row from the textbook (Ghahramani & Jordan 1994): responsibilities from
+    the observed coordinates' marginal density, each row completed by its
+    conditional mean with the conditional covariance added to the second
+    moment; then the M-step and the estimator's ridge (and, for "diag", the
+    diagonal; for "lowrank", the probabilistic-PCA projection). Returns the
+    new ``(weights, means, covs)`` and the observed-data log-likelihood of
+    the *given* parameters, summed over rows."""
+    n, d = X.shape
+    K = len(weights)
+    resp = np.zeros((n, K))
+    xhat = np.zeros((n, K, d))
+    ccov = np.zeros((n, K, d, d))
+    loglik = 0.0
+    for i in range(n):
+        o, m = np.flatnonzero(~np.isnan(X[i])), np.flatnonzero(np.isnan(X[i]))
+        logp = np.array([np.log(weights[k]) + multivariate_normal(means[k][o], covs[k][np.ix_(o, o)]).logpdf(X[i, o])
+                         for k in range(K)])
+        top = logp.max()
+        loglik += top + np.log(np.exp(logp - top).sum())
+        resp[i] = np.exp(logp - top) / np.exp(logp - top).sum()
+        for k in range(K):
+            S = covs[k]
+            gain = S[np.ix_(m, o)] @ np.linalg.inv(S[np.ix_(o, o)])
+            xhat[i, k, o] = X[i, o]
+            xhat[i, k, m] = means[k][m] + gain @ (X[i, o] - means[k][o])
+            ccov[i, k][np.ix_(m, m)] = S[np.ix_(m, m)] - gain @ S[np.ix_(o, m)]
+    Nk = resp.sum(0)
+    new_w = Nk / n
+    new_mu = np.einsum("nk,nkd->kd", resp, xhat) / Nk[:, None]
+    new_cov = []
+    for k in range(K):
+        dev = xhat[:, k] - new_mu[k]
+        second = (np.einsum("n,nd,ne->de", resp[:, k], dev, dev) + np.einsum("n,nde->de", resp[:, k], ccov[:, k])) / Nk[k]
+        if covariance == "diag":
+            new_cov.append(np.diag(np.diag(second) + ridge))
+        elif covariance == "lowrank":
+            vals, vecs = np.linalg.eigh(second)
+            vals, vecs = vals[::-1], vecs[:, ::-1]
+            noise = vals[rank:].mean()
+            W = vecs[:, :rank] * np.sqrt(np.maximum(vals[:rank] - noise, 0.0))
+            new_cov.append(W @ W.T + np.diag(np.maximum(np.diag(second) - (W ** 2).sum(1), 0.0) + ridge))
+        else:
+            new_cov.append(second + ridge * np.eye(d))
+    return new_w, new_mu, np.array(new_cov), loglik
+
+
+@pytest.mark.parametrize("covariance", ["full", "diag", "lowrank"])
+@pytest.mark.parametrize("steps", [1, 4])
+def test_one_em_step_equals_the_row_by_row_reference(covariance, steps):
+    # independent reference for the per-pattern, vectorised E- and M-steps (Woodbury for
+    # "lowrank"): from the estimator's parameters after `steps` steps, one naive step must give
+    # its parameters after `steps + 1`, and the naive log-likelihood must be its score
+    X, _ = _mixture(n=150, frac=0.3, seed=3)
+    X[np.isnan(X).all(1), 0] = 0.5
+    kw = dict(covariance=covariance, rank=2, tol=1e-300, random_state=0)
+    before = GaussianMixtureEM(2, max_iter=steps, **kw).fit(X)
+    after = GaussianMixtureEM(2, max_iter=steps + 1, **kw).fit(X)
+    assert before.n_iter_ == steps and after.n_iter_ == steps + 1
+    observed = [X[~np.isnan(X[:, j]), j] for j in range(X.shape[1])]
+    ridge = 1e-3 * np.mean([v.var() for v in observed])
+    w, mu, cov, loglik = _naive_em_step(X, before.weights_, before.means_, before.covariances_, ridge,
+                                        covariance, rank=2)
+    np.testing.assert_allclose(after.weights_, w, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(after.means_, mu, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(after.covariances_, cov, rtol=1e-7, atol=1e-10)
+    assert before.score(X) == pytest.approx(loglik / len(X), rel=1e-10)
+    # EM never lowers the observed-data log-likelihood
+    assert after.score(X) >= before.score(X) - 1e-12
