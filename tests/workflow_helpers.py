@@ -48,6 +48,8 @@ def toy_config(inputs: dict, tmp: Path, **overrides) -> dict:
             },
             "n_currency": 0,
             "extra_currency": [],
+            # the toy network's own genes as impostors (the tests' expectations were written for it)
+            "impostor_pool": "network",
             "min_domain_genes": 2,
             "negatives_per_positive": 1,
             "methods": ["geometric", "zero", "mean"],

@@ -87,6 +87,37 @@ def test_schema_method_names_are_the_registry():
     assert enum == list(METHODS)
 
 
+def _schema_defaults(schema: dict, path: tuple = ()):
+    """(key path, default) of every schema property with a ``default``."""
+    for key, sub in (schema.get("properties") or {}).items():
+        if "default" in sub:
+            yield path + (key,), sub["default"]
+        yield from _schema_defaults(sub, path + (key,))
+
+
+def test_schema_defaults_are_the_values_of_config_yaml():
+    """A key left out of every given config file takes the schema's default,
+    and that is config/config.yaml's value; except each section's
+    ``param_grids``, whose default ``{}`` means each method's own grid
+    (models/registry.py), as config/README.md says."""
+    import yaml
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    checked, differ = 0, []
+    for path, default in _schema_defaults(schema):
+        value = config
+        for key in path:
+            value = value.get(key, KeyError) if isinstance(value, dict) else KeyError
+        if value is KeyError:
+            continue  # a key config.yaml leaves to the schema (optional settings)
+        checked += 1
+        if value != default and path[-1] != "param_grids":
+            differ.append((".".join(path), default, value))
+    assert checked > 50
+    assert differ == []
+
+
 @pytest.fixture(scope="module")
 def dry_runs(tmp_path_factory):
     """{case: CompletedProcess} of `snakemake -n` for the good toy config
