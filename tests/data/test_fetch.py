@@ -156,11 +156,40 @@ def test_url_source_used_when_mirror_lacks_file(tmp_path, small):
     assert p.read_bytes() == content
 
 
-def test_bundled_copy_needs_no_mirror_and_no_network(tmp_path):
-    """yeast-GEM 9.0.2 (the default network) comes from its committed xz copy
-    on a machine without the mirror and without the internet."""
-    p = F.fetch("yeast_gem_902", tmp_path / "dest")
-    assert _sha(p.read_bytes()) == F.load_registry()["yeast_gem_902"]["sha256"]
+BUNDLED = sorted(n for n, e in F.load_registry().items() if any("bundled" in s for s in e.get("sources", [])))
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_bundled_copy_needs_no_mirror_and_no_network(tmp_path, name):
+    """A bundled file (yeast-GEM 9.0.2, the default network) comes from its
+    committed xz copy on a machine without the mirror and without the internet."""
+    assert "yeast_gem_902" in BUNDLED
+    p = F.fetch(name, tmp_path / "dest")
+    assert _sha(p.read_bytes()) == F.load_registry()[name]["sha256"]
+
+
+def _main_job_inputs() -> set[str]:
+    """Registry names the main job reads with the default configuration: its
+    input set, and both sides of the time split when the main job runs it."""
+    cfg = yaml.safe_load((F.DATA_DIR.parent / "config" / "config.yaml").read_text())["metabolic"]
+    split = cfg["time_split"]
+    names = set()
+    for key in {cfg["dataset"], *((split["older"], split["newer"]) if split["in_main_job"] else ())}:
+        ds = cfg["datasets"][key]
+        names |= {ds["network"], ds["annotation"], *ds["expression"]}
+        if ds["localization"] != "gaf":
+            names.add(ds["localization"])
+    return names
+
+
+def test_main_job_inputs_reach_a_machine_with_only_pypi():
+    """Every file the default main job reads is bundled or a PyPI wheel member:
+    the README's main command needs no mirror and no other server."""
+    reg = F.load_registry()
+    names = _main_job_inputs()
+    assert {"yeast_gem_902", "gasch2000", "sgd_gaf"} <= names
+    for name in sorted(names):
+        assert any("bundled" in s or "pypi_wheel" in s for s in reg[name]["sources"]), name
 
 
 def test_bundled_copy_with_wrong_bytes_is_refused(tmp_path, small, monkeypatch):
