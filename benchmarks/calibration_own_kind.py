@@ -38,13 +38,18 @@ import rank.calibration as calibration
 from _calibration_check import load_rows, oof_check
 from _cli import workdir_parser
 
-#: The last columns of the workflow's calibration features: the own-kind inputs.
+#: The own-kind inputs of the workflow's calibration features: the columns
+#: just before the site inputs, which come last.
 N_OWN = 2 * len(calibration.OWN_KIND_FLAGS)
+N_SITE = len(calibration.SITE_FLAGS)
 
 
 def without_own_kind(features):
     """``features`` (the workflow's) without the own-kind inputs."""
-    return lambda rows: features(rows)[:, :-N_OWN]
+    def drop(rows):
+        X = features(rows)
+        return np.delete(X, np.arange(X.shape[1] - N_SITE - N_OWN, X.shape[1] - N_SITE), axis=1)
+    return drop
 
 
 def per_own_kind(fn):

@@ -7,7 +7,8 @@ the top candidates of each held-out reaction, are the calibration rows
 (:data:`CALIBRATION_COLUMNS`): a candidate's rank, its score relative to the
 reaction's other candidates, the reaction kind, which evidence the reaction
 and the candidate have, whether the candidate already does the reaction's
-kind of work (:data:`OWN_KIND_FLAGS`), and whether it is a true gene.
+kind of work (:data:`OWN_KIND_FLAGS`), whether it is localized where the
+reaction runs (:data:`SITE_FLAGS`), and whether it is a true gene.
 :class:`ConfidenceCalibrator` fits a logistic regression of the label on
 these (Platt scaling [1]_ with more than the score): the rank and score act
 separately for each evidence pattern (:data:`EVIDENCE_PATTERNS`), the rows
@@ -44,7 +45,7 @@ Examples
 >>> rows = pd.DataFrame({"rank": np.tile(np.arange(1, 6), 40), "score_z": rng.normal(size=200),
 ...                      "gap_next_z": 0.1, "gap_top_z": 0.2, "reaction_kind": "transport",
 ...                      "motifs": True, "adjacent": False, "subsystem": False, "compound": False,
-...                      "role": False, "kind_domain": True})
+...                      "role": False, "kind_domain": True, "site_match": False, "site_elsewhere": False})
 >>> y = (rng.random(200) < 1 / rows["rank"]).astype(int)
 >>> p = ConfidenceCalibrator().fit(rows, y).predict_proba(rows)
 >>> bool(p[rows["rank"] == 1].mean() > p[rows["rank"] == 5].mean())
@@ -68,7 +69,7 @@ __all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrat
            "THRESHOLD_GRID", "shown_rows", "check_table", "CHECK_COLUMNS", "EVIDENCE_PATTERNS",
            "evidence_pattern", "family_weights", "NETWORK_FLAGS", "wilson_lower", "without_network_evidence",
            "bare_first_share", "OWN_KIND_FLAGS", "CANDIDATE_FLAGS", "candidate_flags", "OWN_KINDS", "own_kind",
-           "THIN_SUPPORT"]
+           "THIN_SUPPORT", "SITE_FLAGS"]
 
 #: Candidate evidence flags: ``motifs`` (the reaction has motif neighbour
 #: genes), ``adjacent`` (the candidate already catalyses a related reaction:
@@ -96,11 +97,18 @@ OWN_KIND_FLAGS = ("role", "kind_domain")
 THIN_SUPPORT = 10
 #: A candidate's own kind of work in one word (:func:`own_kind`).
 OWN_KINDS = ("role", "domain", "none")
+#: Where the candidate is seen against where the reaction runs (the ``site``
+#: block, ``featurize/metabolic/pairs/site.py``): ``site_match``, localized in
+#: one of the reaction's compartments (``match_share`` > 0);
+#: ``site_elsewhere``, localized, but only elsewhere (``match_share`` = 0);
+#: neither without localization data (or without the block). Calibrator
+#: inputs, not part of the evidence pattern.
+SITE_FLAGS = ("site_match", "site_elsewhere")
 #: The flags of a candidate read from its candidate matrix (:func:`candidate_flags`).
-CANDIDATE_FLAGS = (*NETWORK_FLAGS, *OWN_KIND_FLAGS)
+CANDIDATE_FLAGS = (*NETWORK_FLAGS, *OWN_KIND_FLAGS, *SITE_FLAGS)
 #: Columns of the calibration rows: one per (held-out reaction, shown candidate).
 CALIBRATION_COLUMNS = ["fold", "reaction", "reaction_kind", "gene", "rank", "score", "score_z",
-                       "gap_next_z", "gap_top_z", *EVIDENCE_FLAGS, *OWN_KIND_FLAGS, "label"]
+                       "gap_next_z", "gap_top_z", *EVIDENCE_FLAGS, *OWN_KIND_FLAGS, *SITE_FLAGS, "label"]
 
 
 #: Feature-name endings (``PairFeaturizer.feature_names_``) behind the candidate
@@ -113,6 +121,8 @@ FLAG_FEATURES = {"adjacent": (":net:adjacent_log1p_count",),
 #: the block of the reaction's kind is present in its candidate matrix.
 OWN_KIND_FEATURES = {"role": r":role_[^:]+:same_kind_log1p_count$",
                      "kind_domain": r":domain_kind_[^:]+:max_share$"}
+#: Feature name (regular expression) behind the :data:`SITE_FLAGS`.
+SITE_FEATURE = r":site:match_share$"
 
 
 def evidence_flags(featurizer, X: np.ndarray) -> np.ndarray:
@@ -140,15 +150,18 @@ def evidence_flags(featurizer, X: np.ndarray) -> np.ndarray:
 
 def candidate_flags(featurizer, X: np.ndarray) -> np.ndarray:
     """The :data:`CANDIDATE_FLAGS` of the rows of a candidate matrix ``X``,
-    shape ``(n, 5)``: :func:`evidence_flags`, then ``role`` and
+    shape ``(n, 7)``: :func:`evidence_flags`, then ``role`` and
     ``kind_domain`` (:data:`OWN_KIND_FEATURES`; a flag is set when one of
-    its features is > 0, absent features counting as 0).
+    its features is > 0, absent features counting as 0), then
+    ``site_match`` and ``site_elsewhere`` (:data:`SITE_FEATURE` > 0, and
+    = 0; both False where it is absent).
 
     >>> from types import SimpleNamespace
     >>> f = SimpleNamespace(feature_names_=["candidate:role_transport:same_kind_log1p_count",
-    ...                                     "candidate:domain_kind_transport:max_share"], feature_scale_=None)
-    >>> candidate_flags(f, np.array([[0.7, 0.0], [np.nan, 0.5]])).astype(int).tolist()
-    [[0, 0, 0, 1, 0], [0, 0, 0, 0, 1]]
+    ...                                     "candidate:domain_kind_transport:max_share",
+    ...                                     "candidate:site:match_share"], feature_scale_=None)
+    >>> candidate_flags(f, np.array([[0.7, 0.0, 0.5], [np.nan, 0.5, 0.0], [0.0, 0.0, np.nan]])).astype(int).tolist()
+    [[0, 0, 0, 1, 0, 1, 0], [0, 0, 0, 0, 1, 0, 1], [0, 0, 0, 0, 0, 0, 0]]
     """
     names = list(featurizer.feature_names_)
     X = np.asarray(X, dtype=np.float64)
@@ -157,7 +170,16 @@ def candidate_flags(featurizer, X: np.ndarray) -> np.ndarray:
         cols = [i for i, n in enumerate(names) if re.search(OWN_KIND_FEATURES[flag], n)]
         if cols:
             own[:, j] = (np.nan_to_num(X[:, cols], nan=0.0) > 0).any(axis=1)
-    return np.hstack([evidence_flags(featurizer, X), own])
+    site = np.zeros((X.shape[0], len(SITE_FLAGS)), dtype=bool)
+    cols = [i for i, n in enumerate(names) if re.search(SITE_FEATURE, n)]
+    if cols:
+        if len(cols) != 1:
+            raise ValueError(f"candidate_flags: {len(cols)} features match {SITE_FEATURE!r}; expected one "
+                             "(the site block's match_share)")
+        match = X[:, cols[0]]
+        site[:, 0] = match > 0
+        site[:, 1] = match == 0
+    return np.hstack([evidence_flags(featurizer, X), own, site])
 
 
 def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence: np.ndarray
@@ -173,7 +195,7 @@ def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence
         Candidate indices, best first (:func:`rank.scoring.candidate_order`).
     top_n : int
         Rows shown per reaction.
-    evidence : ndarray of shape (n_candidates, 5) of bool
+    evidence : ndarray of shape (n_candidates, 7) of bool
         The candidate flags (:data:`CANDIDATE_FLAGS`, :func:`candidate_flags`).
 
     Returns
@@ -188,7 +210,7 @@ def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence
     Examples
     --------
     >>> s = np.array([0.0, 2.0, np.nan, 1.0])
-    >>> out = calibration_rows(s, np.array([1, 3, 0, 2]), 2, np.zeros((4, 5), bool))
+    >>> out = calibration_rows(s, np.array([1, 3, 0, 2]), 2, np.zeros((4, 7), bool))
     >>> out["index"].tolist(), out["rank"].tolist(), out["gap_next_z"].round(3).tolist()
     ([1, 3], [1, 2], [1.225, 1.225])
     """
@@ -230,7 +252,8 @@ def calibration_features(rows: pd.DataFrame) -> np.ndarray:
     same indicators times log rank and times ``score_z`` (so that rank and
     score weigh differently for each pattern), then the :data:`OWN_KIND_FLAGS`
     ``role`` and ``kind_domain``, alone and times "without network evidence"
-    (:func:`without_network_evidence`), in that order: 62 columns.
+    (:func:`without_network_evidence`), then the :data:`SITE_FLAGS`
+    ``site_elsewhere`` and ``site_match``, in that order: 64 columns.
 
     The own-kind flags say whether the candidate does this kind of work
     elsewhere or carries a domain of genes that do. Without network evidence
@@ -238,6 +261,12 @@ def calibration_features(rows: pd.DataFrame) -> np.ndarray:
     transporter of other compounds listed first with nothing linking it to
     the reaction is rarely right), which the evidence pattern alone cannot
     tell (``benchmarks/calibration_own_kind.py`` compares out of fold).
+
+    The site flags say whether the candidate was seen where the reaction
+    runs, only elsewhere, or not at all. The model's score reads the same
+    localization, but on held-out known reactions a first candidate seen
+    only elsewhere was right less often than a fit without the flags said
+    (``benchmarks/calibration_site.py`` compares out of fold).
 
     Not the gap to the next row (``gap_next_z``, still a column of the
     rows): it made a row more confident than a row of the same reaction
@@ -248,16 +277,17 @@ def calibration_features(rows: pd.DataFrame) -> np.ndarray:
     >>> r = pd.DataFrame({"rank": [1, 4], "score_z": [2.0, 0.5], "gap_next_z": [1.0, 0.0],
     ...                   "gap_top_z": [0.0, 1.5], "reaction_kind": ["transport", "other"],
     ...                   "motifs": [True, True], "adjacent": [1, 0], "subsystem": [0, 0],
-    ...                   "compound": [0, 1], "role": [True, False], "kind_domain": [True, True]})
+    ...                   "compound": [0, 1], "role": [True, False], "kind_domain": [True, True],
+    ...                   "site_match": [False, True], "site_elsewhere": [True, False]})
     >>> X = calibration_features(r)
     >>> X.shape, X[1, :10].round(3).tolist(), X[:, 58:].tolist()
-    ((2, 62), [1.386, 0.5, 1.5, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0], [[1.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]])
+    ((2, 64), [1.386, 0.5, 1.5, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0], [[1.0, 1.0, 0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0, 0.0, 1.0]])
     >>> p = EVIDENCE_PATTERNS.index("1001")
     >>> X[1, [10 + p, 26 + p, 42 + p]].round(3).tolist()
     [1.0, 1.386, 0.5]
     """
-    missing = [c for c in ("rank", "score_z", "gap_top_z", "reaction_kind", *EVIDENCE_FLAGS, *OWN_KIND_FLAGS)
-               if c not in rows.columns]
+    missing = [c for c in ("rank", "score_z", "gap_top_z", "reaction_kind", *EVIDENCE_FLAGS, *OWN_KIND_FLAGS,
+                           *SITE_FLAGS) if c not in rows.columns]
     if missing:
         raise ValueError(f"calibration rows: missing column(s) {missing}; expected {CALIBRATION_COLUMNS} "
                          "(rows written by an older version: rerun the ranking validation)")
@@ -275,6 +305,7 @@ def calibration_features(rows: pd.DataFrame) -> np.ndarray:
     own = [rows[f].astype(bool).to_numpy(dtype=np.float64) for f in OWN_KIND_FLAGS]
     bare = without_network_evidence(rows).astype(np.float64) if len(rows) else np.zeros(0)
     cols += own + [o * bare for o in own]
+    cols += [rows[f].astype(bool).to_numpy(dtype=np.float64) for f in ("site_elsewhere", "site_match")]
     X = np.column_stack(cols) if len(rows) else np.empty((0, len(cols)))
     if not np.isfinite(X).all():
         raise ValueError("calibration rows: score_z and gap_top_z must be finite")
@@ -669,7 +700,7 @@ def out_of_fold_confidence(rows: pd.DataFrame, calibrator: ConfidenceCalibrator 
     >>> rows = pd.DataFrame({"fold": np.repeat([1, 2, 3], 100), "rank": np.tile(np.arange(1, 11), 30),
     ...                      "score_z": 0.0, "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": "transport",
     ...                      "motifs": True, "adjacent": True, "subsystem": False, "compound": False,
-    ...                      "role": False, "kind_domain": False})
+    ...                      "role": False, "kind_domain": False, "site_match": False, "site_elsewhere": False})
     >>> rows["label"] = (rng.random(300) < 0.5 / rows["rank"]).astype(int)
     >>> p = out_of_fold_confidence(rows)
     >>> p.shape, bool(p[rows["rank"] == 1].mean() > p[rows["rank"] == 10].mean())
@@ -758,7 +789,7 @@ def shown_rows(top: pd.DataFrame, featurizer, kind_of, n_jobs: int = 1) -> pd.Da
     ``rank``, ``gene``, ``score_z``, ``gap_next_z``, ``gap_top_z``, as
     :func:`rank.scoring.rank_candidates` with ``standardised=True`` gives
     them): ``top`` plus ``reaction_kind`` (``kind_of``: reaction -> kind)
-    and the :data:`EVIDENCE_FLAGS` and :data:`OWN_KIND_FLAGS`, computed as
+    and the :data:`EVIDENCE_FLAGS`, :data:`OWN_KIND_FLAGS` and :data:`SITE_FLAGS`, computed as
     the validation computes them for its calibration rows (per reaction, by ``n_jobs`` forked
     processes, :func:`common.parallel.fork_map`)."""
     out = top.reset_index(drop=True).copy()

@@ -16,7 +16,8 @@ from rank.calibration import (ConfidenceCalibrator, bare_first_share, calibratio
 def _rows(n, rng, **fixed):
     base = {"fold": rng.integers(1, 4, n), "rank": rng.integers(1, 21, n), "score_z": rng.normal(size=n),
             "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": "transport", "motifs": True,
-            "adjacent": rng.random(n) < 0.3, "subsystem": False, "compound": False, "role": False, "kind_domain": False}
+            "adjacent": rng.random(n) < 0.3, "subsystem": False, "compound": False, "role": False, "kind_domain": False, "site_match": False,
+            "site_elsewhere": False}
     base.update(fixed)
     return pd.DataFrame(base)
 
@@ -26,7 +27,8 @@ def test_saturated_groups_get_their_frequencies():
     0.4 exactly: the (nearly unregularised) logistic fit returns each share."""
     rows = pd.DataFrame({"rank": 1, "score_z": 0.0, "gap_next_z": 0.0, "gap_top_z": 0.0,
                          "reaction_kind": "enzymatic", "motifs": True, "adjacent": [False] * 100 + [True] * 100,
-                         "subsystem": True, "compound": False, "role": False, "kind_domain": False})
+                         "subsystem": True, "compound": False, "role": False, "kind_domain": False, "site_match": False,
+            "site_elsewhere": False})
     y = np.r_[np.arange(100) < 10, np.arange(100) < 40].astype(int)
     cal = ConfidenceCalibrator(C=1e6).fit(rows, y)
     fit = cal.uncapped_proba(rows)
@@ -101,7 +103,8 @@ def test_family_weights_count_each_fold_group_once():
     single = pd.DataFrame({"reaction": [f"s{i}" for i in range(30)], "label": (np.arange(30) < 6).astype(int)})
     rows = pd.concat([fam, single], ignore_index=True).assign(
         rank=1, score_z=0.0, gap_next_z=0.0, gap_top_z=0.0, reaction_kind="enzymatic", motifs=True,
-        adjacent=True, subsystem=False, compound=False, role=False, kind_domain=False)
+        adjacent=True, subsystem=False, compound=False, role=False, kind_domain=False, site_match=False,
+        site_elsewhere=False)
     groups = {**{f"f{i}": "fam" for i in range(30)}, **{f"s{i}": f"s{i}" for i in range(30)}}
     w = family_weights(rows, groups)
     assert w[:30].tolist() == [1 / 30] * 30 and w[30:].tolist() == [1.0] * 30
@@ -129,7 +132,8 @@ def test_cap_without_network_evidence_by_hand():
                          "gap_next_z": 0.0, "gap_top_z": 0.0,
                          "reaction_kind": np.where(np.arange(n) % 8 < 6, "enzymatic", "transport"),
                          "motifs": True, "adjacent": np.r_[np.zeros(n // 2, bool), np.ones(n // 2, bool)],
-                         "subsystem": False, "compound": False, "role": False, "kind_domain": False})
+                         "subsystem": False, "compound": False, "role": False, "kind_domain": False, "site_match": False,
+            "site_elsewhere": False})
     y = ((rows["score_z"].abs() > 1.5) | (np.arange(n) % 4 == 0)).astype(int).to_numpy()
     w = np.where(np.arange(n) % 3 == 0, 0.5, 1.0)
     cal = ConfidenceCalibrator(C=1e6).fit(rows, y, sample_weight=w)
@@ -167,7 +171,8 @@ def test_support_cap_by_hand():
     kind takes its pattern over all kinds, an unseen pattern gets 0."""
     rows = pd.DataFrame({"rank": [1, 2, 3, 4, 5, 1, 2], "score_z": [3.0, 2.0, 1.0, 0.0, -1.0, 1.0, 0.0],
                          "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": ["transport"] * 5 + ["enzymatic"] * 2,
-                         "motifs": True, "adjacent": True, "subsystem": False, "compound": False, "role": False, "kind_domain": False})
+                         "motifs": True, "adjacent": True, "subsystem": False, "compound": False, "role": False, "kind_domain": False, "site_match": False,
+            "site_elsewhere": False})
     y = np.array([1, 0, 1, 0, 0, 1, 0])
     w = np.array([1.0, 1.0, 0.5, 1.0, 1.0, 1.0, 1.0])
     cal = ConfidenceCalibrator().fit(rows, y, sample_weight=w)
@@ -209,10 +214,12 @@ def test_support_cap_stops_a_slope_borrowed_from_another_pattern():
     n = 3000
     strong = pd.DataFrame({"rank": 1, "score_z": rng.exponential(2, n), "gap_next_z": 0.0,
                            "gap_top_z": 0.0, "reaction_kind": "transport", "motifs": True, "adjacent": True,
-                           "subsystem": False, "compound": True, "role": False, "kind_domain": False})
+                           "subsystem": False, "compound": True, "role": False, "kind_domain": False, "site_match": False,
+            "site_elsewhere": False})
     weak = pd.DataFrame({"rank": 1, "score_z": rng.uniform(0, 0.5, 300), "gap_next_z": 0.0,
                          "gap_top_z": 0.0, "reaction_kind": "transport", "motifs": True, "adjacent": False,
-                         "subsystem": True, "compound": True, "role": False, "kind_domain": False})
+                         "subsystem": True, "compound": True, "role": False, "kind_domain": False, "site_match": False,
+            "site_elsewhere": False})
     rows = pd.concat([strong, weak], ignore_index=True)
     y = np.r_[rng.random(n) < 1 / (1 + np.exp(-(rows["score_z"][:n] * 2 - 2))), rng.random(300) < 1 / 3]
     cal = ConfidenceCalibrator().fit(rows, y.astype(int))
@@ -231,7 +238,8 @@ def test_confidence_does_not_reward_a_gap_to_the_next_row():
     rows = pd.DataFrame({"rank": rng.integers(1, 21, n), "score_z": rng.normal(1, 1, n),
                          "gap_next_z": rng.exponential(1, n), "gap_top_z": rng.exponential(1, n),
                          "reaction_kind": "transport", "motifs": True, "adjacent": True,
-                         "subsystem": False, "compound": True, "role": False, "kind_domain": False})
+                         "subsystem": False, "compound": True, "role": False, "kind_domain": False, "site_match": False,
+            "site_elsewhere": False})
     # labels that favour a better rank and score, and also follow the gap to the next row:
     # a fit that read the gap would put the second row of the pair first
     logit = -np.log(rows["rank"]) + 0.5 * rows["score_z"] + 2 * rows["gap_next_z"] - 3
@@ -276,7 +284,8 @@ def test_out_of_fold_never_sees_its_own_fold():
 
 def test_calibration_rows_by_hand():
     s = np.array([0.0, 2.0, np.nan, 1.0, 1.0])
-    ev = np.array([[1, 0, 0, 1, 0], [0, 1, 0, 0, 1], [0, 0, 0, 0, 0], [0, 0, 1, 0, 0], [1, 1, 1, 1, 1]], dtype=bool)
+    ev = np.array([[1, 0, 0, 1, 0, 1, 0], [0, 1, 0, 0, 1, 0, 1], [0, 0, 0, 0, 0, 0, 0], [0, 0, 1, 0, 0, 0, 0],
+                   [1, 1, 1, 1, 1, 0, 1]], dtype=bool)
     out = calibration_rows(s, np.array([1, 3, 4, 0, 2]), 3, ev)
     assert out["index"].tolist() == [1, 3, 4] and out["rank"].tolist() == [1, 2, 3]
     # scored: 2, 1, 1, 0: mean 1, sd sqrt(0.5)
@@ -286,6 +295,7 @@ def test_calibration_rows_by_hand():
     np.testing.assert_allclose(out["gap_top_z"], [0.0, z[0], z[0]])
     assert out["subsystem"].tolist() == [True, False, True]
     assert out["role"].tolist() == [False, False, True] and out["kind_domain"].tolist() == [True, False, True]
+    assert out["site_match"].tolist() == [False, False, False] and out["site_elsewhere"].tolist() == [True, False, True]
     with pytest.raises(ValueError, match="evidence of shape"):
         calibration_rows(s, np.array([1, 3, 4, 0, 2]), 3, ev[:, :3])
     # more rows asked for than scored candidates; one candidate (sd 0: unit scale)
@@ -343,7 +353,7 @@ def test_calibration_rows_hold_only_their_rows():
     rng = np.random.default_rng(0)
     s = rng.normal(size=5000)
     s[::7] = np.nan
-    out = calibration_rows(s, np.argsort(-s), 20, np.zeros((5000, 5), dtype=bool))
+    out = calibration_rows(s, np.argsort(-s), 20, np.zeros((5000, 7), dtype=bool))
     for name, values in out.items():
         held = values.base if values.base is not None else values
         assert held.size == 20, name
@@ -361,7 +371,8 @@ def test_bare_first_share_counts_the_listed_first_rows():
                          "rank": np.tile(np.arange(1, k + 1), n_r), "score_z": rng.normal(size=n_r * k),
                          "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": "enzymatic", "motifs": True,
                          "adjacent": rng.random(n_r * k) < 0.4, "subsystem": False,
-                         "compound": rng.random(n_r * k) < 0.2, "role": False, "kind_domain": False})
+                         "compound": rng.random(n_r * k) < 0.2, "role": False, "kind_domain": False, "site_match": False,
+            "site_elsewhere": False})
     rows["label"] = (rng.random(n_r * k) < 0.4).astype(int)
     # three reactions per fold group for the first 30, then one each
     groups = {f"r{i}": (f"g{i // 3}" if i < 30 else f"s{i}") for i in range(n_r)}
@@ -401,7 +412,8 @@ def test_candidate_flags_by_hand():
     assert any(":role_transport:" in n for n in f.feature_names_)
     genes = ["G1", "G2", "G3", "G5", "G6"]
     flags = candidate_flags(f, f.candidate_matrix("R4", genes))
-    assert flags.shape == (5, 5) and not flags[:, :3].any()
+    assert flags.shape == (5, 7) and not flags[:, :3].any()
+    assert not flags[:, 5:].any()  # no site block: neither site flag
     assert flags[:, 3].tolist() == [True, True, False, False, False]  # role
     assert flags[:, 4].tolist() == [True, True, True, True, False]  # kind_domain
     flags = candidate_flags(f, f.candidate_matrix("R3", genes))
@@ -420,7 +432,8 @@ def test_confidence_reads_the_candidates_own_kind():
     rows = pd.DataFrame({"rank": rng.integers(1, 21, n), "score_z": rng.normal(1, 1, n), "gap_next_z": 0.0,
                          "gap_top_z": rng.exponential(1, n), "reaction_kind": "transport", "motifs": True,
                          "adjacent": False, "subsystem": False, "compound": False,
-                         "role": own == 1, "kind_domain": own == 2})
+                         "role": own == 1, "kind_domain": own == 2,
+                         "site_match": False, "site_elsewhere": False})
     logit = -np.log(rows["rank"]) + 0.5 * rows["score_z"] - 1 + np.where(own == 1, -6.0, np.where(own == 2, 1.0, 0.0))
     y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
     cal = ConfidenceCalibrator().fit(rows, y)
@@ -429,19 +442,42 @@ def test_confidence_reads_the_candidates_own_kind():
     assert p[0] < 0.05 < 0.3 < p[1]
 
 
+def test_confidence_reads_where_the_candidate_is_localized():
+    """Rows whose candidate is seen only away from the reaction's
+    compartments are rarely right, those seen where it runs often are; the
+    evidence pattern cannot tell them apart, the site inputs can: at the
+    same rank and score the first is less confident than a candidate without
+    localization data, the second more."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    site = rng.integers(0, 3, n)  # 0 no data, 1 where it runs, 2 only elsewhere
+    rows = pd.DataFrame({"rank": rng.integers(1, 21, n), "score_z": rng.normal(1, 1, n), "gap_next_z": 0.0,
+                         "gap_top_z": rng.exponential(1, n), "reaction_kind": "enzymatic", "motifs": True,
+                         "adjacent": True, "subsystem": False, "compound": False, "role": False,
+                         "kind_domain": False, "site_match": site == 1, "site_elsewhere": site == 2})
+    logit = -np.log(rows["rank"]) + 0.5 * rows["score_z"] - 1 + np.where(site == 2, -3.0, np.where(site == 1, 1.0, 0.0))
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    cal = ConfidenceCalibrator().fit(rows, y)
+    probe = rows.iloc[:3].assign(rank=2, score_z=1.5, gap_top_z=0.5, site_match=[False, True, False],
+                                 site_elsewhere=[True, False, False])
+    p = cal.uncapped_proba(probe)
+    assert p[0] < p[2] < p[1] and p[2] - p[0] > 0.1
+
+
 def test_calibration_table_carries_every_column():
     """The validation's calibration rows hold :data:`CALIBRATION_COLUMNS`
     after ``ranking``, each candidate flag from its part."""
     from rank.calibration import CALIBRATION_COLUMNS
     from rank.validation import calibration_table
 
-    ev = np.array([[1, 0, 0, 1, 0], [0, 0, 1, 0, 1], [0, 0, 0, 0, 0]], dtype=bool)
+    ev = np.array([[1, 0, 0, 1, 0, 0, 1], [0, 0, 1, 0, 1, 1, 0], [0, 0, 0, 0, 0, 0, 0]], dtype=bool)
     c = calibration_rows(np.array([3.0, 2.0, 1.0]), np.array([0, 1, 2]), 2, ev)
     c.update(fold=1, reaction="R1", reaction_kind="transport", motifs=True, label=np.array([True, False]))
     t = calibration_table([c], ["G1", "G2", "G3"], "m")
     assert t.columns.tolist() == ["ranking", *CALIBRATION_COLUMNS]
     assert t["gene"].tolist() == ["G1", "G2"] and t["role"].tolist() == [True, False]
     assert t["kind_domain"].tolist() == [False, True] and t["compound"].tolist() == [False, True]
+    assert t["site_match"].tolist() == [False, True] and t["site_elsewhere"].tolist() == [True, False]
 
 
 def test_a_kind_never_held_out_gets_no_confidence():
@@ -464,7 +500,7 @@ def test_held_out_like_counts_the_fold_groups_of_each_cell_by_hand():
     row's reaction kind, evidence pattern and own kind of work; a cell never
     seen gives 0; it changes no confidence."""
     base = {"gap_next_z": 0.0, "gap_top_z": 0.0, "motifs": True, "adjacent": False, "subsystem": False,
-            "compound": False, "kind_domain": False}
+            "compound": False, "kind_domain": False, "site_match": False, "site_elsewhere": False}
     rows = pd.DataFrame([
         # two reactions of one fold group (weight 0.5 each), two rows each, own kind "none"
         {"reaction": "a", "rank": 1, "role": False}, {"reaction": "a", "rank": 2, "role": False},

@@ -149,3 +149,17 @@ def test_every_compartment_of_the_real_models_has_a_site(mirror, path):
 
     model = load_model(mirror / "yeast/network" / path)
     assert {name: site_of(name) for name in model.compartments.values() if site_of(name) is None} == {}
+
+
+def test_calibration_site_flags_read_the_block():
+    """``rank.calibration.candidate_flags``: ``site_match`` where the candidate
+    is seen at one of the reaction's sites, ``site_elsewhere`` where it is seen
+    only at others, neither without a site or without the block."""
+    from rank.calibration import CANDIDATE_FLAGS, candidate_flags
+
+    f = PairFeaturizer(_net(), MOTIFS, {"loc": LOC}, sites=True)
+    flags = candidate_flags(f, f.candidate_matrix("R2", ["G1", "G3", "G4", "G9"]))
+    match, elsewhere = (flags[:, CANDIDATE_FLAGS.index(k)].tolist() for k in ("site_match", "site_elsewhere"))
+    assert match == [False, True, False, False] and elsewhere == [True, False, False, False]
+    off = PairFeaturizer(_net(), MOTIFS, {"loc": LOC})
+    assert not candidate_flags(off, off.candidate_matrix("R2", ["G1", "G3"]))[:, -2:].any()
