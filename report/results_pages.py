@@ -420,6 +420,33 @@ def write_pages(results_dir: str | os.PathLike, out_dir: str | os.PathLike, run_
     return written
 
 
+#: What the page says for ``--repo``: the folder is of the machine that wrote it, the commit is on the page.
+REPO_PLACEHOLDER = "<work tree at the commit above>"
+
+
+def _portable(argv: list[str]) -> list[str]:
+    """``argv`` with the value of ``--repo`` replaced by :data:`REPO_PLACEHOLDER`.
+
+    >>> _portable(["results", "docs/results", "--repo", "/tmp/x", "--run-command", "c"])
+    ['results', 'docs/results', '--repo', '<work tree at the commit above>', '--run-command', 'c']
+    >>> _portable(["--repo=/tmp/x"])
+    ['--repo=<work tree at the commit above>']
+    """
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            out.append(REPO_PLACEHOLDER)
+            skip = False
+        elif arg == "--repo":
+            out.append(arg)
+            skip = True
+        elif arg.startswith("--repo="):
+            out.append("--repo=" + REPO_PLACEHOLDER)
+        else:
+            out.append(arg)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m report.results_pages RESULTS_DIR OUT_DIR --run-command CMD``."""
     parser = argparse.ArgumentParser(prog="python -m report.results_pages", description=__doc__.split("\n")[0])
@@ -429,7 +456,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repo", default=None,
                         help="git work tree of the code of the run (default: the one holding RESULTS_DIR)")
     args = parser.parse_args(argv)
-    generator = shlex.join(["python", "-m", "report.results_pages", *(sys.argv[1:] if argv is None else argv)])
+    generator = shlex.join(["python", "-m", "report.results_pages",
+                            *_portable(list(sys.argv[1:] if argv is None else argv))])
     written = write_pages(args.results_dir, args.out_dir, args.run_command, generator, args.repo)
     skipped = [p.name for p in PAGES if Path(args.out_dir) / p.name not in written]
     for path in written:

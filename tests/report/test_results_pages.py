@@ -139,6 +139,20 @@ def test_missing_table_leaves_page_untouched(small_run, tmp_path):
     assert "--run-command" in parse_stamp((out / "metabolic.md").read_text())["written by"]
 
 
+def test_written_by_names_no_folder_of_the_machine(small_run, tmp_path):
+    """``--repo`` is a folder of the machine that wrote the page; the page
+    says which commit instead (its stamp), and the written-by line keeps
+    only a placeholder for the folder."""
+    from report.results_pages import REPO_PLACEHOLDER
+
+    out = tmp_path / "pages"
+    repo = Path(__file__).resolve().parents[2]
+    main([str(small_run), str(out), "--run-command", RUN_COMMAND, "--repo", str(repo)])
+    stamp = parse_stamp((out / "metabolic.md").read_text())
+    assert REPO_PLACEHOLDER in stamp["written by"] and str(repo) not in stamp["written by"]
+    assert len(stamp["commit"].split()[0]) == 40
+
+
 def test_edited_value_is_seen(small_run, tmp_path):
     """The page check fails when a value on the page differs from the TSV."""
     out = tmp_path / "pages"
