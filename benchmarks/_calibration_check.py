@@ -17,11 +17,16 @@ from rank.validation import validation_table
 
 def load_rows(workdir: Path) -> tuple[pd.DataFrame, np.ndarray, str, pd.DataFrame]:
     """``(rows, weights, ranking, true_gene_ranks)`` of the run in ``workdir``:
-    ``results/metabolic/ranking/calibration_rows.tsv``, each fold group
+    ``results/metabolic/ranking/calibration_rows.tsv`` (every column of
+    ``rank.calibration.CALIBRATION_COLUMNS``, else the run is refused), each fold group
     weighing one (``rank.calibration.family_weights``), the ranking they
     were written for and its rows of ``true_gene_ranks.tsv``."""
     met = workdir / "results" / "metabolic"
-    rows = pd.read_csv(met / "ranking" / "calibration_rows.tsv", sep="\t", keep_default_na=False, na_values=[""])
+    path = met / "ranking" / "calibration_rows.tsv"
+    rows = pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""])
+    missing = [c for c in calibration.CALIBRATION_COLUMNS if c not in rows.columns]
+    if missing:
+        raise SystemExit(f"{path}: no column(s) {missing}; the run predates them: rerun its ranking validation")
     inst = pd.read_csv(met / "features" / "instances.tsv", sep="\t", usecols=["reaction", "fold_group"], dtype=str)
     w = calibration.family_weights(rows, inst.drop_duplicates("reaction").set_index("reaction")["fold_group"])
     name = str(rows["ranking"].iloc[0])
@@ -44,3 +49,12 @@ def oof_check(rows: pd.DataFrame, w: np.ndarray, ranks: pd.DataFrame, name: str,
                     "ece": calibration.expected_calibration_error(y, p),
                     "ece_groups": calibration.expected_calibration_error(y, p, sample_weight=w),
                     "shown_hit@1": t["hit@1"], "shown_mrr": t["mrr"]}
+
+
+def weighted_summary(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per ``keys`` of ``frame`` (columns ``w`` weight, ``p`` confidence,
+    ``y`` label): ``rows``, ``groups`` (summed weight), the weighted mean
+    ``confidence`` and ``share_right``."""
+    return frame.groupby(keys).apply(
+        lambda g: pd.Series({"rows": len(g), "groups": g["w"].sum(), "confidence": np.average(g["p"], weights=g["w"]),
+                             "share_right": np.average(g["y"], weights=g["w"])}), include_groups=False).reset_index()

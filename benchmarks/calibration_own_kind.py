@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 import rank.calibration as calibration
-from _calibration_check import load_rows, oof_check
+from _calibration_check import load_rows, oof_check, weighted_summary
 from _cli import workdir_parser
 
 #: The own-kind inputs of the workflow's calibration features: the columns
@@ -88,10 +88,6 @@ def main() -> int:
     ap.add_argument("--n-bootstrap", type=int, default=200)
     args = ap.parse_args()
     rows, w, name, ranks = load_rows(args.workdir)
-    missing = [f for f in calibration.OWN_KIND_FLAGS if f not in rows.columns]
-    if missing:
-        sys.exit(f"{args.workdir}/results/metabolic/ranking/calibration_rows.tsv: no column(s) {missing}; "
-                 "the run predates the own-kind flags: rerun its ranking validation")
     y = rows["label"].to_numpy(dtype=int)
     workflow = calibration.calibration_features
     out, first = [], None
@@ -114,12 +110,9 @@ def main() -> int:
         calibration.ConfidenceCalibrator.cell_values = CELL_VALUES
     print(f"{name}: {len(rows)} calibration rows of {rows['reaction'].nunique()} held-out reactions, out of fold\n")
     print(pd.DataFrame(out).to_markdown(index=False, floatfmt=".4f"))
-    by = first.groupby(["reaction_kind", "own_kind"]).apply(
-        lambda g: pd.Series({"rows": len(g), "groups": g["w"].sum(), "confidence": np.average(g["p"], weights=g["w"]),
-                             "share_right": np.average(g["y"], weights=g["w"])}), include_groups=False)
     print("\nThe workflow's rows without network evidence listed first, by reaction kind and own kind "
           "(each fold group weighing one):\n")
-    print(by.reset_index().to_markdown(index=False, floatfmt=".3f"))
+    print(weighted_summary(first, ["reaction_kind", "own_kind"]).to_markdown(index=False, floatfmt=".3f"))
     return 0
 
 

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 import rank.calibration as calibration
-from _calibration_check import load_rows, oof_check
+from _calibration_check import load_rows, oof_check, weighted_summary
 from _cli import workdir_parser
 
 #: The last columns of the workflow's calibration features: the site inputs.
@@ -56,9 +56,7 @@ def first_by_site(rows, w, p, pos) -> pd.DataFrame:
     y = rows["label"].to_numpy(dtype=float)
     first = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "site": site_class(rows), "w": w, "y": y,
                           "p": p})[pos == 1]
-    return first.groupby(["reaction_kind", "site"]).apply(
-        lambda g: pd.Series({"rows": len(g), "groups": g["w"].sum(), "confidence": np.average(g["p"], weights=g["w"]),
-                             "share_right": np.average(g["y"], weights=g["w"])}), include_groups=False).reset_index()
+    return weighted_summary(first, ["reaction_kind", "site"])
 
 
 def main() -> int:
@@ -66,10 +64,6 @@ def main() -> int:
     ap.add_argument("--n-bootstrap", type=int, default=200)
     args = ap.parse_args()
     rows, w, name, ranks = load_rows(args.workdir)
-    missing = [f for f in calibration.SITE_FLAGS if f not in rows.columns]
-    if missing:
-        sys.exit(f"{args.workdir}/results/metabolic/ranking/calibration_rows.tsv: no column(s) {missing}; "
-                 "the run predates the site flags: rerun its ranking validation")
     workflow = calibration.calibration_features
     out, firsts = [], []
     try:
