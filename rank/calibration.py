@@ -65,7 +65,8 @@ from common.parallel import fork_map
 
 __all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrator", "calibration_rows", "evidence_flags",
            "calibration_features", "expected_calibration_error", "reliability_table",
-           "out_of_fold_confidence", "no_credible_candidate", "best_per_reaction", "credible_threshold",
+           "out_of_fold_confidence", "no_credible_candidate", "best_per_reaction", "most_confident_rows",
+           "credible_threshold",
            "THRESHOLD_GRID", "shown_rows", "check_table", "CHECK_COLUMNS", "EVIDENCE_PATTERNS",
            "evidence_pattern", "family_weights", "NETWORK_FLAGS", "wilson_lower", "without_network_evidence",
            "bare_first_share", "OWN_KIND_FLAGS", "CANDIDATE_FLAGS", "candidate_flags", "OWN_KINDS", "own_kind",
@@ -739,6 +740,21 @@ def no_credible_candidate(best_confidence: Sequence[float] | np.ndarray, thresho
 THRESHOLD_GRID = tuple(round(0.05 * i, 2) for i in range(1, 20))
 
 
+def most_confident_rows(rows: pd.DataFrame, confidence) -> np.ndarray:
+    """Positions (0-based) in ``rows`` (columns ``reaction`` and ``rank``) of
+    each reaction's most confident row, ties to the better rank, reactions
+    sorted; a NaN confidence comes last.
+
+    >>> r = pd.DataFrame({"reaction": ["b", "a", "a", "a"], "rank": [1, 1, 2, 3]})
+    >>> most_confident_rows(r, [0.1, 0.2, 0.3, 0.3]).tolist()
+    [2, 0]
+    """
+    t = pd.DataFrame({"reaction": rows["reaction"].to_numpy(), "rank": rows["rank"].to_numpy(),
+                      "confidence": np.asarray(confidence, dtype=np.float64), "pos": np.arange(len(rows))})
+    t = t.sort_values(["reaction", "confidence", "rank"], ascending=[True, False, True], kind="mergesort")
+    return t.drop_duplicates("reaction")["pos"].to_numpy()
+
+
 def best_per_reaction(rows: pd.DataFrame, confidence) -> pd.DataFrame:
     """Each reaction's most confident row: columns ``reaction``, ``confidence``,
     ``label`` (whether that candidate is a true gene), ``reaction_kind``, and
@@ -752,9 +768,8 @@ def best_per_reaction(rows: pd.DataFrame, confidence) -> pd.DataFrame:
     t = rows[["reaction", "rank", "label", "reaction_kind"]].copy()
     t["confidence"] = np.asarray(confidence, dtype=np.float64)
     t["weight"] = rows["weight"].to_numpy(dtype=np.float64) if "weight" in rows.columns else 1.0
-    t = t.sort_values(["reaction", "confidence", "rank"], ascending=[True, False, True], kind="mergesort")
-    return t.drop_duplicates("reaction")[["reaction", "confidence", "label", "reaction_kind", "weight"]] \
-        .reset_index(drop=True)
+    return t.iloc[most_confident_rows(t, t["confidence"])][["reaction", "confidence", "label", "reaction_kind",
+                                                              "weight"]].reset_index(drop=True)
 
 
 def credible_threshold(best: pd.DataFrame, min_precision: float = 0.5,

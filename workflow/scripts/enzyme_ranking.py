@@ -15,7 +15,7 @@ from threadpoolctl import threadpool_limits
 from common.io import write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
 from featurize.metabolic.pairs import fold_groups
-from rank.calibration import (THIN_SUPPORT, bare_first_share, no_credible_candidate, shown_rows,
+from rank.calibration import (THIN_SUPPORT, bare_first_share, most_confident_rows, no_credible_candidate, shown_rows,
                               without_network_evidence)
 from rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions, top1_with_motifs
 from rank.metrics import choose_ranking_method, ranking_quality
@@ -104,12 +104,14 @@ with threadpool_limits(1):
 if calibration["calibrator"] is None:
     log.warning("no calibrator (see the calibration log): no confidence, no orphan marked")
     top["confidence"], top["held_out_like"], top["no_credible_candidate"] = np.nan, np.nan, ""
-    best = pd.Series(dtype=float)
+    best, best_support = pd.Series(dtype=float), pd.Series(dtype=float)
 else:
     top["confidence"] = calibration["calibrator"].predict_proba(shown)
     # how many held-out cases of the same kind, evidence and own kind of work back it
     top["held_out_like"] = calibration["calibrator"].held_out_like(shown)
-    best = top.groupby("reaction", sort=False)["confidence"].max()
+    # each orphan's most confident candidate (the first listed by confidence; ties by score rank), its support
+    most = top.iloc[most_confident_rows(top, top["confidence"])].set_index("reaction")
+    best, best_support = most["confidence"], most["held_out_like"]
     flagged = pd.Series(no_credible_candidate(best.to_numpy(), calibration["threshold"]), index=best.index)
     top["no_credible_candidate"] = top["reaction"].map(flagged).astype(bool)
     log.info("confidence threshold %.2f: %d of %d ranked orphans have no credible candidate",
@@ -201,9 +203,6 @@ for k in top1["by_kind"].itertuples():
 write_tsv_atomic(quality.round(4), smk.output.quality)
 write_tsv_atomic(table, smk.output.ranking)
 log.info("wrote %d rows for %d reactions", len(table), table["reaction_id"].nunique())
-# the support of each orphan's most confident candidate (the first listed by confidence; ties by score rank)
-most = top.sort_values(["reaction", "confidence", "score_rank"], ascending=[True, False, True], kind="mergesort")
-best_support = most.drop_duplicates("reaction").set_index("reaction")["held_out_like"]
 orphan_table = mark_ranked(orphans, table["reaction_id"].unique(), best_confidence=best,
                            threshold=calibration["threshold"], best_support=best_support)
 write_tsv_atomic(orphan_table, smk.output.orphans)
