@@ -8,9 +8,10 @@ the hard negatives are the donors). The windows of the first ``--scenes``
 scenes are described once;
 then ``MaskedKNNImputer.transform`` (the model's imputer) runs on each
 scene's windows with the shortcut (``MaskedKNNImputer(preselect=True)``,
-the default: each receiver's donors sorted once, every pattern's K nearest
-first looked for among the first sorted columns) and without it
-(``preselect=False``: every pattern read off the whole sorted row).
+the default: only each receiver's nearest donors sorted, every pattern's K
+nearest first looked for among them, a rare pattern's among its few donors)
+and without it (``preselect=False``: every receiver's whole row sorted and
+every pattern read off it).
 Both outputs must be bit-identical; the table gives CPU seconds
 (``time.process_time``, BLAS held to one thread, so independent of the
 machine's load).

@@ -225,44 +225,76 @@ def masked_sq_distances(A: np.ndarray, B: np.ndarray,
     return D, counts
 
 
-_PRESELECT = 128  # sorted columns first searched for a pattern's donors (at least 8 K)
+_PRESELECT = 256  # sorted columns first searched for a pattern's donors (at least 8 K)
+#: A pattern with at most this many donors gets each receiver's K nearest by a
+#: selection among its donors alone, not by a search of the receiver's sorted
+#: donors (where a rare pattern's first donor can sit thousands of columns deep).
+_DIRECT_DONORS = 64
 #: Distances held at once by :class:`MaskedKNNImputer` (receivers x donors: 32 MB of float64
 #: distances, as much again for their sorted order, and up to twice that for a rare pattern's
 #: whole-row search; larger chunks only cost memory: ``benchmarks/bench_main_job.py``).
 _KNN_CHUNK_ELEMENTS = 1 << 22
 
 
-def _sorted_donors(D: np.ndarray) -> np.ndarray:
+def _k_smallest(D: np.ndarray, k: int) -> np.ndarray:
+    """Each row's ``k`` smallest columns, nearest first, ties by column index:
+    exactly ``np.argsort(D, axis=1, kind="stable")[:, :k]``, from a partition
+    (linear in the row's length) and a sort of the ``k`` chosen columns.
+    ``D`` must hold no NaN.
+
+    >>> _k_smallest(np.array([[3.0, 1.0, 2.0, 1.0, 0.0]]), 3).tolist()
+    [[4, 1, 3]]
+    """
+    m, n = D.shape
+    if k >= n:
+        return np.argsort(D, axis=1, kind="stable")
+    kth = np.partition(D, k - 1, axis=1)[:, k - 1:k]
+    less = D < kth
+    tied = D == kth
+    # every column below the k-th value, then the tied ones by index until k
+    need = k - less.sum(axis=1, keepdims=True)
+    take = less | (tied & (np.cumsum(tied, axis=1, dtype=np.int32) <= need))
+    cols = np.nonzero(take)[1].reshape(m, k)      # ascending index within each row
+    order = np.argsort(np.take_along_axis(D, cols, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(cols, order, axis=1)
+
+
+def _sorted_donors(D: np.ndarray, width: int | None = None) -> np.ndarray:
     """Each row's columns sorted nearest first, ties by column index (a
     stable sort: the order, and so the K nearest, is defined whatever the
-    ties)."""
-    return np.argsort(D, axis=1, kind="stable")
+    ties); with ``width``, only the first ``width`` of them (the same
+    columns, found without sorting the whole row)."""
+    if width is None or width >= D.shape[1]:
+        return np.argsort(D, axis=1, kind="stable")
+    return _k_smallest(D, width)
 
 
-def _pattern_neighbours(D: np.ndarray, order: np.ndarray, recv: np.ndarray, has: np.ndarray, k: int,
-                        width: int | None) -> tuple[np.ndarray, np.ndarray]:
+def _pattern_neighbours(D: np.ndarray, head: np.ndarray | None, recv: np.ndarray, has: np.ndarray,
+                        k: int) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` nearest donors (rows ``recv`` of ``D``, columns where
     ``has``) of each receiver, nearest first with ties by donor index, and
     whether each is at a finite distance.
 
-    ``order`` is :func:`_sorted_donors` of ``D``: a receiver's donors are the
-    first ``k`` columns of its sorted row that are in ``has``. They are first
-    looked for among the first ``width`` sorted columns, and over the whole
-    row only for receivers with fewer than ``k`` donors there (``width=None``:
-    the whole row at once); the result is the same either way. Needs
-    ``k <= has.sum()``.
+    ``head`` is :func:`_sorted_donors` of ``D`` (each row's first sorted
+    columns, or all of them): a receiver's donors are the first ``k`` of its
+    sorted columns that are in ``has``. A receiver with fewer than ``k`` of
+    them in ``head``, and every receiver when ``head`` is None, gets its
+    ``k`` nearest by :func:`_k_smallest` among the ``has`` columns alone.
+    The result is the same either way. Needs ``k <= has.sum()``.
     """
-    nbr = np.empty((recv.size, k), dtype=np.intp)
-    todo = np.arange(recv.size)
-    for w in ((width, None) if width is not None and width < order.shape[1] else (None,)):
-        if todo.size == 0:
-            break
-        cand = order[recv[todo], :w]
+    donors = np.flatnonzero(has)
+    if head is None:
+        nbr = donors[_k_smallest(D[np.ix_(recv, donors)], k)]
+    else:
+        nbr = np.empty((recv.size, k), dtype=np.intp)
+        cand = head[recv]
         pres = has[cand]
         csum = np.cumsum(pres, axis=1, dtype=np.int32)
         ok = csum[:, -1] >= k
-        nbr[todo[ok]] = cand[ok][pres[ok] & (csum[ok] <= k)].reshape(-1, k)
-        todo = todo[~ok]
+        nbr[ok] = cand[ok][pres[ok] & (csum[ok] <= k)].reshape(-1, k)
+        if not ok.all():
+            rest = recv[~ok]
+            nbr[~ok] = donors[_k_smallest(D[np.ix_(rest, donors)], k)]
     finite = np.isfinite(D[recv[:, None], nbr])
     return nbr, finite
 
@@ -289,11 +321,11 @@ class MaskedKNNImputer(_AbsentTransformer):
     lower training index is nearer, so the result is defined whatever the
     ties (on data with many equal rows, such as the metabolic features,
     most receivers have hundreds of donors at distance 0). It is faster
-    because the distances use float BLAS products, each receiver's donors
-    are sorted once, and the neighbour search is done once per distinct
-    column missingness pattern (one per block for block-missing data) rather
-    than once per column, reading a pattern's K nearest donors off that
-    sorted order.
+    because the distances use float BLAS products, each receiver's nearest
+    donors are sorted once, and the neighbour search is done once per
+    distinct column missingness pattern (one per block for block-missing
+    data) rather than once per column, reading a pattern's K nearest donors
+    off that sorted order (see ``preselect``).
 
     When transforming the training matrix itself, an instance is never its
     own donor for a feature it lacks, since donors must have the feature.
@@ -303,10 +335,14 @@ class MaskedKNNImputer(_AbsentTransformer):
     n_neighbors : int, default=5
         K; the paper's grid is {3, 5, 10, 20}.
     preselect : bool, default=True
-        Look for a pattern's donors among each receiver's first sorted
-        columns (``_PRESELECT``, at least 8 K) before its whole sorted row.
-        ``False`` reads the whole row at once. The result is exactly the
-        same either way: this only changes the speed.
+        Sort only each receiver's nearest donors (the first ``_PRESELECT``,
+        at least 8 K, found by a partition) and look for a pattern's donors
+        there; a receiver with fewer than K of them there, and every
+        receiver of a pattern that at most ``_DIRECT_DONORS`` training
+        instances have, gets its K nearest by a selection among that
+        pattern's donors alone. ``False`` sorts every receiver's whole row
+        and reads every pattern off it. The result is exactly the same
+        either way: this only changes the speed.
 
     Attributes
     ----------
@@ -376,8 +412,10 @@ class MaskedKNNImputer(_AbsentTransformer):
         del n_common
         kmax = max(ks)
         # each receiver's donors sorted once, nearest first, ties by index
-        order = _sorted_donors(D)
-        width = max(_PRESELECT, 8 * kmax) if self.preselect else None
+        # (with preselect only the first columns, and only if a pattern reads
+        # them; a pattern with few donors selects among them instead)
+        width, direct = (max(_PRESELECT, 8 * kmax), _DIRECT_DONORS) if self.preselect else (None, 0)
+        head = None
         for p in np.unique(col_pattern):
             cols = np.flatnonzero(col_pattern == p)
             recv = np.flatnonzero(miss[rows, cols[0]])
@@ -390,7 +428,9 @@ class MaskedKNNImputer(_AbsentTransformer):
                     o[np.ix_(rows[recv], cols)] = 0.0
                 continue
             k_all = min(kmax, n_donors)
-            nbr, finite = _pattern_neighbours(D, order, recv, has, k_all, width)
+            if n_donors > direct and head is None:
+                head = _sorted_donors(D, width)
+            nbr, finite = _pattern_neighbours(D, head if n_donors > direct else None, recv, has, k_all)
             vals = F[:, cols]
             for o, k in zip(outs, ks):
                 kk = min(k, k_all)

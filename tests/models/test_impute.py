@@ -155,9 +155,9 @@ def test_knn_matches_sklearn_knnimputer():
 
 
 def test_knn_preselection_and_rare_donors_match_sklearn():
-    # More donors than the preselected nearest rows (128), so a receiver's
-    # donors for a common block come from the preselection, while a block
-    # that only 6 donors have is searched over all of them (the fallback).
+    # More donors than the preselected nearest rows (_PRESELECT), so a
+    # receiver's donors for a common block come from the preselection, while
+    # a block that only 6 donors have is searched among them alone.
     from models import impute
     rng = np.random.RandomState(5)
     groups = np.repeat(np.arange(8), 3)
@@ -178,15 +178,18 @@ def test_knn_preselection_and_rare_donors_match_sklearn():
 @pytest.mark.parametrize("discrete", [False, True])
 def test_knn_neighbours_are_the_k_nearest_with_ties_by_index(discrete):
     # Against a brute force: for each receiver, the donors that have the
-    # feature sorted by (distance, index) with np.lexsort, the first K. Both
-    # the search in the first sorted columns and the whole-row search, with
-    # ties (discrete values), infinite distances (no common feature) and
-    # donors rare among the nearest columns (the fallback).
+    # feature sorted by (distance, index) with np.lexsort, the first K. The
+    # search in each row's first sorted columns (with the fallback for
+    # donors rare among them), in the whole sorted row, and the selection
+    # among the pattern's donors alone, with ties (discrete values) and
+    # infinite distances (no common feature).
     from models import impute
     rng = np.random.RandomState(11)
     D = rng.randint(0, 6, size=(80, 300)).astype(float) if discrete else rng.rand(80, 300)
     D[rng.rand(80, 300) < 0.1] = np.inf
-    order = impute._sorted_donors(D)
+    order = np.argsort(D, axis=1, kind="stable")
+    np.testing.assert_array_equal(impute._sorted_donors(D), order)
+    np.testing.assert_array_equal(impute._sorted_donors(D, 20), order[:, :20])
     for share in (0.9, 0.3, 0.05):
         has = rng.rand(300) < share
         recv = np.flatnonzero(rng.rand(80) < 0.7)
@@ -194,10 +197,25 @@ def test_knn_neighbours_are_the_k_nearest_with_ties_by_index(discrete):
         for k in (1, 5, 12):
             k = min(k, donors.size)
             ref = np.array([donors[np.lexsort((donors, D[r, donors]))[:k]] for r in recv])
-            for width in (20, None):
-                nbr, finite = impute._pattern_neighbours(D, order, recv, has, k, width)
+            for head in (order[:, :20], order, None):
+                nbr, finite = impute._pattern_neighbours(D, head, recv, has, k)
                 np.testing.assert_array_equal(nbr, ref)
                 np.testing.assert_array_equal(finite, np.isfinite(D[recv[:, None], ref]))
+
+
+@pytest.mark.parametrize("discrete", [False, True])
+def test_k_smallest_is_the_head_of_a_stable_argsort(discrete):
+    # the partition-based selection equals np.argsort(kind="stable")[:, :k]
+    # bit for bit, with ties at the k-th value, infinities and k >= n
+    from models import impute
+    rng = np.random.RandomState(4)
+    D = rng.randint(0, 4, size=(60, 50)).astype(float) if discrete else rng.rand(60, 50)
+    D[rng.rand(60, 50) < 0.2] = np.inf
+    D[0] = np.inf
+    D[1] = 0.0
+    ref = np.argsort(D, axis=1, kind="stable")
+    for k in (1, 2, 7, 49, 50, 80):
+        np.testing.assert_array_equal(impute._k_smallest(D, k), ref[:, :k])
 
 
 def test_knn_ties_broken_by_training_index():
@@ -244,11 +262,17 @@ def test_knn_matches_brute_force_with_many_ties():
 
 
 @pytest.mark.parametrize("discrete", [False, True])
-def test_knn_preselect_only_changes_speed(discrete):
+@pytest.mark.parametrize("preselect, direct", [(None, None), (8, 0), (8, 10 ** 6)])
+def test_knn_preselect_only_changes_speed(discrete, preselect, direct, monkeypatch):
     # the public switch: preselect=False reads every pattern's donors off
     # the whole sorted row; the output is bit-identical, with ties (discrete
-    # values), a rare block (the fallback) and receivers sharing no feature
-    # with some donors (infinite distances) among the cases
+    # values), a rare block, receivers sharing no feature with some donors
+    # (infinite distances), and (monkeypatched) a short preselection with
+    # its fallback, no selection among a pattern's donors, or only that
+    from models import impute
+    if preselect is not None:
+        monkeypatch.setattr(impute, "_PRESELECT", preselect)
+        monkeypatch.setattr(impute, "_DIRECT_DONORS", direct)
     rng = np.random.RandomState(7)
     groups = np.repeat(np.arange(6), 2)
     X = rng.randint(0, 4, size=(300, 12)).astype(float) if discrete else rng.randn(300, 12)
