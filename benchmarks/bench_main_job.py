@@ -135,6 +135,28 @@ def run_sampled(cmd: list[str], log: Path) -> tuple[float, float, int, int, floa
 
 
 STEP = re.compile(r"resources: wall ([0-9.]+) s, cpu ([0-9.]+) s .*peak_rss ([0-9]+) MB")
+#: A job as Snakemake's log announces it: its log file, then its resources.
+JOB = re.compile(r"^\s+log: logs/(\S+)$.*?^\s+resources: .*?\bmem_mb=(\d+)", re.M | re.S)
+
+
+def step_name(log: str) -> str:
+    """The step of a job's log (``logs/``-relative path): the path without
+    ``.log``, the cross-validation's per-method jobs as one step."""
+    return re.sub(r"/cv_[^/]+$", "/cv (all methods)", log.removesuffix(".log"))
+
+
+def declared_memory(snakemake_log: str) -> dict[str, int]:
+    """Per step, the largest ``mem_mb`` its jobs declared (Snakemake's log of
+    the run: each job's ``log:`` line, then its ``resources:`` line). A job
+    whose peak exceeds it may be killed where the declaration is enforced
+    (``sbatch --mem`` on a cluster)."""
+    out: dict[str, int] = {}
+    for block in re.split(r"\n(?=\S*rule \w+:)", snakemake_log):
+        m = JOB.search(block)
+        if m:
+            name = step_name(m.group(1))
+            out[name] = max(out.get(name, 0), int(m.group(2)))
+    return out
 
 
 def step_table(logs: Path, since: float = 0.0) -> list[tuple[str, int, float, float, int]]:
@@ -150,8 +172,7 @@ def step_table(logs: Path, since: float = 0.0) -> list[tuple[str, int, float, fl
         m = STEP.search(lines[-1]) if lines else None
         if not m:
             continue
-        rel = log.relative_to(logs).with_suffix("").as_posix()
-        name = re.sub(r"/cv_[^/]+$", "/cv (all methods)", rel)
+        name = step_name(log.relative_to(logs).as_posix())
         row = steps.setdefault(name, [0, 0.0, 0.0, 0])
         row[0] += 1
         row[1] += float(m.group(1))
@@ -240,12 +261,22 @@ def main() -> int:
     dataset = (f" --dataset {args.dataset}" if args.dataset else " --scenes" if args.scenes
                else " --time-split" if args.time_split else "")
     command = f"python benchmarks/bench_main_job.py --cores {args.cores}{dataset}"
-    lines = ["| step | jobs | wall s (summed over jobs) | CPU s | CPU utilisation | peak RSS MB (largest process) |", "|---|---:|---:|---:|---:|---:|"]
+    declared = declared_memory((work / "snakemake.log").read_text())
+    lines = ["| step | jobs | wall s (summed over jobs) | CPU s | CPU utilisation | peak RSS MB (largest process) "
+             "| declared mem_mb |", "|---|---:|---:|---:|---:|---:|---:|"]
+    over = []
     for name, jobs, step_wall, step_cpu, step_peak in step_table(work / "logs", since=started):
         util = f"{100 * step_cpu / step_wall:.0f}%" if step_wall else ""
-        lines.append(f"| {name} | {jobs} | {step_wall:.0f} | {step_cpu:.0f} | {util} | {step_peak} |")
+        mem = declared.get(name)
+        if mem is not None and step_peak > mem:
+            over.append(f"{name} ({step_peak} MB > {mem})")
+        lines.append(f"| {name} | {jobs} | {step_wall:.0f} | {step_cpu:.0f} | {util} | {step_peak} "
+                     f"| {'' if mem is None else mem} |")
     lines.append(f"| **{' + '.join(targets)}, whole target** (--cores {args.cores}; peak = summed over processes) | | "
-                 f"{wall:.0f} | {cpu:.0f} | {100 * cpu / wall:.0f}% | {peak / 2**20:.0f} |")
+                 f"{wall:.0f} | {cpu:.0f} | {100 * cpu / wall:.0f}% | {peak / 2**20:.0f} | |")
+    lines.append("")
+    lines.append("Steps whose largest process outgrew the memory their jobs declare (`mem_mb`: `sbatch --mem` "
+                 "on a cluster): " + (", ".join(over) if over else "none") + ".")
     lines.append("")
     lines.append(f"Peak memory with pages shared between processes counted once (summed PSS; forked "
                  f"workers share their parent's pages, which summed RSS counts in each): "

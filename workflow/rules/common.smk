@@ -105,14 +105,27 @@ def metabolic_inputs():
     return inputs
 
 
-# Cross-validations that take longest start first (longest-processing-time
-# scheduling): with 2 cores the last one to finish decides when the ranking
-# validation can start. Ordered by wall seconds on the default data
-# (yeast-GEM 9.0.2, 2 cores; logs/metabolic/cv_*.log of
-# benchmarks/bench_main_job.py). knn and robust_socp_pca start together;
-# geometric_block (its Gram matrix, about 3 GB) follows knn and so runs beside
-# the short ones, not beside robust_socp_pca; the benchmark's summed peak
-# includes it. Methods not listed have priority 0.
+def longest_first(order):
+    """Scheduling priority of a per-method job: the methods of ``order``
+    (longest first) start first, in that order, when several of the rule's
+    jobs are ready at once (longest-processing-time scheduling: with 2 cores
+    the last job to finish decides when the next stage can start). Methods
+    not listed have priority 0. The order changes no output, only when each
+    job runs."""
+
+    def priority(wildcards):
+        if wildcards.method not in order:
+            return 0
+        return len(order) - order.index(wildcards.method)
+
+    return priority
+
+
+# Cross-validations, ordered by wall seconds on the default data (yeast-GEM
+# 9.0.2, 2 cores; logs/metabolic/cv_*.log of benchmarks/bench_main_job.py).
+# knn and robust_socp_pca start together; geometric_block (its Gram matrix,
+# about 3 GB) follows knn and so runs beside the short ones, not beside
+# robust_socp_pca; the benchmark's summed peak includes it.
 CV_FIRST = [
     "knn",
     "robust_socp_pca",
@@ -129,14 +142,6 @@ CV_FIRST = [
 ]
 
 
-def cv_priority(wildcards):
-    """Scheduling priority of a method's cross-validation (CV_FIRST: the
-    first starts first)."""
-    if wildcards.method not in CV_FIRST:
-        return 0
-    return len(CV_FIRST) - CV_FIRST.index(wildcards.method)
-
-
 def ranking_models():
     """Methods whose cross-validation the final ranking may use: the
     validated ones ("auto" picks among them) and a configured method."""
@@ -151,6 +156,37 @@ VIS = config["vision"]
 VIS_DIR = "results/vision"
 # The UIUC layout: the fetched dataset, or file:DIR (config vision.data).
 VIS_DATA = input_ref(VIS["data"])
+
+# Per-method jobs that take longest start first (longest_first above),
+# ordered by wall seconds of the scene targets (docs/benchmarks/main_job.md,
+# `bench_main_job.py --scenes`): the hard negatives wait for the last crop
+# model, the detections for the last scene model.
+CROP_MODEL_FIRST = [
+    "hgb",
+    "geometric",
+    "infinite_imputation_pca",
+    "em",
+    "robust_socp_pca",
+    "knn",
+    "integrated_logreg_pca",
+]
+SCENE_MODEL_FIRST = [
+    "infinite_imputation_pca",
+    "geometric",
+    "robust_socp_pca",
+    "hgb",
+    "em",
+    "knn",
+    "integrated_logreg_pca",
+]
+
+
+def scene_model_mem_mb(wildcards):
+    """Declared memory of a scene model's refit: Dick et al.'s keeps one
+    n x n float64 kernel per imputation of its set (up to max_iter = 50;
+    n = 1050 crops + 3000 hard negatives: 131 MB each, 6.6 GB for 50), the
+    others need well under 4 GB."""
+    return 8000 if wildcards.method == "infinite_imputation_pca" else 4000
 
 
 def vision_featurizer_params(wildcards):

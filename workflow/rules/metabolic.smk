@@ -60,7 +60,7 @@ rule metabolic_cv:
         folds=f"{MET_DIR}/cv/{{method}}_folds.tsv",
     log:
         "logs/metabolic/cv_{method}.log",
-    priority: cv_priority
+    priority: longest_first(CV_FIRST)
     conda:
         "../envs/geomargin.yaml"
     threads: 1

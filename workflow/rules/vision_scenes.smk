@@ -40,6 +40,7 @@ rule vision_scene_crop_model:
         "logs/vision/scene_crop_model_{method}.log",
     wildcard_constraints:
         method=VIS_METHOD,
+    priority: longest_first(CROP_MODEL_FIRST)
     conda:
         "../envs/geomargin.yaml"
     threads: 1
@@ -95,11 +96,12 @@ rule vision_scene_model:
         "logs/vision/scene_model_{method}.log",
     wildcard_constraints:
         method=VIS_METHOD,
+    priority: longest_first(SCENE_MODEL_FIRST)
     conda:
         "../envs/geomargin.yaml"
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=scene_model_mem_mb,
         runtime=60,
     params:
         seed=config["seed"],
