@@ -25,8 +25,11 @@ CPU seconds of the whole target are those of every process Snakemake ran
 (``RUSAGE_CHILDREN`` once it has ended); CPU utilisation is CPU seconds over
 wall seconds (200% = both of 2 cores busy throughout). Per step, every job's
 log ends with its own resources (:mod:`common.resources`: wall
-and CPU seconds, children included, and the peak resident memory of its
-largest process); jobs of one rule are summed (``cv``: one job per method).
+and CPU seconds, children included, the peak resident memory of its
+largest process, and the sampled peak of its processes' summed resident
+memory, which a cluster's per-job limit compares with ``mem_mb``); jobs of
+one rule are summed (``cv``: one job per method), and their peaks are the
+largest of the rule's jobs.
 ``--dataset`` runs another input set of ``metabolic.datasets`` (``yeast``:
 iMM904) instead of the config's default. ``--scenes`` builds the two scene
 detection targets instead (``results/vision/scene_detection.tsv`` and
@@ -57,7 +60,7 @@ import time
 from pathlib import Path
 
 import psutil
-from common.resources import RESOURCE_PREFIX
+from common.resources import JOB_SAMPLE_INTERVAL, RESOURCE_PREFIX
 from report.results_pages import machine, run_commit
 
 REPO = Path(__file__).resolve().parents[1]
@@ -134,7 +137,8 @@ def run_sampled(cmd: list[str], log: Path) -> tuple[float, float, int, int, floa
     return wall, cpu, peak, peak_pss, peak_at, proc.returncode, time.process_time() - own
 
 
-STEP = re.compile(r"resources: wall ([0-9.]+) s, cpu ([0-9.]+) s .*peak_rss ([0-9]+) MB")
+STEP = re.compile(r"resources: wall ([0-9.]+) s, cpu ([0-9.]+) s .*?peak_rss ([0-9]+) MB"
+                  r"(?:, job_peak_rss ([0-9]+) MB)?")
 #: A job as Snakemake's log announces it: its log file, then its resources.
 JOB = re.compile(r"^\s+log: logs/(\S+)$.*?^\s+resources: .*?\bmem_mb=(\d+)", re.M | re.S)
 
@@ -159,12 +163,13 @@ def declared_memory(snakemake_log: str) -> dict[str, int]:
     return out
 
 
-def step_table(logs: Path, since: float = 0.0) -> list[tuple[str, int, float, float, int]]:
+def step_table(logs: Path, since: float = 0.0) -> list[tuple[str, int, float, float, int, int | None]]:
     """Per rule (the log's name without a ``_<wildcard>`` suffix for the
     cross-validation's per-method jobs): (step, jobs, wall s summed, CPU s
-    summed, largest peak RSS MB), from the resource line that ends each
-    job's log written after ``since`` (epoch seconds); in the order the
-    steps finished."""
+    summed, largest peak RSS MB of one process, largest peak MB of one
+    job's processes summed or None when no job's log reports it), from the
+    resource line that ends each job's log written after ``since`` (epoch
+    seconds); in the order the steps finished."""
     steps: dict[str, list] = {}
     logs_ = [f for f in logs.rglob("*.log") if f.stat().st_mtime >= since]
     for log in sorted(logs_, key=lambda f: f.stat().st_mtime):
@@ -173,11 +178,13 @@ def step_table(logs: Path, since: float = 0.0) -> list[tuple[str, int, float, fl
         if not m:
             continue
         name = step_name(log.relative_to(logs).as_posix())
-        row = steps.setdefault(name, [0, 0.0, 0.0, 0])
+        row = steps.setdefault(name, [0, 0.0, 0.0, 0, None])
         row[0] += 1
         row[1] += float(m.group(1))
         row[2] += float(m.group(2))
         row[3] = max(row[3], int(m.group(3)))
+        if m.group(4) is not None:
+            row[4] = max(row[4] or 0, int(m.group(4)))
     return [(k, *v) for k, v in steps.items()]
 
 
@@ -263,20 +270,22 @@ def main() -> int:
     command = f"python benchmarks/bench_main_job.py --cores {args.cores}{dataset}"
     declared = declared_memory((work / "snakemake.log").read_text())
     lines = ["| step | jobs | wall s (summed over jobs) | CPU s | CPU utilisation | peak RSS MB (largest process) "
-             "| declared mem_mb |", "|---|---:|---:|---:|---:|---:|---:|"]
+             "| peak RSS MB (one job's processes summed) | declared mem_mb |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     over = []
-    for name, jobs, step_wall, step_cpu, step_peak in step_table(work / "logs", since=started):
+    for name, jobs, step_wall, step_cpu, step_peak, job_peak in step_table(work / "logs", since=started):
         util = f"{100 * step_cpu / step_wall:.0f}%" if step_wall else ""
         mem = declared.get(name)
-        if mem is not None and step_peak > mem:
-            over.append(f"{name} ({step_peak} MB > {mem})")
+        used = max(step_peak, job_peak or 0)
+        if mem is not None and used > mem:
+            over.append(f"{name} ({used} MB > {mem})")
         lines.append(f"| {name} | {jobs} | {step_wall:.0f} | {step_cpu:.0f} | {util} | {step_peak} "
-                     f"| {'' if mem is None else mem} |")
+                     f"| {'' if job_peak is None else job_peak} | {'' if mem is None else mem} |")
     lines.append(f"| **{' + '.join(targets)}, whole target** (--cores {args.cores}; peak = summed over processes) | | "
-                 f"{wall:.0f} | {cpu:.0f} | {100 * cpu / wall:.0f}% | {peak / 2**20:.0f} | |")
+                 f"{wall:.0f} | {cpu:.0f} | {100 * cpu / wall:.0f}% | | {peak / 2**20:.0f} | |")
     lines.append("")
-    lines.append("Steps whose largest process outgrew the memory their jobs declare (`mem_mb`: `sbatch --mem` "
-                 "on a cluster): " + (", ".join(over) if over else "none") + ".")
+    lines.append("Steps whose job outgrew the memory it declares (`mem_mb`: `sbatch --mem` on a cluster; a "
+                 f"job's processes summed, sampled every {JOB_SAMPLE_INTERVAL:g} s, counting pages that forked "
+                 "workers share with their parent in each, so an upper bound): " + (", ".join(over) if over else "none") + ".")
     lines.append("")
     lines.append(f"Peak memory with pages shared between processes counted once (summed PSS; forked "
                  f"workers share their parent's pages, which summed RSS counts in each): "

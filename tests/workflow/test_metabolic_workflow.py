@@ -341,7 +341,8 @@ def test_rerun_is_a_no_op_and_dry_run_works(toy_run):
 
 
 def test_every_job_log_ends_with_its_resources(toy_run):
-    """Each job's log ends with its wall and CPU seconds and peak memory
+    """Each job's log ends with its wall and CPU seconds and peak memory, of
+    its largest process and of its processes summed
     (workflow/scripts/_bootstrap.py), and benchmarks/bench_main_job.py sums
     them per step: one cross-validation job per method."""
     import importlib.util
@@ -359,6 +360,7 @@ def test_every_job_log_ends_with_its_resources(toy_run):
         m = bench.STEP.search(last)
         assert m, f"{log.name}: last line {last!r}"
         assert float(m.group(1)) > 0 and float(m.group(2)) > 0 and int(m.group(3)) > 50
+        assert m.group(4) is not None and int(m.group(4)) >= int(m.group(3)), last  # the job's processes summed
     steps = {name: jobs for name, jobs, *_ in bench.step_table(tmp / "logs")}
     n_cv = len(list((tmp / "logs" / "metabolic").glob("cv_*.log")))
     assert n_cv > 1 and steps["metabolic/cv (all methods)"] == n_cv

@@ -1,7 +1,9 @@
 """Called right after the imports of every workflow script: send stderr to the
 rule's log, log progress to the log *and* the console, cap the BLAS/OpenMP
-threads at the rule's ``threads``, and log the job's resources when it ends
-(:func:`common.resources.resource_line`; ``benchmarks/bench_main_job.py`` reads it).
+threads at the rule's ``threads``, sample the summed memory of the job's
+processes (:func:`common.resources.start_job_sampler`), and log the job's
+resources when it ends (:func:`common.resources.resource_line`;
+``benchmarks/bench_main_job.py`` reads it).
 
 The project's packages are importable in a job without touching ``sys.path``:
 Snakemake's preamble appends this folder (``workflow/scripts``) to
@@ -62,6 +64,9 @@ def setup(snakemake) -> logging.Logger:
             pass
 
     atexit.register(log_resources)
+    from common.resources import start_job_sampler
+
+    start_job_sampler()
     try:
         from threadpoolctl import threadpool_limits
 
