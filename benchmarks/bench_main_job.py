@@ -60,7 +60,7 @@ import time
 from pathlib import Path
 
 import psutil
-from common.resources import JOB_SAMPLE_INTERVAL, RESOURCE_PREFIX
+from common.resources import JOB_SAMPLE_INTERVAL, RESOURCE_PREFIX, process_tree, tree_memory
 from report.results_pages import machine, run_commit
 
 REPO = Path(__file__).resolve().parents[1]
@@ -77,33 +77,6 @@ RSS_INTERVAL = 0.2
 #: 3 GB job, the sampler would take a fifth of a core from the run it
 #: measures.
 PSS_INTERVAL = 2.0
-
-
-def tree(proc: psutil.Process) -> list[psutil.Process]:
-    """``proc`` and all its descendants ([] once it has ended)."""
-    try:
-        return [proc, *proc.children(recursive=True)]
-    except psutil.NoSuchProcess:
-        return []
-
-
-def tree_memory(procs: list[psutil.Process], pss: bool = True) -> tuple[int, int]:
-    """Resident bytes of ``procs``: summed RSS, and summed PSS (proportional
-    set size: a page shared by k processes counts 1/k in each, so pages a
-    forked worker shares with its parent count once; the physical memory
-    the tree holds), 0 unless ``pss``."""
-    rss = total_pss = 0
-    for p in procs:
-        try:
-            if pss:
-                m = p.memory_full_info()
-                total_pss += m.pss
-            else:
-                m = p.memory_info()
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            continue
-        rss += m.rss
-    return rss, total_pss
 
 
 def run_sampled(cmd: list[str], log: Path) -> tuple[float, float, int, int, float, int, float]:
@@ -124,7 +97,7 @@ def run_sampled(cmd: list[str], log: Path) -> tuple[float, float, int, int, floa
         while proc.poll() is None:
             now = time.perf_counter() - start
             with_pss = now >= next_pss
-            rss, pss = tree_memory(tree(ps), pss=with_pss)
+            rss, pss = tree_memory(process_tree(ps), pss=with_pss)
             peak = max(peak, rss)
             if with_pss:
                 next_pss = now + PSS_INTERVAL

@@ -22,7 +22,8 @@ import resource
 import threading
 import time
 
-__all__ = ["RESOURCE_PREFIX", "JOB_SAMPLE_INTERVAL", "JobMemorySampler", "start_job_sampler", "resource_line"]
+__all__ = ["RESOURCE_PREFIX", "JOB_SAMPLE_INTERVAL", "JobMemorySampler", "start_job_sampler", "resource_line",
+           "process_tree", "tree_memory"]
 
 #: Start of the line (after the log's time stamp and rule name).
 RESOURCE_PREFIX = "resources:"
@@ -46,6 +47,39 @@ def _peak_rss_kb(pid: int) -> int:
     except (OSError, ValueError):
         pass
     return 0
+
+
+def process_tree(proc) -> list:
+    """``proc`` (a :class:`psutil.Process`) and all its descendants ([] once
+    it has ended)."""
+    import psutil
+
+    try:
+        return [proc, *proc.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return []
+
+
+def tree_memory(procs: list, pss: bool = True) -> tuple[int, int]:
+    """Resident bytes of ``procs``: summed RSS, and summed PSS (proportional
+    set size: a page shared by k processes counts 1/k in each, so pages a
+    forked worker shares with its parent count once; the physical memory
+    the tree holds), 0 unless ``pss``. A process that ended meanwhile, or
+    may not be read, counts 0."""
+    import psutil
+
+    rss = total_pss = 0
+    for p in procs:
+        try:
+            if pss:
+                m = p.memory_full_info()
+                total_pss += m.pss
+            else:
+                m = p.memory_info()
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        rss += m.rss
+    return rss, total_pss
 
 
 class JobMemorySampler:
@@ -77,17 +111,7 @@ class JobMemorySampler:
         (the peak so far is kept in ``peak_bytes``)."""
         import psutil
 
-        me = psutil.Process()
-        total = 0
-        try:
-            procs = [me, *me.children(recursive=True)]
-        except psutil.Error:
-            procs = [me]
-        for p in procs:
-            try:
-                total += p.memory_info().rss
-            except psutil.Error:  # ended between the listing and the read
-                pass
+        total = tree_memory(process_tree(psutil.Process()), pss=False)[0]
         self.peak_bytes = max(self.peak_bytes, total)
         return total
 
