@@ -29,8 +29,9 @@ __all__ = ["RESOURCE_PREFIX", "JOB_SAMPLE_INTERVAL", "JobMemorySampler", "start_
 RESOURCE_PREFIX = "resources:"
 
 #: Seconds between samples of a job's summed resident memory. One sample
-#: reads the process table and each of the job's processes' ``statm`` (about
-#: a millisecond), so the sampler takes well under 1% of a core.
+#: reads the process table (to find the job's descendants) and each of the
+#: job's processes' memory counters; its CPU cost grows with the number of
+#: processes on the machine (time ``JobMemorySampler().sample()`` to see it).
 JOB_SAMPLE_INTERVAL = 0.5
 
 #: The sampler of this process's job (:func:`start_job_sampler`), if started.
