@@ -15,7 +15,7 @@ LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 def slug(heading: str) -> str:
     """GitHub's anchor of a markdown heading."""
-    text = re.sub(r"[`*_]", "", heading.strip().lower())
+    text = re.sub(r"[`*]", "", heading.strip().lower())  # markup goes; underscores stay, as on GitHub
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
