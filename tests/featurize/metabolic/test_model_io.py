@@ -170,6 +170,24 @@ def test_yeast_gem_902_network(yeast_gem_902):
     assert (net.reactions["ec_numbers"] != "").sum() > 3000
 
 
+def test_yeast_gem_850_network(mirror):
+    """yeast-GEM 8.5.0 (the config's second older release for the time split):
+    its cobrapy YAML loads with its gene rules; it has no subsystem field, so
+    a reaction's subsystems are its KEGG pathway annotations; same currency
+    as 9.0.2, and its SLIME and pseudoreactions are ``pseudo``."""
+    model = load_model(mirror / "yeast/network/yeast-GEM-8.5.0.yml")
+    assert (len(model.reactions), len(model.genes)) == (4058, 1150)
+    assert sum(bool(r.genes) for r in model.reactions) == 2633
+    net = build_directed_network(model)
+    assert len(net.reactions) == 5409
+    assert net.currency == ("H+", "H2O", "ATP", "coenzyme A", "phosphate", "diphosphate", "ADP", "NAD",
+                            "NADH", "AMP", "NADP(+)", "NADPH", "carbon dioxide", "L-glutamate")
+    assert net.reactions["reaction_kind"].value_counts().to_dict() == {
+        "enzymatic": 3171, "transport": 2035, "pseudo": 195, "spontaneous": 8}
+    r = net.reactions.loc["r_0001"]
+    assert (r["subsystem"], r["ec_numbers"]) == ("kegg.pathway:sce00620;kegg.pathway:sce00920", "1.1.2.4;1.1.99.-")
+
+
 def test_extra_currency_that_matches_nothing_stops():
     with pytest.raises(ConfigValueError, match=r"metabolic.extra_currency: 'atp_c' is not a metabolite key "
                                                r".*closest: \['atp'"):
