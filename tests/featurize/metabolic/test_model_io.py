@@ -153,13 +153,17 @@ def test_raven_files_of_one_release_load_with_their_gene_rules(mirror):
     assert yml.metabolites.get_by_id("s_3816").name == "[cytochrome c]-L-lysine"
 
 
+#: The currency metabolites by degree of yeast-GEM 9.0.2 and 8.5.0 (no lipid species).
+YEAST_GEM_CURRENCY = ("H+", "H2O", "ATP", "coenzyme A", "phosphate", "diphosphate", "ADP", "NAD", "NADH", "AMP",
+                      "NADP(+)", "NADPH", "carbon dioxide", "L-glutamate")
+
+
 def test_yeast_gem_902_network(yeast_gem_902):
     """yeast-GEM 9.0.2's directed network. Currency metabolites by degree: no lipid species
     (the acyltransferase written once per chain combination counts once, and
     SLIME reactions count not at all)."""
     net = build_directed_network(yeast_gem_902)
-    assert net.currency == ("H+", "H2O", "ATP", "coenzyme A", "phosphate", "diphosphate", "ADP", "NAD",
-                            "NADH", "AMP", "NADP(+)", "NADPH", "carbon dioxide", "L-glutamate")
+    assert net.currency == YEAST_GEM_CURRENCY
     kinds = net.reactions.loc[[r for r in net.reactions.index if not net.reactions.loc[r, "genes"]],
                               "reaction_kind"]
     assert (kinds == "pseudo").sum() > 180
@@ -180,8 +184,7 @@ def test_yeast_gem_850_network(mirror):
     assert sum(bool(r.genes) for r in model.reactions) == 2633
     net = build_directed_network(model)
     assert len(net.reactions) == 5409
-    assert net.currency == ("H+", "H2O", "ATP", "coenzyme A", "phosphate", "diphosphate", "ADP", "NAD",
-                            "NADH", "AMP", "NADP(+)", "NADPH", "carbon dioxide", "L-glutamate")
+    assert net.currency == YEAST_GEM_CURRENCY
     assert net.reactions["reaction_kind"].value_counts().to_dict() == {
         "enzymatic": 3171, "transport": 2035, "pseudo": 195, "spontaneous": 8}
     r = net.reactions.loc["r_0001"]
