@@ -17,7 +17,29 @@ cross-validation, never on the time split:
 - with them (the workflow);
 - with them, and the cap without network evidence taken per own kind too
   (``bare_cells_`` keyed by kind, evidence pattern and "role" / "domain" /
-  "none"; tried, not adopted).
+  "none"; tried, not adopted);
+- with them, and a second cap on every row without network evidence: the
+  95% Wilson lower bound of the share right of the held-out rows without
+  network evidence of its reaction kind, evidence pattern and own kind, at
+  any score rank (that cell over all kinds where the kind has none; else 0;
+  tried, not adopted);
+- the same, from the held-out rows at the row's score rank or higher
+  (falling back to any rank, then to all kinds at that rank or higher, then
+  to all kinds at any rank; else 0; tried, not adopted).
+
+The last two were written for orphan transports whose first listed
+candidate has no network evidence and no transport role or transporter
+domain (own kind "none"): on yeast-GEM 9.0.2 they are shown at the cap of
+their cell, which held-out rank-1 candidates of another own kind back. Both
+were judged by a rule fixed before the comparison: Brier score and
+calibration error (each fold group weighing one) no worse by more than 0.001
+and 0.005, the shown order's MRR no lower by more than 0.005, the
+calibration error of the rows without network evidence listed first no
+higher by more than 0.005, and (label-free) a lower mean confidence for the
+orphans' first rows of own kind "none". ``--orphans`` prints that last check,
+rebuilding the orphans' shown rows as ``enzyme_ranking.py`` does, from the
+run's features, its models and ``config/config.yaml`` of ``DIR`` (about a
+minute on 2 cores).
 
 Prints, per calibrator: the Brier score and the expected calibration error
 (10 bins), unweighted and with each fold group weighing one; the validated hit@1 and MRR of the
@@ -37,6 +59,7 @@ import pandas as pd
 import rank.calibration as calibration
 from _calibration_check import load_rows, oof_check, weighted_summary
 from _cli import workdir_parser
+from rank.shown_order import shown_positions
 
 #: The own-kind inputs of the workflow's calibration features: the columns
 #: just before the site inputs, which come last.
@@ -69,6 +92,87 @@ def per_own_kind(fn):
 PATTERN = calibration.evidence_pattern
 BARE_CELLS = calibration._bare_cells
 CELL_VALUES = calibration.ConfidenceCalibrator.cell_values
+FIT = calibration.ConfidenceCalibrator.fit
+PREDICT = calibration.ConfidenceCalibrator.predict_proba
+
+
+def like_rows_cap(rank_aware: bool):
+    """``fit`` and ``predict_proba`` of the workflow's calibrator with the
+    second cap without network evidence (module docstring): from the
+    held-out rows like the row at any score rank, or (``rank_aware``) at its
+    score rank or higher first."""
+    def fit(self, rows, y, sample_weight=None):
+        FIT(self, rows, y, sample_weight)
+        w = np.ones(len(rows)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        m = calibration.without_network_evidence(rows)
+        self.like_bare_ = pd.DataFrame({
+            "k": rows["reaction_kind"].astype(str).to_numpy()[m], "q": calibration.evidence_pattern(rows)[m],
+            "o": calibration.own_kind(rows)[m], "r": rows["rank"].to_numpy()[m],
+            "y": np.asarray(y, dtype=np.float64)[m], "w": w[m]})
+        return self
+
+    def bound(self, k, q, o, r):
+        t = self.like_bare_
+        cell, pooled = t[(t.k == k) & (t.q == q) & (t.o == o)], t[(t.q == q) & (t.o == o)]
+        sets = (cell[cell.r <= r], cell, pooled[pooled.r <= r], pooled) if rank_aware else (cell, pooled)
+        s = next((s for s in sets if len(s)), None)
+        return 0.0 if s is None else calibration.wilson_lower(float(np.average(s.y, weights=s.w)), float(s.w.sum()))
+
+    def predict_proba(self, rows):
+        p = PREDICT(self, rows)
+        bare = np.flatnonzero(calibration.without_network_evidence(rows)) if len(p) else []
+        if len(bare):
+            sub = rows.iloc[bare]
+            keys = list(zip(sub["reaction_kind"].astype(str), calibration.evidence_pattern(sub),
+                            calibration.own_kind(sub), sub["rank"]))
+            caps = {key: bound(self, *key) for key in set(keys)}
+            p[bare] = np.minimum(p[bare], [caps[key] for key in keys])
+        return p
+    return fit, predict_proba
+
+
+def orphan_shown_rows(workdir, ranking: str) -> pd.DataFrame:
+    """The orphans' shown rows of the run in ``workdir`` for ``ranking``
+    ("model+correction"), with their calibration features, as
+    ``workflow/scripts/enzyme_ranking.py`` builds them (its config keys from
+    ``workdir/config/config.yaml``)."""
+    import logging
+
+    import yaml
+    from threadpoolctl import threadpool_limits
+
+    from featurize.metabolic.bundle import FeatureBundle
+    from rank.evidence import orphan_reactions
+    from rank.refit import ranking_decision_for
+    from rank.scoring import pair_score_fn, rank_candidates, split_ranking_name
+
+    config = yaml.safe_load((workdir / "config" / "config.yaml").read_text())
+    opts = config["metabolic"]["ranking"]
+    met = workdir / "results" / "metabolic"
+    bundle = FeatureBundle.load(met / "features" / "featurizer.pkl")
+    data = np.load(met / "features" / "features.npz", allow_pickle=False)
+    model, correction = split_ranking_name(ranking)
+    decision, _ = ranking_decision_for(model, met / "cv" / f"{model}.pkl", data, bundle.featurizer,
+                                       seed=config["seed"], margin_rule=opts["margin_rule"],
+                                       log=logging.getLogger(__name__))
+    orphans = orphan_reactions(bundle.network, bundle.featurizer, kinds=opts["kinds"], evidence=opts["evidence"])
+    with threadpool_limits(1):
+        top = rank_candidates(pair_score_fn(bundle.featurizer, decision), orphans.index[orphans["eligible"]].tolist(),
+                              bundle.candidates, top_n=opts["top_n"], batch_size=opts["batch_size"],
+                              gene_correction=correction, standardised=True, n_jobs=2)
+        top = top.dropna(subset=["score"]).reset_index(drop=True)
+        return calibration.shown_rows(top, bundle.featurizer, bundle.network.reactions["reaction_kind"], n_jobs=2)
+
+
+def orphan_check(rows, w, y, shown) -> dict:
+    """Label-free: the orphans' first listed rows without network evidence
+    of own kind "none", by the calibrator (as ``rank.calibration`` defines it
+    now) fitted on all ``rows``."""
+    p = calibration.ConfidenceCalibrator().fit(rows, y, sample_weight=w).predict_proba(shown)
+    first = (shown_positions(shown, p) == 1) & calibration.without_network_evidence(shown) \
+        & (calibration.own_kind(shown) == "none")
+    return {"orphans_first_bare_none": int(first.sum()),
+            "orphans_first_bare_none_confidence": float(p[first].mean()) if first.any() else float("nan")}
 
 
 def check(rows, w, ranks, name, n_bootstrap):
@@ -86,28 +190,44 @@ def check(rows, w, ranks, name, n_bootstrap):
 def main() -> int:
     ap = workdir_parser(__doc__)
     ap.add_argument("--n-bootstrap", type=int, default=200)
+    ap.add_argument("--orphans", action="store_true",
+                    help="also the label-free check on the orphans' first rows (rebuilds their shown rows)")
     args = ap.parse_args()
     rows, w, name, ranks = load_rows(args.workdir)
     y = rows["label"].to_numpy(dtype=int)
+    shown = orphan_shown_rows(args.workdir, name) if args.orphans else None
     workflow = calibration.calibration_features
     out, first = [], None
+
+    def row_of(label):
+        row = {"calibrator": label, **check(rows, w, ranks, name, args.n_bootstrap)[2]}
+        return {**row, **(orphan_check(rows, w, y, shown) if shown is not None else {})}
+
     try:
         calibration.calibration_features = without_own_kind(workflow)
         out.append({"calibrator": "without the own-kind inputs (before)",
                     **check(rows, w, ranks, name, args.n_bootstrap)[2]})
         calibration.calibration_features = workflow
         p, bf, row = check(rows, w, ranks, name, args.n_bootstrap)
-        out.append({"calibrator": "with them (the workflow)", **row})
+        out.append({"calibrator": "with them (the workflow)", **row,
+                    **(orphan_check(rows, w, y, shown) if shown is not None else {})})
         first = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "own_kind": calibration.own_kind(rows), "w": w, "y": y,
                               "p": p})[bf]
         calibration._bare_cells = per_own_kind(BARE_CELLS)
         calibration.ConfidenceCalibrator.cell_values = per_own_kind(CELL_VALUES)
-        out.append({"calibrator": "with them, cap without network evidence per own kind (not adopted)",
-                    **check(rows, w, ranks, name, args.n_bootstrap)[2]})
+        out.append(row_of("with them, cap without network evidence per own kind (not adopted)"))
+        calibration._bare_cells = BARE_CELLS
+        calibration.ConfidenceCalibrator.cell_values = CELL_VALUES
+        for rank_aware, label in ((False, "with them, and a cap from the rows like it at any rank (not adopted)"),
+                                  (True, "with them, and a cap from the rows like it ranked as high (not adopted)")):
+            calibration.ConfidenceCalibrator.fit, calibration.ConfidenceCalibrator.predict_proba = \
+                like_rows_cap(rank_aware)
+            out.append(row_of(label))
     finally:
         calibration.calibration_features = workflow
         calibration._bare_cells = BARE_CELLS
         calibration.ConfidenceCalibrator.cell_values = CELL_VALUES
+        calibration.ConfidenceCalibrator.fit, calibration.ConfidenceCalibrator.predict_proba = FIT, PREDICT
     print(f"{name}: {len(rows)} calibration rows of {rows['reaction'].nunique()} held-out reactions, out of fold\n")
     print(pd.DataFrame(out).to_markdown(index=False, floatfmt=".4f"))
     print("\nThe workflow's rows without network evidence listed first, by reaction kind and own kind "
