@@ -379,8 +379,10 @@ def render_page(page: Page, results_dir: str | os.PathLike, stamp: dict[str, str
 
 
 def write_pages(results_dir: str | os.PathLike, out_dir: str | os.PathLike, run_command: str,
-                generator_command: str, repo: str | os.PathLike | None = None) -> list[Path]:
-    """Write every page of :data:`PAGES` whose tables all exist in the run.
+                generator_command: str, repo: str | os.PathLike | None = None, only: str | None = None,
+                name: str | None = None, title: str | None = None) -> list[Path]:
+    """Write every page of :data:`PAGES` whose tables all exist in the run
+    (or only the page ``only``, as the file ``name`` with the heading ``title``).
 
     Parameters
     ----------
@@ -394,6 +396,14 @@ def write_pages(results_dir: str | os.PathLike, out_dir: str | os.PathLike, run_
         The command that writes the pages, written on every page.
     repo : path-like, optional
         The git work tree of the code that made the run (see :func:`run_commit`).
+    only : str, optional
+        The name of one page of :data:`PAGES` (``time_split.md``): write that
+        page alone; its missing tables raise ``FileNotFoundError``.
+    name : str, optional
+        The file name of that page (default its own), e.g. a time split of
+        another older release beside the default one: ``time_split_yeast_gem_850.md``.
+    title : str, optional
+        That page's heading (default its own).
 
     Returns
     -------
@@ -403,10 +413,27 @@ def write_pages(results_dir: str | os.PathLike, out_dir: str | os.PathLike, run_
     results_dir, out_dir = Path(results_dir), Path(out_dir)
     if not results_dir.is_dir():
         raise FileNotFoundError(f"results folder {results_dir} does not exist")
+    pages = list(PAGES)
+    if only is not None:
+        names = [p.name for p in PAGES]
+        if only not in names:
+            raise ValueError(f"results pages: no page {only!r}; expected one of {names}")
+        pages = [p for p in PAGES if p.name == only]
+        missing = [t.path for t in pages[0].tables if not (results_dir / t.path).is_file()]
+        if missing:
+            raise FileNotFoundError(f"results pages: {only} needs {', '.join(missing)} in {results_dir}")
+    if (name is not None or title is not None) and only is None:
+        raise ValueError("results pages: a page name (--as) or title (--title) needs the page it names (--only)")
+    if name is not None:
+        if Path(name).name != name or not name.endswith(".md") or name in {p.name for p in PAGES} - {only}:
+            raise ValueError(f"results pages: --as {name!r}; expected a file name ending in .md that is not "
+                             "another page's")
+    if only is not None:
+        pages = [Page(name or only, title or pages[0].title, pages[0].tables)]
     commit = run_commit(results_dir, repo)
     host = machine()
     written = []
-    for page in PAGES:
+    for page in pages:
         paths = [results_dir / t.path for t in page.tables]
         if not all(p.is_file() for p in paths):
             continue
@@ -455,10 +482,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-command", required=True, help="the snakemake command of the run")
     parser.add_argument("--repo", default=None,
                         help="git work tree of the code of the run (default: the one holding RESULTS_DIR)")
+    parser.add_argument("--only", default=None, metavar="PAGE",
+                        help="write only this page (e.g. time_split.md)")
+    parser.add_argument("--as", dest="name", default=None, metavar="NAME",
+                        help="with --only: the page's file name (e.g. time_split_yeast_gem_850.md)")
+    parser.add_argument("--title", default=None, help="with --only: the page's heading")
     args = parser.parse_args(argv)
     generator = shlex.join(["python", "-m", "report.results_pages",
                             *_portable(list(sys.argv[1:] if argv is None else argv))])
-    written = write_pages(args.results_dir, args.out_dir, args.run_command, generator, args.repo)
+    try:
+        written = write_pages(args.results_dir, args.out_dir, args.run_command, generator, args.repo,
+                              only=args.only, name=args.name, title=args.title)
+    except (ValueError, FileNotFoundError) as err:
+        parser.exit(2, f"{parser.prog}: {err}\n")
+    if args.only is not None:
+        for path in written:
+            print(f"wrote {path}")
+        return 0
     skipped = [p.name for p in PAGES if Path(args.out_dir) / p.name not in written]
     for path in written:
         print(f"wrote {path}")

@@ -87,11 +87,12 @@ def _tsv(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
 
 
-def _check_page(page_path: Path, results: Path) -> None:
-    """Every table of a page equals the TSV it came from; the stamp is complete."""
+def _check_page(page_path: Path, results: Path, page_name: str | None = None) -> None:
+    """Every table of a page (of :data:`PAGES` named ``page_name``, default
+    the file's name) equals the TSV it came from; the stamp is complete."""
     text = page_path.read_text()
     assert STAMP_KEYS <= set(parse_stamp(text)), parse_stamp(text)
-    page = next(p for p in PAGES if p.name == page_path.name)
+    page = next(p for p in PAGES if p.name == (page_name or page_path.name))
     tables = parse_tables(text)
     assert list(tables) == [t.path for t in page.tables]
     for table in page.tables:
@@ -137,6 +138,39 @@ def test_missing_table_leaves_page_untouched(small_run, tmp_path):
     assert not (out / "mcar.md").exists()
     assert (out / "metabolic.md").is_file()
     assert "--run-command" in parse_stamp((out / "metabolic.md").read_text())["written by"]
+
+
+def test_one_page_under_another_name(small_run, tmp_path, capsys):
+    """``--only PAGE --as NAME`` writes that page alone, as NAME (a time
+    split of another older release beside the default one), its tables
+    those of the run; the written-by line says how."""
+    out = tmp_path / "pages"
+    main([str(small_run), str(out), "--run-command", RUN_COMMAND, "--only", "metabolic.md", "--as", "metabolic_b.md",
+          "--title", "Another title"])
+    assert sorted(p.name for p in out.iterdir()) == ["metabolic_b.md"]
+    _check_page(out / "metabolic_b.md", small_run, "metabolic.md")
+    assert (out / "metabolic_b.md").read_text().startswith("# Another title\n")
+    assert "--only metabolic.md --as metabolic_b.md" in parse_stamp((out / "metabolic_b.md").read_text())["written by"]
+    assert capsys.readouterr().out == f"wrote {out / 'metabolic_b.md'}\n"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--only", "time_split.md"], "time_split.md needs metabolic/time_split_validation.tsv"),
+    (["--only", "nope.md"], "no page 'nope.md'; expected one of"),
+    (["--as", "x.md"], "a page name (--as) or title (--title) needs the page it names (--only)"),
+    (["--title", "x"], "a page name (--as) or title (--title) needs the page it names (--only)"),
+    (["--only", "metabolic.md", "--as", "vision.md"], "--as 'vision.md'; expected a file name ending in .md"),
+    (["--only", "metabolic.md", "--as", "sub/x.md"], "--as 'sub/x.md'"),
+])
+def test_one_page_refused(small_run, tmp_path, capsys, args, message):
+    """A page that is not one, a table missing from it, or a name that is
+    not a page file: one line naming it, exit 2, nothing written."""
+    out = tmp_path / "pages"
+    with pytest.raises(SystemExit) as stop:
+        main([str(small_run), str(out), "--run-command", RUN_COMMAND, *args])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    assert not out.exists()
 
 
 def test_written_by_names_no_folder_of_the_machine(small_run, tmp_path):
