@@ -175,6 +175,13 @@ def orphan_check(rows, w, y, shown) -> dict:
             "orphans_first_bare_none_confidence": float(p[first].mean()) if first.any() else float("nan")}
 
 
+def restore() -> None:
+    """The workflow's caps and fit again, after a variant swapped them."""
+    calibration._bare_cells = BARE_CELLS
+    calibration.ConfidenceCalibrator.cell_values = CELL_VALUES
+    calibration.ConfidenceCalibrator.fit, calibration.ConfidenceCalibrator.predict_proba = FIT, PREDICT
+
+
 def check(rows, w, ranks, name, n_bootstrap):
     """The out-of-fold confidence, the rows without network evidence listed
     first, and the calibrator's row of the table."""
@@ -199,9 +206,11 @@ def main() -> int:
     workflow = calibration.calibration_features
     out, first = [], None
 
+    def orphans():
+        return orphan_check(rows, w, y, shown) if shown is not None else {}
+
     def row_of(label):
-        row = {"calibrator": label, **check(rows, w, ranks, name, args.n_bootstrap)[2]}
-        return {**row, **(orphan_check(rows, w, y, shown) if shown is not None else {})}
+        return {"calibrator": label, **check(rows, w, ranks, name, args.n_bootstrap)[2], **orphans()}
 
     try:
         calibration.calibration_features = without_own_kind(workflow)
@@ -209,15 +218,13 @@ def main() -> int:
                     **check(rows, w, ranks, name, args.n_bootstrap)[2]})
         calibration.calibration_features = workflow
         p, bf, row = check(rows, w, ranks, name, args.n_bootstrap)
-        out.append({"calibrator": "with them (the workflow)", **row,
-                    **(orphan_check(rows, w, y, shown) if shown is not None else {})})
+        out.append({"calibrator": "with them (the workflow)", **row, **orphans()})
         first = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "own_kind": calibration.own_kind(rows), "w": w, "y": y,
                               "p": p})[bf]
         calibration._bare_cells = per_own_kind(BARE_CELLS)
         calibration.ConfidenceCalibrator.cell_values = per_own_kind(CELL_VALUES)
         out.append(row_of("with them, cap without network evidence per own kind (not adopted)"))
-        calibration._bare_cells = BARE_CELLS
-        calibration.ConfidenceCalibrator.cell_values = CELL_VALUES
+        restore()
         for rank_aware, label in ((False, "with them, and a cap from the rows like it at any rank (not adopted)"),
                                   (True, "with them, and a cap from the rows like it ranked as high (not adopted)")):
             calibration.ConfidenceCalibrator.fit, calibration.ConfidenceCalibrator.predict_proba = \
@@ -225,9 +232,7 @@ def main() -> int:
             out.append(row_of(label))
     finally:
         calibration.calibration_features = workflow
-        calibration._bare_cells = BARE_CELLS
-        calibration.ConfidenceCalibrator.cell_values = CELL_VALUES
-        calibration.ConfidenceCalibrator.fit, calibration.ConfidenceCalibrator.predict_proba = FIT, PREDICT
+        restore()
     print(f"{name}: {len(rows)} calibration rows of {rows['reaction'].nunique()} held-out reactions, out of fold\n")
     print(pd.DataFrame(out).to_markdown(index=False, floatfmt=".4f"))
     print("\nThe workflow's rows without network evidence listed first, by reaction kind and own kind "
