@@ -1,7 +1,8 @@
 """What the calibration benchmarks share: a finished run's calibration rows
-with their fold-group weights, and the out-of-fold check of the calibrator
+with their fold-group weights, the out-of-fold check of the calibrator
 as ``rank.calibration`` defines it at the time of the call (a benchmark
-swaps in a variant, calls :func:`oof_check`, and restores the workflow's)."""
+swaps in a variant, calls :func:`oof_check`, and restores the workflow's),
+and the orphans' shown rows of the run, for the label-free checks."""
 
 from __future__ import annotations
 
@@ -58,3 +59,36 @@ def weighted_summary(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return frame.groupby(keys).apply(
         lambda g: pd.Series({"rows": len(g), "groups": g["w"].sum(), "confidence": np.average(g["p"], weights=g["w"]),
                              "share_right": np.average(g["y"], weights=g["w"])}), include_groups=False).reset_index()
+
+
+def orphan_shown_rows(workdir, ranking: str) -> pd.DataFrame:
+    """The orphans' shown rows of the run in ``workdir`` for ``ranking``
+    ("model+correction"), with their calibration features, as
+    ``workflow/scripts/enzyme_ranking.py`` builds them (its config keys from
+    ``workdir/config/config.yaml``)."""
+    import logging
+
+    import yaml
+    from threadpoolctl import threadpool_limits
+
+    from featurize.metabolic.bundle import FeatureBundle
+    from rank.evidence import orphan_reactions
+    from rank.refit import ranking_decision_for
+    from rank.scoring import pair_score_fn, rank_candidates, split_ranking_name
+
+    config = yaml.safe_load((workdir / "config" / "config.yaml").read_text())
+    opts = config["metabolic"]["ranking"]
+    met = workdir / "results" / "metabolic"
+    bundle = FeatureBundle.load(met / "features" / "featurizer.pkl")
+    data = np.load(met / "features" / "features.npz", allow_pickle=False)
+    model, correction = split_ranking_name(ranking)
+    decision, _ = ranking_decision_for(model, met / "cv" / f"{model}.pkl", data, bundle.featurizer,
+                                       seed=config["seed"], margin_rule=opts["margin_rule"],
+                                       log=logging.getLogger(__name__))
+    orphans = orphan_reactions(bundle.network, bundle.featurizer, kinds=opts["kinds"], evidence=opts["evidence"])
+    with threadpool_limits(1):
+        top = rank_candidates(pair_score_fn(bundle.featurizer, decision), orphans.index[orphans["eligible"]].tolist(),
+                              bundle.candidates, top_n=opts["top_n"], batch_size=opts["batch_size"],
+                              gene_correction=correction, standardised=True, n_jobs=2)
+        top = top.dropna(subset=["score"]).reset_index(drop=True)
+        return calibration.shown_rows(top, bundle.featurizer, bundle.network.reactions["reaction_kind"], n_jobs=2)

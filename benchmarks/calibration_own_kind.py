@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 
 import rank.calibration as calibration
-from _calibration_check import load_rows, oof_check, weighted_summary
+from _calibration_check import load_rows, oof_check, orphan_shown_rows, weighted_summary
 from _cli import workdir_parser
 from rank.shown_order import shown_positions
 
@@ -129,39 +129,6 @@ def like_rows_cap(rank_aware: bool):
             p[bare] = np.minimum(p[bare], [caps[key] for key in keys])
         return p
     return fit, predict_proba
-
-
-def orphan_shown_rows(workdir, ranking: str) -> pd.DataFrame:
-    """The orphans' shown rows of the run in ``workdir`` for ``ranking``
-    ("model+correction"), with their calibration features, as
-    ``workflow/scripts/enzyme_ranking.py`` builds them (its config keys from
-    ``workdir/config/config.yaml``)."""
-    import logging
-
-    import yaml
-    from threadpoolctl import threadpool_limits
-
-    from featurize.metabolic.bundle import FeatureBundle
-    from rank.evidence import orphan_reactions
-    from rank.refit import ranking_decision_for
-    from rank.scoring import pair_score_fn, rank_candidates, split_ranking_name
-
-    config = yaml.safe_load((workdir / "config" / "config.yaml").read_text())
-    opts = config["metabolic"]["ranking"]
-    met = workdir / "results" / "metabolic"
-    bundle = FeatureBundle.load(met / "features" / "featurizer.pkl")
-    data = np.load(met / "features" / "features.npz", allow_pickle=False)
-    model, correction = split_ranking_name(ranking)
-    decision, _ = ranking_decision_for(model, met / "cv" / f"{model}.pkl", data, bundle.featurizer,
-                                       seed=config["seed"], margin_rule=opts["margin_rule"],
-                                       log=logging.getLogger(__name__))
-    orphans = orphan_reactions(bundle.network, bundle.featurizer, kinds=opts["kinds"], evidence=opts["evidence"])
-    with threadpool_limits(1):
-        top = rank_candidates(pair_score_fn(bundle.featurizer, decision), orphans.index[orphans["eligible"]].tolist(),
-                              bundle.candidates, top_n=opts["top_n"], batch_size=opts["batch_size"],
-                              gene_correction=correction, standardised=True, n_jobs=2)
-        top = top.dropna(subset=["score"]).reset_index(drop=True)
-        return calibration.shown_rows(top, bundle.featurizer, bundle.network.reactions["reaction_kind"], n_jobs=2)
 
 
 def orphan_check(rows, w, y, shown) -> dict:

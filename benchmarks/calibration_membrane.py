@@ -1,0 +1,179 @@
+"""Should the confidence calibrator know whether the candidate is a membrane
+protein? An experiment on a finished metabolic run (not used by the workflow).
+
+    python benchmarks/calibration_membrane.py --workdir DIR [--orphans] [--gaf PATH]
+
+A transport reaction is carried by a membrane protein. The candidate flags
+of the calibration rows say what the network and the domains shared with
+other genes tie to the reaction (``rank.calibration.CANDIDATE_FLAGS``), but
+not whether the candidate sits in a membrane at all: on yeast-GEM 9.0.2 a
+spindle-pole-body protein (CDC31) is listed first for diglyceride transports
+at the same confidence as a transporter would be.
+
+The flag tried here, ``membrane``: the candidate has an ``IEA`` row from
+InterPro2GO in the annotation file (computed from the protein sequence, the
+rows the ``domain`` source already reads) with one of the GO ids
+:data:`MEMBRANE_TERMS` (membrane, integral component of membrane,
+transmembrane transport, transmembrane transporter activity). A gene
+without such a row counts as not a membrane protein. The flag reads no gene
+rule and no curated annotation, so a held-out reaction gets it as an orphan
+does. The calibrator is given three more inputs after the workflow's
+(``rank.calibration.calibration_features``): ``membrane`` on a transport
+reaction, the same times "without network evidence", and ``membrane`` on
+any other reaction. It is fitted on the run's rows, each fold group weighing
+one as the workflow does, and checked out of fold
+(``rank.calibration.out_of_fold_confidence``), only on the cross-validation,
+never on the time split.
+
+**The rule to adopt it, fixed before it was first run** (the one
+``benchmarks/calibration_own_kind.py`` applied to the caps it tried): out of
+fold, against the workflow's calibrator,
+
+- the Brier score and the expected calibration error, each fold group
+  weighing one, no worse by more than 0.001 and 0.005;
+- the MRR of the shown order no lower by more than 0.005;
+- the calibration error of the rows without network evidence listed first
+  no higher by more than 0.005;
+- and, label-free (``--orphans``), a lower mean confidence for the orphans'
+  first listed rows of transport reactions without network evidence whose
+  gene is not a membrane protein.
+
+Prints, per calibrator: the Brier score and the expected calibration error
+(10 bins), unweighted and with each fold group weighing one; the validated
+hit@1 and MRR of the shown rows listed by that confidence
+(``rank.shown_order``); and, over the rows without network evidence listed
+first, their count, summed weight, calibration error, mean confidence and
+share right; with ``--orphans``, the orphans' first rows of that kind
+(rebuilt as ``enzyme_ranking.py`` builds them, about a minute on 2 cores).
+Then those held-out first rows by reaction kind and ``membrane``, under
+both calibrators, and whether the rule is met.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import rank.calibration as calibration
+from _calibration_check import load_rows, oof_check, orphan_shown_rows, weighted_summary
+from _cli import workdir_parser
+from featurize.metabolic.genes import canonical_gene_id
+
+#: GO ids whose InterPro2GO (``IEA``) rows mark a candidate as a membrane
+#: protein: membrane, integral component of membrane, transmembrane
+#: transport, transmembrane transporter activity.
+MEMBRANE_TERMS = ("GO:0016020", "GO:0016021", "GO:0055085", "GO:0022857")
+#: The default annotation file of a run (``data/registry.yaml``).
+GAF = Path("data/downloads/yeast/annotation/sgd_2022-05-17.gaf")
+#: The rule (module docstring): (column, largest allowed change, direction).
+RULE = (("brier_groups", 0.001, +1), ("ece_groups", 0.005, +1), ("shown_mrr", 0.005, -1),
+        ("bare_first_ece", 0.005, +1))
+
+
+def membrane_genes(path: Path) -> set[str]:
+    """The genes (canonical systematic names, as
+    ``featurize.metabolic.annotation.parse_gaf`` keys them) with an ``IEA``
+    InterPro2GO row for a GO id of :data:`MEMBRANE_TERMS`; ``NOT`` rows and
+    complexes left out."""
+    out = set()
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
+        for line in fh:
+            if line.startswith("!") or not line.strip():
+                continue
+            f = line.rstrip("\n\r").split("\t")
+            if (len(f) < 12 or f[11].strip() == "protein_complex" or "NOT" in f[3].upper().split("|")
+                    or f[6].strip() != "IEA" or "InterPro:" not in f[7] or f[4].strip() not in MEMBRANE_TERMS):
+                continue
+            key, _ = canonical_gene_id(f[10].split("|")[0] or f[2] or f[1])
+            out.add(key)
+    return out
+
+
+def with_membrane(features, genes: set[str]):
+    """``features`` (the workflow's) and three more columns: ``membrane`` on
+    a transport reaction, the same times "without network evidence", and
+    ``membrane`` on any other reaction."""
+    def extended(rows):
+        X = features(rows)
+        m = rows["gene"].astype(str).isin(genes).to_numpy(dtype=np.float64)
+        t = (rows["reaction_kind"].astype(str) == "transport").to_numpy(dtype=np.float64)
+        bare = calibration.without_network_evidence(rows).astype(np.float64) if len(rows) else np.zeros(0)
+        return np.column_stack([X, m * t, m * t * bare, m * (1 - t)]) if len(rows) else np.empty((0, X.shape[1] + 3))
+    return extended
+
+
+def check(rows, w, ranks, name, n_bootstrap, genes):
+    """The out-of-fold confidence, the rows without network evidence listed
+    first, and the calibrator's row of the table."""
+    p, pos, row = oof_check(rows, w, ranks, name, n_bootstrap)
+    y = rows["label"].to_numpy(dtype=int)
+    bf = (pos == 1) & calibration.without_network_evidence(rows)
+    first = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "membrane": rows["gene"].isin(genes), "w": w,
+                          "y": y, "p": p})[bf]
+    return first, {**row, "bare_first_rows": int(bf.sum()), "bare_first_groups": float(w[bf].sum()),
+                   "bare_first_ece": calibration.expected_calibration_error(y[bf], p[bf], sample_weight=w[bf]),
+                   "bare_first_confidence": np.average(p[bf], weights=w[bf]),
+                   "bare_first_share_right": np.average(y[bf], weights=w[bf])}
+
+
+def orphan_check(rows, w, y, shown, genes) -> dict:
+    """Label-free: the orphans' first listed rows of transport reactions
+    without network evidence whose gene is not a membrane protein, by the
+    calibrator (as ``rank.calibration`` defines it now) fitted on all ``rows``."""
+    from rank.shown_order import shown_positions
+
+    p = calibration.ConfidenceCalibrator().fit(rows, y, sample_weight=w).predict_proba(shown)
+    first = (shown_positions(shown, p) == 1) & calibration.without_network_evidence(shown) \
+        & (shown["reaction_kind"].astype(str) == "transport").to_numpy() & ~shown["gene"].isin(genes).to_numpy()
+    return {"orphans_first_bare_not_membrane": int(first.sum()),
+            "orphans_first_bare_not_membrane_confidence": float(p[first].mean()) if first.any() else float("nan")}
+
+
+def main() -> int:
+    ap = workdir_parser(__doc__)
+    ap.add_argument("--n-bootstrap", type=int, default=200)
+    ap.add_argument("--orphans", action="store_true",
+                    help="also the label-free check on the orphans' first rows (rebuilds their shown rows)")
+    ap.add_argument("--gaf", type=Path, default=None, help=f"annotation file (default: DIR/{GAF})")
+    args = ap.parse_args()
+    gaf = args.gaf or args.workdir / GAF
+    if not gaf.is_file():
+        raise SystemExit(f"{gaf}: no annotation file; give the run's GAF with --gaf")
+    genes = membrane_genes(gaf)
+    rows, w, name, ranks = load_rows(args.workdir)
+    y = rows["label"].to_numpy(dtype=int)
+    shown = orphan_shown_rows(args.workdir, name) if args.orphans else None
+    workflow = calibration.calibration_features
+    out, firsts = [], {}
+    try:
+        for label, features in (("the workflow", workflow), ("with membrane", with_membrane(workflow, genes))):
+            calibration.calibration_features = features
+            firsts[label], row = check(rows, w, ranks, name, args.n_bootstrap, genes)
+            out.append({"calibrator": label, **row,
+                        **(orphan_check(rows, w, y, shown, genes) if shown is not None else {})})
+    finally:
+        calibration.calibration_features = workflow
+    print(f"{name}: {len(rows)} calibration rows of {rows['reaction'].nunique()} held-out reactions, out of fold; "
+          f"{len(genes)} membrane genes in {gaf.name}\n")
+    table = pd.DataFrame(out)
+    print(table.to_markdown(index=False, floatfmt=".4f"))
+    for label, first in firsts.items():
+        print(f"\nRows without network evidence listed first, {label} (each fold group weighing one):\n")
+        print(weighted_summary(first, ["reaction_kind", "membrane"]).to_markdown(index=False, floatfmt=".3f"))
+    a, b = table.iloc[0], table.iloc[1]
+    verdict = [(col, b[col] - a[col], sign * (b[col] - a[col]) <= tol) for col, tol, sign in RULE]
+    if shown is not None:
+        col = "orphans_first_bare_not_membrane_confidence"
+        verdict.append((col, b[col] - a[col], b[col] < a[col]))
+    print("\nThe rule (module docstring), with membrane against the workflow:\n")
+    print(pd.DataFrame(verdict, columns=["check", "change", "met"]).to_markdown(index=False, floatfmt="+.4f"))
+    print("\nadopt" if all(v[2] for v in verdict) and shown is not None else
+          "\nnot adopted" if not all(v[2] for v in verdict) else "\nrun with --orphans for the last check")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
