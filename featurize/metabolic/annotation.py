@@ -38,10 +38,15 @@ import pandas as pd
 from common.exceptions import GeneIdError, InputFileError
 from featurize.metabolic.genes import GeneIdNote, canonical_gene_id, is_valid_gene_id
 
-__all__ = ["GeneAnnotation", "parse_gaf", "HUH2003_REFERENCE"]
+__all__ = ["GeneAnnotation", "parse_gaf", "HUH2003_REFERENCE", "MEMBRANE_TERMS"]
 
 #: Huh et al. 2003 (Nature 425:686), the genome-wide GFP localization study.
 HUH2003_REFERENCE = "PMID:14562095"
+#: GO ids whose InterPro2GO rows (``IEA``, an InterPro id in the with/from
+#: column) mark a gene as a membrane protein (:attr:`GeneAnnotation.membrane`):
+#: membrane, integral component of membrane, transmembrane transport,
+#: transmembrane transporter activity.
+MEMBRANE_TERMS = frozenset({"GO:0016020", "GO:0016021", "GO:0055085", "GO:0022857"})
 
 _MIN_COLUMNS = 15  # GAF 2.x has 17; the last two are optional in practice
 
@@ -64,6 +69,10 @@ class GeneAnnotation:
     domains : DataFrame
         ORF x InterPro id, 0/1 (int8): InterPro ids in the with/from column of
         ``IEA`` rows (InterPro2GO). Only ORFs with at least one domain.
+    membrane : frozenset of str
+        ORFs with such a row for a GO id of :data:`MEMBRANE_TERMS`: a
+        membrane protein by its sequence's domains (the mapping of InterPro
+        entries to GO terms, not a curation of the gene).
     """
 
     names: pd.Series
@@ -71,6 +80,7 @@ class GeneAnnotation:
     sgd_ids: pd.Series
     localization: pd.DataFrame
     domains: pd.DataFrame
+    membrane: frozenset = frozenset()
 
 
 def _binary(pairs: set[tuple[str, str]], index_name: str) -> pd.DataFrame:
@@ -117,6 +127,7 @@ def parse_gaf(path: str | Path, *, reference: str = HUH2003_REFERENCE,
     sgd: dict[str, str] = {}
     loc: set[tuple[str, str]] = set()
     dom: set[tuple[str, str]] = set()
+    membrane: set[str] = set()
     n_rows = 0
     seen_raw: set[str] = set()
     try:
@@ -170,6 +181,8 @@ def parse_gaf(path: str | Path, *, reference: str = HUH2003_REFERENCE,
                     item = item.strip()
                     if item.startswith("InterPro:"):
                         dom.add((key, item[len("InterPro:"):]))
+                if go in MEMBRANE_TERMS:
+                    membrane.add(key)
     if n_rows == 0:
         raise InputFileError(path, "has no annotation rows", "expected a GAF 2.x file")
     idx = sorted(names)
@@ -180,4 +193,5 @@ def parse_gaf(path: str | Path, *, reference: str = HUH2003_REFERENCE,
         sgd_ids=pd.Series(sgd, name="sgd_id").reindex(idx).rename_axis("gene"),
         localization=_binary(loc, "gene"),
         domains=_binary(dom, "gene"),
+        membrane=frozenset(membrane),
     )

@@ -42,6 +42,7 @@ rule metabolic_features:
         compound_features=MET["compound_features"],
         domain_kind_features=MET["domain_kind_features"],
         site_features=MET["site_features"],
+        membrane_features=MET["membrane_features"],
         representation=MET["representation"],
         min_source_coverage=MET["min_source_coverage"],
         min_conditions=MET.get("min_conditions", 3),

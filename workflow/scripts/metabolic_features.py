@@ -81,6 +81,8 @@ featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_
                             compounds=p.adjacency and p.kind_features and p.compound_features,
                             domain_kinds=p.adjacency and p.kind_features and p.domain_kind_features,
                             sites=p.site_features,
+                            membrane_genes=annotation.membrane
+                            if p.adjacency and p.kind_features and p.membrane_features else None,
                             # a reaction's features never read its near-copies' gene rules: the
                             # validation holds them out together (docs/metabolic.md, "Folds")
                             reaction_groups=fold_groups(net))
@@ -95,6 +97,11 @@ if featurizer.domain_kinds:
 elif p.domain_kind_features:
     log.info("domain_kind blocks: none (domain_kind_features needs adjacency_features and kind_features)")
 log.info("site block: %s", "yes" if featurizer.site_block_ else "off (site_features: false)")
+if featurizer.membrane_genes is not None:
+    log.info("membrane blocks: %s (%d genes with an InterPro2GO membrane term)",
+             ", ".join(featurizer.membrane_kinds_) or "none", len(annotation.membrane))
+elif p.membrane_features:
+    log.info("membrane blocks: none (membrane_features needs adjacency_features and kind_features)")
 candidates, pool, mix = candidate_pools(p.candidates, p.impostor_pool, p.impostor_mix,
                                         sorted(g.id for g in model.genes), sources)
 log.info("candidate genes for ranking: %d (%s)", len(candidates), p.candidates)

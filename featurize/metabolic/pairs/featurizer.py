@@ -114,6 +114,13 @@ class PairFeaturizer(PairExplanations):
         localization against the reaction's compartments. Needs the ``loc``
         source and ``net.reactions.compartments`` (as built by
         :func:`featurize.metabolic.network.build_directed_network`).
+    membrane_genes : collection of str or None, default None
+        Add the ``membrane_<kind>`` blocks (package docstring): the genes
+        that are membrane proteins by their domains
+        (:attr:`featurize.metabolic.annotation.GeneAnnotation.membrane`);
+        the other genes of the ``domain`` source are not. Needs
+        ``reaction_kinds`` for its kinds and the ``domain`` source. None:
+        no such block.
     reaction_groups : mapping or None, default None
         Directed reaction id -> label of its group of near-copies, e.g. a
         :func:`featurize.metabolic.pairs.sampling.fold_groups` Series (one
@@ -142,7 +149,8 @@ class PairFeaturizer(PairExplanations):
         the ``("candidate", "subsystem", slice)`` block, then the
         ``("candidate", "compound_<kind>", slice)`` blocks, then the
         ``("candidate", "domain_kind_<kind>", slice)`` blocks, then the
-        ``("candidate", "site", slice)`` block, last.
+        ``("candidate", "site", slice)`` block, then the
+        ``("candidate", "membrane_<kind>", slice)`` blocks, last.
     role_kinds_ : list of str
         Reaction kinds with a ``role_<kind>`` block.
     subsystem_block_ : bool
@@ -154,6 +162,8 @@ class PairFeaturizer(PairExplanations):
         Reaction kinds with a ``domain_kind_<kind>`` block.
     site_block_ : bool
         Whether the ``site`` block is there.
+    membrane_kinds_ : list of str
+        Reaction kinds with a ``membrane_<kind>`` block.
     genes_with_data_ : list of str
         Canonical ids of genes with data of at least one source.
     feature_scale_ : ndarray or None
@@ -174,6 +184,9 @@ class PairFeaturizer(PairExplanations):
         "compounds": boolean(),
         "domain_kinds": boolean(),
         "sites": boolean(),
+        "membrane_genes": (lambda v: v is None or (isinstance(v, (set, frozenset, list, tuple))
+                                                    and all(isinstance(g, str) for g in v)),
+                           "None or a collection of gene ids (str)"),
     }
 
     def __init__(self, net, motifs: Mapping[str, Mapping[str, frozenset]],
@@ -181,7 +194,8 @@ class PairFeaturizer(PairExplanations):
                  domain_eps: float = 0.01, adjacency: bool = True,
                  representation: str = "pointwise", reaction_kinds: bool = False,
                  subsystems: bool = False, compounds: bool = False, domain_kinds: bool = False,
-                 sites: bool = False, reaction_groups: Mapping[str, object] | None = None):
+                 sites: bool = False, membrane_genes=None,
+                 reaction_groups: Mapping[str, object] | None = None):
         reactions = getattr(net, "reactions", None)
         if not isinstance(reactions, pd.DataFrame) or "genes" not in reactions.columns:
             raise GeomarginInputError(
@@ -198,6 +212,7 @@ class PairFeaturizer(PairExplanations):
         self.compounds = compounds
         self.domain_kinds = domain_kinds
         self.sites = sites
+        self.membrane_genes = membrane_genes
         self.reaction_groups = reaction_groups
         validate_params(self)
         self.min_domain_genes = int(min_domain_genes)
@@ -270,6 +285,7 @@ class PairFeaturizer(PairExplanations):
         self.compound_kinds_ = list(getattr(self._network_blocks.get("compound"), "kinds", []))
         self.domain_kinds_ = list(getattr(self._network_blocks.get("domain_kind"), "kinds", []))
         self.site_block_ = "site" in self._network_blocks
+        self.membrane_kinds_ = list(getattr(self._network_blocks.get("membrane"), "kinds", []))
 
         # the point-wise layout is always computed; "summary" derives from it
         _, _, self._pw_blocks, self._pw_n = self._layout("pointwise")
@@ -315,6 +331,13 @@ class PairFeaturizer(PairExplanations):
             raise GeomarginInputError(
                 "PairFeaturizer(domain_kinds=True): sources has no 'domain' table (genes x InterPro "
                 f"domains; it has {sorted(sources)}); give one, or pass domain_kinds=False")
+        if self.membrane_genes is not None and not self.reaction_kinds:
+            raise ValueError("The 'membrane_genes' parameter of PairFeaturizer needs reaction_kinds=True "
+                             "(one block per reaction kind); give both or neither.")
+        if self.membrane_genes is not None and "domain" not in sources:
+            raise GeomarginInputError(
+                "PairFeaturizer(membrane_genes=...): sources has no 'domain' table (genes x InterPro "
+                f"domains; it has {sorted(sources)}); give one, or pass membrane_genes=None")
         if self.sites and "loc" not in sources:
             raise GeomarginInputError(
                 "PairFeaturizer(sites=True): sources has no 'loc' table (genes x compartments; it has "

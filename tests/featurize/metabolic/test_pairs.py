@@ -87,9 +87,9 @@ def test_adjacency_block_by_hand(feat):
 def test_registry_gives_the_documented_layout():
     """Blocks of each motif type in registry order (expr, domain, loc, net), motif
     type after motif type, then the candidate's blocks (role_<kind>, subsystem,
-    domain_kind_<kind>, site), one group id per block, consecutive."""
+    domain_kind_<kind>, site, membrane_<kind>), one group id per block, consecutive."""
     assert [b.name for b in BLOCKS] == ["expr", "domain", "loc", "net", "role", "subsystem", "compound",
-                                        "domain_kind", "site"]
+                                        "domain_kind", "site", "membrane"]
     for b in BLOCKS:  # every family declares itself once
         assert b.name and b.param and b.config_key and b.items and isinstance(b.per_motif, bool)
     net, motifs, sources = toy()
@@ -97,13 +97,13 @@ def test_registry_gives_the_documented_layout():
     net.reactions["subsystem"] = ["A", "A;B", "B", "A"]
     net.reactions["compartments"] = ["cytosol;mitochondria", "cytosol", "nucleus", ""]
     f = PairFeaturizer(net, motifs, sources, reaction_kinds=True, subsystems=True,
-                       representation="summary", domain_kinds=True, sites=True)
+                       representation="summary", domain_kinds=True, sites=True, membrane_genes={"G1"})
     motif_blocks = [(t, k) for t in ["fork", "funnel", "chain_up", "chain_down"]
                     for k in ["expr", "domain", "loc", "net"]]
     assert [(t, k) for t, k, _ in f.blocks_] == motif_blocks + [
         ("candidate", "role_enzymatic"), ("candidate", "role_transport"), ("candidate", "subsystem"),
         ("candidate", "domain_kind_enzymatic"), ("candidate", "domain_kind_transport"),
-        ("candidate", "site")]
+        ("candidate", "site"), ("candidate", "membrane_enzymatic"), ("candidate", "membrane_transport")]
     starts = [sl.start for _, _, sl in f.blocks_]
     assert starts == sorted(starts) and f.blocks_[-1][2].stop == f.n_features_
     for j, (t, k, sl) in enumerate(f.blocks_):
