@@ -13,7 +13,7 @@ at the same confidence as a transporter would be.
 The flag tried here, ``membrane``: the candidate has an ``IEA`` row from
 InterPro2GO in the annotation file (computed from the protein sequence, the
 rows the ``domain`` source already reads) with one of the GO ids
-:data:`MEMBRANE_TERMS` (membrane, integral component of membrane,
+:data:`featurize.metabolic.annotation.MEMBRANE_TERMS` (membrane, integral component of membrane,
 transmembrane transport, transmembrane transporter activity). A gene
 without such a row counts as not a membrane protein. The flag reads no gene
 rule and no curated annotation, so a held-out reaction gets it as an orphan
@@ -60,12 +60,8 @@ import pandas as pd
 import rank.calibration as calibration
 from _calibration_check import load_rows, oof_check, orphan_shown_rows, weighted_summary
 from _cli import workdir_parser
-from featurize.metabolic.genes import canonical_gene_id
+from featurize.metabolic.annotation import parse_gaf
 
-#: GO ids whose InterPro2GO (``IEA``) rows mark a candidate as a membrane
-#: protein: membrane, integral component of membrane, transmembrane
-#: transport, transmembrane transporter activity.
-MEMBRANE_TERMS = ("GO:0016020", "GO:0016021", "GO:0055085", "GO:0022857")
 #: The default annotation file of a run (``data/registry.yaml``).
 GAF = Path("data/downloads/yeast/annotation/sgd_2022-05-17.gaf")
 #: The rule (module docstring): (column, largest allowed change, direction).
@@ -73,23 +69,10 @@ RULE = (("brier_groups", 0.001, +1), ("ece_groups", 0.005, +1), ("shown_mrr", 0.
         ("bare_first_ece", 0.005, +1))
 
 
-def membrane_genes(path: Path) -> set[str]:
-    """The genes (canonical systematic names, as
-    ``featurize.metabolic.annotation.parse_gaf`` keys them) with an ``IEA``
-    InterPro2GO row for a GO id of :data:`MEMBRANE_TERMS`; ``NOT`` rows and
-    complexes left out."""
-    out = set()
-    with open(path, encoding="utf-8-sig", errors="replace") as fh:
-        for line in fh:
-            if line.startswith("!") or not line.strip():
-                continue
-            f = line.rstrip("\n\r").split("\t")
-            if (len(f) < 12 or f[11].strip() == "protein_complex" or "NOT" in f[3].upper().split("|")
-                    or f[6].strip() != "IEA" or "InterPro:" not in f[7] or f[4].strip() not in MEMBRANE_TERMS):
-                continue
-            key, _ = canonical_gene_id(f[10].split("|")[0] or f[2] or f[1])
-            out.add(key)
-    return out
+def membrane_genes(path: Path) -> frozenset[str]:
+    """The genes with an ``IEA`` InterPro2GO row for a membrane GO id
+    (``featurize.metabolic.annotation.GeneAnnotation.membrane``)."""
+    return parse_gaf(path).membrane
 
 
 def with_membrane(features, genes: set[str]):
