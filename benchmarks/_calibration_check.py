@@ -52,6 +52,21 @@ def oof_check(rows: pd.DataFrame, w: np.ndarray, ranks: pd.DataFrame, name: str,
                     "shown_hit@1": t["hit@1"], "shown_mrr": t["mrr"]}
 
 
+def bare_first_check(rows: pd.DataFrame, w: np.ndarray, ranks: pd.DataFrame, name: str, n_bootstrap: int
+                     ) -> tuple[np.ndarray, np.ndarray, dict]:
+    """:func:`oof_check`, then over the rows without network evidence listed
+    first (mask ``bf``): their count, summed weight, calibration error, mean
+    confidence and share right, added to the calibrator's row. Returns
+    ``(p, bf, row)``."""
+    p, pos, row = oof_check(rows, w, ranks, name, n_bootstrap)
+    y = rows["label"].to_numpy(dtype=int)
+    bf = (pos == 1) & calibration.without_network_evidence(rows)
+    return p, bf, {**row, "bare_first_rows": int(bf.sum()), "bare_first_groups": float(w[bf].sum()),
+                   "bare_first_ece": calibration.expected_calibration_error(y[bf], p[bf], sample_weight=w[bf]),
+                   "bare_first_confidence": np.average(p[bf], weights=w[bf]),
+                   "bare_first_share_right": np.average(y[bf], weights=w[bf])}
+
+
 def weighted_summary(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Per ``keys`` of ``frame`` (columns ``w`` weight, ``p`` confidence,
     ``y`` label): ``rows``, ``groups`` (summed weight), the weighted mean

@@ -58,7 +58,7 @@ import numpy as np
 import pandas as pd
 
 import rank.calibration as calibration
-from _calibration_check import load_rows, oof_check, orphan_shown_rows, weighted_summary
+from _calibration_check import bare_first_check, load_rows, orphan_shown_rows, weighted_summary
 from _cli import workdir_parser
 from featurize.metabolic.annotation import parse_gaf
 
@@ -86,20 +86,6 @@ def with_membrane(features, genes: set[str]):
         bare = calibration.without_network_evidence(rows).astype(np.float64) if len(rows) else np.zeros(0)
         return np.column_stack([X, m * t, m * t * bare, m * (1 - t)]) if len(rows) else np.empty((0, X.shape[1] + 3))
     return extended
-
-
-def check(rows, w, ranks, name, n_bootstrap, genes):
-    """The out-of-fold confidence, the rows without network evidence listed
-    first, and the calibrator's row of the table."""
-    p, pos, row = oof_check(rows, w, ranks, name, n_bootstrap)
-    y = rows["label"].to_numpy(dtype=int)
-    bf = (pos == 1) & calibration.without_network_evidence(rows)
-    first = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "membrane": rows["gene"].isin(genes), "w": w,
-                          "y": y, "p": p})[bf]
-    return first, {**row, "bare_first_rows": int(bf.sum()), "bare_first_groups": float(w[bf].sum()),
-                   "bare_first_ece": calibration.expected_calibration_error(y[bf], p[bf], sample_weight=w[bf]),
-                   "bare_first_confidence": np.average(p[bf], weights=w[bf]),
-                   "bare_first_share_right": np.average(y[bf], weights=w[bf])}
 
 
 def orphan_check(rows, w, y, shown, genes) -> dict:
@@ -134,7 +120,9 @@ def main() -> int:
     try:
         for label, features in (("the workflow", workflow), ("with membrane", with_membrane(workflow, genes))):
             calibration.calibration_features = features
-            firsts[label], row = check(rows, w, ranks, name, args.n_bootstrap, genes)
+            p, bf, row = bare_first_check(rows, w, ranks, name, args.n_bootstrap)
+            firsts[label] = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "membrane": rows["gene"].isin(genes),
+                                          "w": w, "y": y, "p": p})[bf]
             out.append({"calibrator": label, **row,
                         **(orphan_check(rows, w, y, shown, genes) if shown is not None else {})})
     finally:

@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 
 import rank.calibration as calibration
-from _calibration_check import load_rows, oof_check, orphan_shown_rows, weighted_summary
+from _calibration_check import bare_first_check, load_rows, orphan_shown_rows, weighted_summary
 from _cli import workdir_parser
 from rank.shown_order import shown_positions
 
@@ -149,18 +149,6 @@ def restore() -> None:
     calibration.ConfidenceCalibrator.fit, calibration.ConfidenceCalibrator.predict_proba = FIT, PREDICT
 
 
-def check(rows, w, ranks, name, n_bootstrap):
-    """The out-of-fold confidence, the rows without network evidence listed
-    first, and the calibrator's row of the table."""
-    p, pos, row = oof_check(rows, w, ranks, name, n_bootstrap)
-    y = rows["label"].to_numpy(dtype=int)
-    bf = (pos == 1) & calibration.without_network_evidence(rows)
-    return p, bf, {**row, "bare_first_rows": int(bf.sum()), "bare_first_groups": float(w[bf].sum()),
-                   "bare_first_ece": calibration.expected_calibration_error(y[bf], p[bf], sample_weight=w[bf]),
-                   "bare_first_confidence": np.average(p[bf], weights=w[bf]),
-                   "bare_first_share_right": np.average(y[bf], weights=w[bf])}
-
-
 def main() -> int:
     ap = workdir_parser(__doc__)
     ap.add_argument("--n-bootstrap", type=int, default=200)
@@ -177,14 +165,14 @@ def main() -> int:
         return orphan_check(rows, w, y, shown) if shown is not None else {}
 
     def row_of(label):
-        return {"calibrator": label, **check(rows, w, ranks, name, args.n_bootstrap)[2], **orphans()}
+        return {"calibrator": label, **bare_first_check(rows, w, ranks, name, args.n_bootstrap)[2], **orphans()}
 
     try:
         calibration.calibration_features = without_own_kind(workflow)
         out.append({"calibrator": "without the own-kind inputs (before)",
-                    **check(rows, w, ranks, name, args.n_bootstrap)[2]})
+                    **bare_first_check(rows, w, ranks, name, args.n_bootstrap)[2]})
         calibration.calibration_features = workflow
-        p, bf, row = check(rows, w, ranks, name, args.n_bootstrap)
+        p, bf, row = bare_first_check(rows, w, ranks, name, args.n_bootstrap)
         out.append({"calibrator": "with them (the workflow)", **row, **orphans()})
         first = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "own_kind": calibration.own_kind(rows), "w": w, "y": y,
                               "p": p})[bf]
