@@ -69,13 +69,7 @@ RULE = (("brier_groups", 0.001, +1), ("ece_groups", 0.005, +1), ("shown_mrr", 0.
         ("bare_first_ece", 0.005, +1))
 
 
-def membrane_genes(path: Path) -> frozenset[str]:
-    """The genes with an ``IEA`` InterPro2GO row for a membrane GO id
-    (``featurize.metabolic.annotation.GeneAnnotation.membrane``)."""
-    return parse_gaf(path).membrane
-
-
-def with_membrane(features, genes: set[str]):
+def with_membrane(features, genes: frozenset[str]):
     """``features`` (the workflow's) and three more columns: ``membrane`` on
     a transport reaction, the same times "without network evidence", and
     ``membrane`` on any other reaction."""
@@ -111,7 +105,7 @@ def main() -> int:
     gaf = args.gaf or args.workdir / GAF
     if not gaf.is_file():
         raise SystemExit(f"{gaf}: no annotation file; give the run's GAF with --gaf")
-    genes = membrane_genes(gaf)
+    genes = parse_gaf(gaf).membrane  # GeneAnnotation.membrane, as the membrane block reads it
     rows, w, name, ranks = load_rows(args.workdir)
     y = rows["label"].to_numpy(dtype=int)
     shown = orphan_shown_rows(args.workdir, name) if args.orphans else None
