@@ -102,22 +102,38 @@ def time_split_summary(table: pd.DataFrame, older: str, newer: str) -> dict:
             **{str(k): float(v) for k, v in row.items() if keep.match(str(k)) and pd.notna(v)}}
 
 
-def history_test_summary(table: pd.DataFrame) -> dict:
+#: Columns of ``enzyme_ranking_quality.tsv`` the header shows of the shown
+#: ranking's choice with a release history, as ``shown_<column>``.
+SHOWN_CHOICE = ("method", "shown_chosen_on", "shown_learned_from", "history_reactions", "history_hit@1",
+                "history_mrr", "cv_hit@1", "cv_mrr")
+
+
+def history_test_summary(table: pd.DataFrame, quality: pd.DataFrame | None = None) -> dict:
     """What the header shows first with a release history: the test pair's
     headline (``history_test.tsv``, one row), its figures as numbers and
-    its names as text.
+    its names as text; and from the quality table (one row), what today's
+    shown ranking was chosen on with its history and cross-validated
+    figures (:data:`SHOWN_CHOICE`, each as ``shown_<column>``).
 
     >>> t = pd.DataFrame([{"test_split": "a->b", "ranking": "m", "chosen_on": "history", "test_reactions": 37,
     ...                    "test_hit@1": 0.1, "test_hit@1_lo": 0.0, "test_hit@1_hi": 0.2}])
-    >>> history_test_summary(t)["test_hit@1"], history_test_summary(t)["ranking"]
-    (0.1, 'm')
+    >>> q = pd.DataFrame([{"method": "n", "shown_chosen_on": "history", "history_mrr": 0.2, "cv_mrr": 0.5}])
+    >>> s = history_test_summary(t, q)
+    >>> s["test_hit@1"], s["ranking"], s["shown_method"], s["shown_history_mrr"]
+    (0.1, 'm', 'n', 0.2)
     """
     if len(table) != 1 or "test_split" not in table.columns:
         raise ValueError(f"the release history's test table has {len(table)} rows and columns "
                          f"{list(table.columns)}; expected the one row of history_test.tsv")
     text = ("test_split", "ranking", "chosen_on", "chosen_by", "learned_from", "threshold_rule")
-    return {str(k): (str(v) if k in text else float(v)) for k, v in table.iloc[0].items()
-            if k in text or (pd.notna(v) and not isinstance(v, str))}
+    out = {str(k): (str(v) if k in text else float(v)) for k, v in table.iloc[0].items()
+           if k in text or (pd.notna(v) and not isinstance(v, str))}
+    if quality is not None and len(quality):
+        row = quality.iloc[0]
+        for k in SHOWN_CHOICE:
+            if k in row.index and pd.notna(row[k]):
+                out[f"shown_{k.removeprefix('shown_')}"] = row[k] if isinstance(row[k], str) else float(row[k])
+    return out
 
 
 def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,

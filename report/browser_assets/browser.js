@@ -97,7 +97,13 @@
         "probability that the candidate is among the genes a later release gives the reaction, if it gives it " +
         "any, learned from the release history's real orphans by rank, reaction kind and motif evidence; " +
         "'unconditional' multiplies it by the share of such orphans that gained any gene. Under it: how many " +
-        "history reactions back it." })];
+        "history reactions back it." }),
+      h.shown_method === undefined ? null : el("div", { class: "explain", text:
+        "The candidates below are ranked by " + h.shown_method + ", chosen on " + (h.shown_chosen_on || "?") +
+        " (" + (h.shown_learned_from || "?") + ", the test pair included): over those pairs' " +
+        Math.round(h.shown_history_reactions || 0) + " reactions hit@1 " + pctOf(h, "shown_history_hit@1") +
+        ", MRR " + numOf(h, "shown_history_mrr") + "; cross-validated hit@1 " + pctOf(h, "shown_cv_hit@1") +
+        ", MRR " + numOf(h, "shown_cv_mrr") + ". Its confidence is learned from the same pairs." })];
   }
   function buildHeader() {
     var q = META.quality || {};

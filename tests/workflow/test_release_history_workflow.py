@@ -155,6 +155,11 @@ def test_browser_header_leads_with_the_test_pair(history_run):
     assert f"hit@1 {pct}" in text
     assert f"MRR {summary['test_mrr']:.3f}" in text
     assert "Time split (the test on real orphans" not in text
+    # then what today's ranking was chosen on, with its history and cross-validated figures
+    quality = pd.read_csv(tmp / "results/enzyme_ranking_quality.tsv", sep="\t").iloc[0]
+    assert f"The candidates below are ranked by {quality['method']}, chosen on history " \
+           f"(toy_a->toy_b;toy_b->toy, the test pair included)" in text
+    assert f"MRR {quality['history_mrr']:.3f}; cross-validated hit@1" in text
 
 
 def test_a_test_that_overlaps_history_stops_naming_the_key(history_run):

@@ -167,6 +167,8 @@ rule metabolic_calibration:
 
 rule enzyme_ranking:
     input:
+        # the ranking, confidence and threshold learned from the release history, and the
+        # test pair's figures (metabolic.release_history; nothing when it does not apply)
         **history_ranking_inputs(),
         # the method is chosen from the validation ("auto"): every candidate model
         cv=expand(f"{MET_DIR}/cv/{{method}}.pkl", method=ranking_models()),
@@ -184,8 +186,6 @@ rule enzyme_ranking:
         calibration_rows=rules.metabolic_ranking_validation.output.calibration_rows,
         # how often the orphans' most frequent first gene was first, and right, in validation
         tops=rules.metabolic_ranking_validation.output.tops,
-        # the ranking, confidence and threshold learned from the release history, and the
-        # test pair's figures (metabolic.release_history; nothing when it does not apply)
     output:
         ranking=f"{MET_STAGED}/enzyme_ranking.tsv",
         quality=f"{MET_STAGED}/enzyme_ranking_quality.tsv",
@@ -213,8 +213,8 @@ rule enzyme_ranking:
 
 rule enzyme_browser:
     input:
+        # the release history's test pair, when it applies (shown first in the header)
         **history_test_input(),
-        # the page's inlined JavaScript and CSS: editing them rebuilds the page
         ranking=rules.enzyme_ranking.output.ranking,
         orphans=rules.enzyme_ranking.output.orphans,
         featurizer=rules.metabolic_features.output.featurizer,
@@ -223,9 +223,11 @@ rule enzyme_browser:
         shown_validation=rules.metabolic_calibration.output.shown_validation,
         # the confidence's threshold and its check
         calibration=rules.metabolic_calibration.output.table,
+        # what the shown ranking was chosen on (read with a release history)
+        quality=rules.enzyme_ranking.output.quality,
         # the time split, when the main job runs it (metabolic.time_split.in_main_job)
         time_split=time_split_in_main_job(),
-        # the release history's test pair, when it applies (shown first in the header)
+        # the page's inlined JavaScript and CSS: editing them rebuilds the page
         assets=[
             str(REPO / "report" / "browser_assets" / f)
             for f in ("browser.js", "browser.css")
@@ -257,6 +259,7 @@ rule enzyme_browser:
 rule metabolic_provenance:
     input:
         **metabolic_inputs(),
+        # the release history's staged tables and its releases' networks, when it applies
         **history_staged(),
         **history_networks(),
         staged_ranking=rules.enzyme_ranking.output.ranking,

@@ -14,14 +14,18 @@ smk = snakemake
 ranking = pd.read_csv(smk.input.ranking, sep="\t", keep_default_na=False, na_values=[""])
 orphans = pd.read_csv(smk.input.orphans, sep="\t", keep_default_na=False, na_values=[""])
 featurizer = FeatureBundle.load(smk.input.featurizer).featurizer
-# the ranking's validated quality in the order its rows are listed (the calibration step's
-# shown_validation.tsv), else its row of the ranking validation
-shown = pd.read_csv(smk.input.shown_validation, sep="\t")
-shown = shown[shown["shown"].astype(bool)] if len(shown) else shown
-quality = validated_quality(shown, ranking) or validated_quality(pd.read_csv(smk.input.validation, sep="\t"),
-                                                                 ranking)
-if len(shown):  # how the candidates are listed: the header says so
-    quality["order"] = str(shown["order"].iloc[0])
+validation = pd.read_csv(smk.input.validation, sep="\t")
+if hasattr(smk.input, "history_test"):
+    # with a release history the candidates are listed by score: the ranking's own validation row
+    quality = {**validated_quality(validation, ranking), "order": "score"}
+else:
+    # the ranking's validated quality in the order its rows are listed (the calibration step's
+    # shown_validation.tsv), else its row of the ranking validation
+    shown = pd.read_csv(smk.input.shown_validation, sep="\t")
+    shown = shown[shown["shown"].astype(bool)] if len(shown) else shown
+    quality = validated_quality(shown, ranking) or validated_quality(validation, ranking)
+    if len(shown):  # how the candidates are listed: the header says so
+        quality["order"] = str(shown["order"].iloc[0])
 log.info("method %s, validated quality %s", ", ".join(sorted(set(ranking["method"]))), quality)
 time_split = None
 if smk.input.time_split:
@@ -31,7 +35,8 @@ if smk.input.time_split:
 history_test = None
 if hasattr(smk.input, "history_test"):
     # the release history's test pair leads the header; the confidence and threshold are the history's
-    history_test = history_test_summary(pd.read_csv(smk.input.history_test, sep="\t"))
+    history_test = history_test_summary(pd.read_csv(smk.input.history_test, sep="\t"),
+                                        pd.read_csv(smk.input.quality, sep="\t"))
     log.info("release history, test %s: %s", history_test["test_split"], history_test)
 calibration = pd.read_csv(smk.input.calibration, sep="\t")
 calibration = calibration[calibration["reaction_kind"] == "all"]
