@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from common.exceptions import InputFileError
+from common.io import atomic_path
 from featurize.metabolic.genes import canonical_gene_id
 
 __all__ = ["HIT_COLUMNS", "Homology", "search_homologs", "write_hits", "read_hits"]
@@ -103,13 +104,15 @@ def search_homologs(sequences: Mapping[str, str], queries: Iterable[str], *, max
 
 def write_hits(table: pd.DataFrame, path: str | Path) -> None:
     """The hit table as a gzip TSV (bits to 1 decimal, E-values to 3
-    significant digits; no time stamp in the gzip header)."""
+    significant digits; no time stamp in the gzip header), written
+    atomically (:func:`common.io.atomic_path`)."""
     out = table[list(HIT_COLUMNS)].copy()
     out["bits"] = out["bits"].map(lambda v: f"{v:.1f}")
     out["evalue"] = out["evalue"].map(lambda v: f"{v:.3g}")
     data = out.to_csv(sep="\t", index=False, lineterminator="\n").encode()
-    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as fh:
-        fh.write(data)
+    with atomic_path(path, suffix=".gz") as tmp:
+        with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as fh:
+            fh.write(data)
 
 
 def read_hits(path: str | Path) -> pd.DataFrame:

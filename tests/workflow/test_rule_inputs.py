@@ -20,7 +20,8 @@ READ_ELSEWHERE = {
     ("enzyme_browser", "assets"): ("report/browser.py", 'with_name("browser_assets")'),
 }
 #: Inputs spread from a helper of common.smk: the keys it can return.
-SPREAD = {"**metabolic_inputs()": ("network", "expression", "annotation", "localization")}
+SPREAD = {"**metabolic_inputs()": ("network", "expression", "annotation", "localization"),
+          "**homology_inputs()": ("proteome", "homology")}
 
 
 def _section(block: str, name: str) -> list[str]:
@@ -79,7 +80,8 @@ def test_the_parser_sees_the_workflow():
     assert {"metabolic_features", "enzyme_ranking", "vision_scene_detection_scale", "mcar_accuracy",
             "fetch_file"} <= set(found)
     assert found["enzyme_ranking"]["inputs"] >= {"cv", "features", "featurizer", "validation"}
-    assert found["metabolic_features"]["inputs"] == set(SPREAD["**metabolic_inputs()"])
+    assert found["metabolic_features"]["inputs"] == set(SPREAD["**metabolic_inputs()"] + SPREAD["**homology_inputs()"])
+    assert found["metabolic_homology"]["inputs"] == {"network", "proteome"}
     assert found["vision_scene_detection_scale"]["script"] == SCRIPTS / "vision_scene_report.py"
 
 

@@ -105,6 +105,18 @@ def metabolic_inputs():
     return inputs
 
 
+def homology_inputs():
+    """The homology block's inputs of the features step, when
+    metabolic.homology_features asks for it: the proteome and the searches
+    of this release's model (rule metabolic_homology); else nothing."""
+    if not MET["homology_features"]:
+        return {}
+    return {
+        "proteome": input_ref(MET["proteome"]),
+        "homology": "results/metabolic/homology/hits.tsv.gz",
+    }
+
+
 def longest_first(order):
     """Scheduling priority of a per-method job: the methods of ``order``
     (longest first) start first, in that order, when several of the rule's

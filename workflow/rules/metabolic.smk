@@ -9,9 +9,36 @@ MET_DIR = "results/metabolic"
 MET_STAGED = f"{MET_DIR}/staged"
 
 
+# The phmmer searches of the homology block (metabolic.homology_features):
+# every gene of this release's model against the proteome, once per release.
+rule metabolic_homology:
+    input:
+        network=input_ref(DATASET["network"]),
+        proteome=input_ref(MET["proteome"]),
+    output:
+        hits=f"{MET_DIR}/homology/hits.tsv.gz",
+    log:
+        "logs/metabolic/homology.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 2
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        max_evalue=MET["homology_max_evalue"],
+        inputs_sha256={
+            ref: content_sha256(ref) for ref in (DATASET["network"], MET["proteome"])
+        },
+    script:
+        "../scripts/metabolic_homology.py"
+
+
 rule metabolic_features:
     input:
         **metabolic_inputs(),
+        # the proteome and the homology searches, with metabolic.homology_features
+        **homology_inputs(),
     output:
         features=f"{MET_DIR}/features/features.npz",
         instances=f"{MET_DIR}/features/instances.tsv",
@@ -43,6 +70,7 @@ rule metabolic_features:
         domain_kind_features=MET["domain_kind_features"],
         site_features=MET["site_features"],
         membrane_features=MET["membrane_features"],
+        homology_features=MET["homology_features"],
         representation=MET["representation"],
         min_source_coverage=MET["min_source_coverage"],
         min_conditions=MET.get("min_conditions", 3),
@@ -252,6 +280,8 @@ rule enzyme_browser:
 rule metabolic_provenance:
     input:
         **metabolic_inputs(),
+        # the proteome and the homology searches' table, with their sha256
+        **homology_inputs(),
         staged_ranking=rules.enzyme_ranking.output.ranking,
         staged_quality=rules.enzyme_ranking.output.quality,
         staged_orphans=rules.enzyme_ranking.output.orphans,
