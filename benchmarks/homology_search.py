@@ -12,17 +12,13 @@ The goal: at most 300 s on 2 cores.
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
-from _cli import REPO, mirror_dir, parser
-
-sys.path.insert(0, str(REPO))
-
-from featurize.metabolic.homology import search_homologs  # noqa: E402
-from featurize.metabolic.model_io import load_model  # noqa: E402
-from featurize.metabolic.proteome import load_proteome  # noqa: E402
+from featurize.metabolic.homology import search_homologs
+from featurize.metabolic.model_io import load_model
+from featurize.metabolic.proteome import load_proteome
+from _cli import mirror_dir, parser
 
 
 def main(argv=None) -> int:
