@@ -32,7 +32,7 @@ from collections.abc import Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from featurize.metabolic.compounds import characteristic_compounds, compound_similarity, compound_vectors
+from featurize.metabolic.compounds import characteristic_compounds, compound_vectors
 from featurize.metabolic.pairs.base import NetworkBlock
 
 __all__ = ["HomologyBlock", "HOMOLOGY_ITEMS"]
@@ -120,7 +120,11 @@ class HomologyBlock(NetworkBlock):
         net = self.net
         if self._kind is not None and all(isinstance(getattr(net, a, None), Mapping)
                                           for a in ("formulas", "substrates", "products")):
-            keys, self._csim = compound_similarity(compound_vectors(net.formulas))
+            vectors = compound_vectors(net.formulas)
+            keys = sorted(vectors)
+            # the vectors, not compound_similarity's dense matrix: one row of it
+            # per compound of a reaction is computed when asked (_similar_to)
+            self._V = np.vstack([vectors[k] for k in keys]) if keys else np.zeros((0, 0))
             position = {k: i for i, k in enumerate(keys)}
             self._compounds = []
             for m in model.ids:
@@ -167,13 +171,24 @@ class HomologyBlock(NetworkBlock):
         mine = self._compounds[i]
         if mine.size == 0:
             return None
-        to_mine = self._csim[mine].max(axis=0)  # each compound's best match among the reaction's
+        to_mine = self._similar_to(mine).max(axis=0)  # each compound's best match among the reaction's
         w = np.zeros(len(self._compounds))
         if self._has_cmp.any():
             w[self._has_cmp] = np.maximum.reduceat(to_mine[self._flat], self._starts[self._has_cmp])
         w[self._kind != self.index.kind_of[reaction]] = 0.0
         w[self.index.own_models(reaction)] = 0.0
         return w
+
+    def _similar_to(self, rows: np.ndarray) -> np.ndarray:
+        """``exp(-||v_a - v_b||)`` of the compounds ``rows`` with every
+        compound (:func:`featurize.metabolic.compounds.compound_similarity`'s
+        rows, 1 for a compound with itself)."""
+        V = self._V
+        sq = (V ** 2).sum(axis=1)
+        d2 = np.maximum(sq[rows, None] + sq[None, :] - 2 * V[rows] @ V.T, 0.0)
+        out = np.exp(-np.sqrt(d2))
+        out[np.arange(len(rows)), rows] = 1.0
+        return out
 
     def _subsystem_model_weights(self, reaction: str) -> np.ndarray | None:
         """1 for the other model reactions sharing a subsystem with
