@@ -32,6 +32,7 @@ from collections.abc import Mapping
 import numpy as np
 import scipy.sparse as sp
 
+from common.exceptions import GeomarginInputError
 from featurize.metabolic.compounds import characteristic_compounds, compound_vectors
 from featurize.metabolic.pairs.base import NetworkBlock
 
@@ -73,6 +74,11 @@ class HomologyBlock(NetworkBlock):
         n = index.n_genes
         gid = index.gid
         shares = self.homology.shares()
+        dup = shares.duplicated(["query", "target"])
+        if dup.any():
+            q, t = shares.loc[dup, ["query", "target"]].iloc[0]
+            raise GeomarginInputError(f"PairFeaturizer(homology=...): the hits name the pair ({q}, {t}) more "
+                                      "than once; expected one row per (query, target)")
         rows = shares["target"].map(gid)
         cols = shares["query"].map(gid)
         keep = rows.notna().to_numpy() & cols.notna().to_numpy()
@@ -101,6 +107,7 @@ class HomologyBlock(NetworkBlock):
                 self._has_self[i] = True
         self._has_seq[n - 1] = self._has_self[n - 1] = False  # gene -1: unknown
         model = index.model
+        self._C = model.catalyses.tocsc()
         first: dict[str, str] = {}
         for d, m in model.of.items():
             first.setdefault(m, d)
@@ -157,8 +164,7 @@ class HomologyBlock(NetworkBlock):
 
     def _reaction_genes(self, weights_per_model: np.ndarray) -> np.ndarray:
         """Per gene, the largest weight of a model reaction that names it."""
-        C = self.index.model.catalyses.tocsc()
-        W = C.multiply(weights_per_model[:, None]).tocsc()
+        W = self._C.multiply(weights_per_model[:, None]).tocsc()
         return np.asarray(W.max(axis=0).todense()).reshape(-1)
 
     def _compound_model_weights(self, reaction: str) -> np.ndarray | None:

@@ -115,3 +115,12 @@ def test_search_on_known_sequences(tmp_path):
     back = read_hits(tmp_path / "h.tsv.gz")
     assert back[["query", "target"]].equals(table[["query", "target"]])
     np.testing.assert_allclose(back["bits"], table["bits"], atol=0.05)
+
+
+def test_a_pair_named_twice_is_refused():
+    from common.exceptions import GeomarginInputError
+
+    h = hits()
+    twice = Homology(pd.concat([h.hits, h.hits.iloc[[2]]], ignore_index=True), h.sequenced)
+    with pytest.raises(GeomarginInputError, match=r"the hits name the pair \(G1, G6\) more than once"):
+        features(twice, "R4")
