@@ -22,6 +22,15 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/fetch.smk"
 include: "workflow/rules/metabolic.smk"
+# older releases' pipelines, and a time split of any two releases
+include: "workflow/rules/older_releases.smk"
+include: "workflow/rules/release_splits.smk"
+
+
+# the release history, when metabolic.dataset is its test's newer release
+if release_plan() is not None:
+
+    include: "workflow/rules/release_history.smk"
 
 
 # results/metabolic/time_split_validation.tsv (config metabolic.time_split)

@@ -41,7 +41,7 @@ from scipy.special import gammaln
 from common.checks import check_param, int_at_least, open_unit_interval
 from rank.scoring import candidate_order, correct_scores, gene_id_ranks, no_evidence_last, score_matrix
 
-__all__ = ["HIT_KS", "LATER_GENE_EVIDENCE", "later_genes", "best_later_ranks", "later_gene_ranks",
+__all__ = ["HIT_KS", "LATER_GENE_EVIDENCE", "later_genes", "orphan_gain_table", "best_later_ranks", "later_gene_ranks",
            "later_gene_evidence", "later_gene_table", "random_expectation", "shown_order_rows",
            "time_split_metrics", "time_split_rows", "time_split_table"]
 
@@ -85,6 +85,24 @@ def later_genes(orphans: pd.DataFrame, later_rules: Mapping[str, set]) -> dict[s
         if genes:
             out[did] = genes
     return out
+
+
+def orphan_gain_table(orphans: pd.DataFrame, benchmark: Mapping[str, frozenset]) -> pd.DataFrame:
+    """Per reaction kind, the older release's orphans, how many it ranked
+    (column ``eligible`` of ``orphans``), and how many of each gained a gene
+    in the newer release (the keys of ``benchmark``).
+
+    >>> orphans = pd.DataFrame({"reaction_kind": ["transport", "transport", "enzymatic"],
+    ...                         "eligible": [True, False, True]}, index=["a", "b", "c"])
+    >>> orphan_gain_table(orphans, {"a": frozenset({"G"})}).to_dict("records")[1]
+    {'reaction_kind': 'transport', 'orphans': 2, 'ranked': 1, 'gained': 1, 'ranked_gained': 1}
+    """
+    gained = orphans.index.isin(list(benchmark))
+    eligible = orphans["eligible"].astype(bool).to_numpy()
+    frame = pd.DataFrame({"reaction_kind": orphans["reaction_kind"].astype(str).to_numpy(), "orphans": 1,
+                          "ranked": eligible.astype(int), "gained": gained.astype(int),
+                          "ranked_gained": (eligible & gained).astype(int)})
+    return frame.groupby("reaction_kind", sort=True).sum().reset_index()
 
 
 def best_later_ranks(scores: np.ndarray, candidates: Sequence[str], genes: frozenset,

@@ -33,7 +33,7 @@ import pandas as pd
 from featurize.metabolic.genes import canonical_gene_id
 from rank.calibration import THIN_SUPPORT
 
-__all__ = ["time_split_summary", "browser_data", "render_browser", "embed_json", "validated_quality"]
+__all__ = ["history_test_summary", "time_split_summary", "browser_data", "render_browser", "embed_json", "validated_quality"]
 
 _ASSETS = Path(__file__).with_name("browser_assets")
 
@@ -102,10 +102,29 @@ def time_split_summary(table: pd.DataFrame, older: str, newer: str) -> dict:
             **{str(k): float(v) for k, v in row.items() if keep.match(str(k)) and pd.notna(v)}}
 
 
+def history_test_summary(table: pd.DataFrame) -> dict:
+    """What the header shows first with a release history: the test pair's
+    headline (``history_test.tsv``, one row), its figures as numbers and
+    its names as text.
+
+    >>> t = pd.DataFrame([{"test_split": "a->b", "ranking": "m", "chosen_on": "history", "test_reactions": 37,
+    ...                    "test_hit@1": 0.1, "test_hit@1_lo": 0.0, "test_hit@1_hi": 0.2}])
+    >>> history_test_summary(t)["test_hit@1"], history_test_summary(t)["ranking"]
+    (0.1, 'm')
+    """
+    if len(table) != 1 or "test_split" not in table.columns:
+        raise ValueError(f"the release history's test table has {len(table)} rows and columns "
+                         f"{list(table.columns)}; expected the one row of history_test.tsv")
+    text = ("test_split", "ranking", "chosen_on", "chosen_by", "learned_from", "threshold_rule")
+    return {str(k): (str(v) if k in text else float(v)) for k, v in table.iloc[0].items()
+            if k in text or (pd.notna(v) and not isinstance(v, str))}
+
+
 def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
                  quality: Mapping[str, object] | None = None, dataset: str = "",
                  reaction_url: str = "", time_split: Mapping[str, object] | None = None,
-                 calibration: Mapping[str, object] | None = None) -> dict:
+                 calibration: Mapping[str, object] | None = None,
+                 history_test: Mapping[str, object] | None = None) -> dict:
     """Everything the page shows, as JSON-ready Python objects.
 
     Parameters
@@ -132,6 +151,9 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
     calibration : mapping, optional
         The confidence's check (the ``all`` row of ``calibration.tsv``):
         ``threshold`` (no credible candidate below it), ``ece``, ``brier``.
+    history_test : mapping, optional
+        :func:`history_test_summary` of the release history's test pair;
+        the header leads with it (None: no release history in this run).
     """
     if reaction_url and "{id}" not in reaction_url:
         raise ValueError(f"reaction_url is {reaction_url!r}; expected an address with {{id}} for the "
@@ -212,10 +234,12 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
         q[str(k)] = _num(v) if not isinstance(v, str) else v
     return {"meta": {"method": ", ".join(methods), "dataset": dataset, "reaction_url": reaction_url,
                      "motif_types": motif_types, "quality": q, "n_conditions": len(conditions),
-                     "confidence_threshold": _num((calibration or {}).get("threshold")),
+                     "confidence_threshold": _num((history_test or calibration or {}).get("threshold")),
                      "thin_support": THIN_SUPPORT,
                      "calibration": {str(k): (v if isinstance(v, str) else _num(v))
                                      for k, v in dict(calibration or {}).items()},
+                     "history_test": None if history_test is None else
+                     {str(k): (v if isinstance(v, str) else _num(v)) for k, v in history_test.items()},
                      "time_split": None if time_split is None else
                      {str(k): (v if isinstance(v, str) else _num(v)) for k, v in time_split.items()}},
             "conditions": conditions, "reactions": reactions, "candidates": cands,

@@ -170,11 +170,16 @@ def test_bundled_copy_needs_no_mirror_and_no_network(tmp_path, name):
 
 def _main_job_inputs() -> set[str]:
     """Registry names the main job reads with the default configuration: its
-    input set, and both sides of the time split when the main job runs it."""
+    input set, both sides of the time split when the main job runs it, and
+    every release of the release history's pairs when it applies."""
     cfg = yaml.safe_load((F.DATA_DIR.parent / "config" / "config.yaml").read_text())["metabolic"]
     split = cfg["time_split"]
+    history = cfg.get("release_history")
+    releases = set()
+    if history and cfg["dataset"] == history["test"][1]:
+        releases = {r for pair in [*history["history"], history["test"]] for r in pair}
     names = set()
-    for key in {cfg["dataset"], *((split["older"], split["newer"]) if split["in_main_job"] else ())}:
+    for key in {cfg["dataset"], *((split["older"], split["newer"]) if split["in_main_job"] else ()), *releases}:
         ds = cfg["datasets"][key]
         names |= {ds["network"], ds["annotation"], *ds["expression"]}
         if ds["localization"] != "gaf":
@@ -187,7 +192,7 @@ def test_main_job_inputs_reach_a_machine_with_only_pypi():
     the README's main command needs no mirror and no other server."""
     reg = F.load_registry()
     names = _main_job_inputs()
-    assert {"yeast_gem_902", "gasch2000", "sgd_gaf"} <= names
+    assert {"yeast_gem_902", "gasch2000", "sgd_gaf", "yeast_gem_830", "yeast_gem_840", "yeast_gem_860"} <= names
     for name in sorted(names):
         assert any("bundled" in s or "pypi_wheel" in s for s in reg[name]["sources"]), name
 

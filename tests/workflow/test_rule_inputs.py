@@ -20,8 +20,14 @@ READ_ELSEWHERE = {
     ("enzyme_browser", "assets"): ("report/browser.py", 'with_name("browser_assets")'),
 }
 #: Inputs spread from a helper of common.smk: the keys it can return.
+_SPLIT = ("featurizer", "features", "validation", "cv", "calibrator", "older_calibration", "older_reliability",
+          "newer_network")
 SPREAD = {"**metabolic_inputs()": ("network", "expression", "annotation", "localization"),
-          "**homology_inputs()": ("proteome", "homology")}
+          "**homology_inputs()": ("proteome", "homology"),
+          "**history_ranking_inputs()": ("history", "history_test"),
+          "**history_test_input()": ("history_test",),
+          '**release_split_inputs(TIME_SPLIT["older"], TIME_SPLIT["newer"])': _SPLIT,
+          "unpack(lambda wc: release_split_inputs(wc.older, wc.newer))": _SPLIT}
 
 
 def _section(block: str, name: str) -> list[str]:

@@ -221,7 +221,56 @@ def older_release_config(older):
     cfg["metabolic"]["dataset"] = older
     # the older run has no time split of its own
     cfg["metabolic"].pop("time_split", None)
+    cfg["metabolic"].pop("release_history", None)
     return cfg
+
+
+def release_plan():
+    """The checked release history (rank/history.py) when it applies: when
+    metabolic.release_history is set and metabolic.dataset is its test's
+    newer release; else None."""
+    from rank.history import check_release_history
+
+    rh = MET.get("release_history")
+    if not rh or MET["dataset"] != rh["test"][1]:
+        return None
+    return check_release_history(rh, MET["datasets"])
+
+
+def older_releases():
+    """Input sets whose whole metabolic pipeline runs once more as an older
+    release (workflow/rules/older_releases.smk): the time split's, and the
+    release history's history and test olders, each once."""
+    olders = []
+    if "time_split" in MET:
+        olders.append(MET["time_split"]["older"])
+    plan = release_plan()
+    if plan is not None:
+        olders.extend(plan.olders)
+    return list(dict.fromkeys(olders))
+
+
+def older_file(older, path):
+    """A file of the older run of input set `older` (its results/ prefix)."""
+    return f"results/time_split/{older}/{path}"
+
+
+def release_split_inputs(older, newer):
+    """The inputs of a time split of `older` against `newer`'s gene rules:
+    the older run's features, validation, models and calibrator."""
+    return {
+        "featurizer": older_file(older, "metabolic/features/featurizer.pkl"),
+        "features": older_file(older, "metabolic/features/features.npz"),
+        "validation": older_file(older, "metabolic/staged/ranking_validation.tsv"),
+        "cv": [older_file(older, f"metabolic/cv/{m}.pkl") for m in ranking_models()],
+        # the older run's confidence and its own check (never fitted on the split)
+        "calibrator": older_file(older, "metabolic/ranking/calibrator.pkl"),
+        "older_calibration": older_file(older, "metabolic/staged/calibration.tsv"),
+        "older_reliability": older_file(
+            older, "metabolic/staged/calibration_reliability.tsv"
+        ),
+        "newer_network": input_ref(MET["datasets"][newer]["network"]),
+    }
 
 
 def time_split_in_main_job():
@@ -233,3 +282,108 @@ def time_split_in_main_job():
         if split.get("in_main_job")
         else []
     )
+
+
+def history_ranking_inputs():
+    """What the final ranking reads of the release history when it applies:
+    the model learned from history and test together, and the test pair's
+    headline (scored with what history alone chose); else nothing."""
+    if release_plan() is None:
+        return {}
+    return {
+        "history": "results/metabolic/release_history/all/history.pkl",
+        "history_test": "results/metabolic/staged/history_test.tsv",
+    }
+
+
+def history_test_input():
+    """The release history's test headline, shown first by the browser when
+    the history applies; else nothing."""
+    return {k: v for k, v in history_ranking_inputs().items() if k == "history_test"}
+
+
+# staged release-history table -> its published path (metabolic_provenance)
+HISTORY_PUBLISHED = {
+    "history_test": "results/metabolic/history_test.tsv",
+    "history_test_rankings": "results/metabolic/history_test_rankings.tsv",
+    "history_test_confidence": "results/metabolic/history_test_confidence.tsv",
+}
+
+
+def history_staged():
+    """The staged release-history tables the publish step swaps in, by role."""
+    if release_plan() is None:
+        return {}
+    return {
+        f"staged_{k}": f"results/metabolic/staged/{Path(v).name}"
+        for k, v in HISTORY_PUBLISHED.items()
+    }
+
+
+def history_published():
+    """The published release-history tables, by role (update(): the
+    previous set stays until the publish swaps the new one in)."""
+    if release_plan() is None:
+        return {}
+    return {
+        k: report(
+            update(v),
+            caption="../report/history_test.rst",
+            category="Enzyme ranking",
+        )
+        for k, v in HISTORY_PUBLISHED.items()
+    }
+
+
+def history_networks():
+    """The release history's networks, each once (provenance inputs)."""
+    plan = release_plan()
+    if plan is None:
+        return {}
+    names = dict.fromkeys(r for pair in plan.pairs("all") for r in pair)
+    return {
+        f"history_network_{n}": input_ref(MET["datasets"][n]["network"])
+        for n in names
+        if n != MET["dataset"]
+    }
+
+
+def pair_name(pair):
+    return f"{pair[0]}->{pair[1]}"
+
+
+def history_split_files(scope, name):
+    """The time-split table `name` of each pair learned from in `scope`
+    ("history": the history pairs alone; "all": history and test)."""
+    return [
+        f"results/metabolic/release_history/{older}/{newer}/time_split_{name}.tsv"
+        for older, newer in release_plan().pairs(scope)
+    ]
+
+
+def history_candidates():
+    """The rankings the release history chooses among: every validated
+    method with and without each gene correction (no "@<rule>" row), or the
+    configured method alone."""
+    from rank.scoring import ranking_name
+
+    method = MET["ranking"]["method"]
+    if method != "auto":
+        return [method]
+    return [
+        ranking_name(m, c)
+        for m in MET["ranking"]["validation_methods"]
+        if "@" not in m
+        for c in ["none", *MET["ranking"]["gene_corrections"]]
+    ]
+
+
+def history_cv_validation(scope):
+    """The cross-validation a release-history scope may fall back on: the
+    test's older run's for "history" (what the test's start knew), today's
+    for "all"."""
+    if scope == "history":
+        return older_file(
+            release_plan().test[0], "metabolic/staged/ranking_validation.tsv"
+        )
+    return "results/metabolic/staged/ranking_validation.tsv"

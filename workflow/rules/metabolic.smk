@@ -195,6 +195,7 @@ rule metabolic_calibration:
 
 rule enzyme_ranking:
     input:
+        **history_ranking_inputs(),
         # the method is chosen from the validation ("auto"): every candidate model
         cv=expand(f"{MET_DIR}/cv/{{method}}.pkl", method=ranking_models()),
         features=rules.metabolic_features.output.features,
@@ -211,6 +212,8 @@ rule enzyme_ranking:
         calibration_rows=rules.metabolic_ranking_validation.output.calibration_rows,
         # how often the orphans' most frequent first gene was first, and right, in validation
         tops=rules.metabolic_ranking_validation.output.tops,
+        # the ranking, confidence and threshold learned from the release history, and the
+        # test pair's figures (metabolic.release_history; nothing when it does not apply)
     output:
         ranking=f"{MET_STAGED}/enzyme_ranking.tsv",
         quality=f"{MET_STAGED}/enzyme_ranking_quality.tsv",
@@ -238,6 +241,8 @@ rule enzyme_ranking:
 
 rule enzyme_browser:
     input:
+        **history_test_input(),
+        # the page's inlined JavaScript and CSS: editing them rebuilds the page
         ranking=rules.enzyme_ranking.output.ranking,
         orphans=rules.enzyme_ranking.output.orphans,
         featurizer=rules.metabolic_features.output.featurizer,
@@ -248,7 +253,7 @@ rule enzyme_browser:
         calibration=rules.metabolic_calibration.output.table,
         # the time split, when the main job runs it (metabolic.time_split.in_main_job)
         time_split=time_split_in_main_job(),
-        # the page's inlined JavaScript and CSS: editing them rebuilds the page
+        # the release history's test pair, when it applies (shown first in the header)
         assets=[
             str(REPO / "report" / "browser_assets" / f)
             for f in ("browser.js", "browser.css")
@@ -282,6 +287,8 @@ rule metabolic_provenance:
         **metabolic_inputs(),
         # the proteome and the homology searches' table, with their sha256
         **homology_inputs(),
+        **history_staged(),
+        **history_networks(),
         staged_ranking=rules.enzyme_ranking.output.ranking,
         staged_quality=rules.enzyme_ranking.output.quality,
         staged_orphans=rules.enzyme_ranking.output.orphans,
@@ -294,6 +301,7 @@ rule metabolic_provenance:
         staged_calibration_reliability=rules.metabolic_calibration.output.reliability,
         staged_calibration_plot=rules.metabolic_calibration.output.plot,
     output:
+        **history_published(),
         ranking=report(
             update("results/enzyme_ranking.tsv"),
             caption="../report/enzyme_ranking.rst",
@@ -368,6 +376,7 @@ rule metabolic_provenance:
             "staged_calibration": "calibration",
             "staged_calibration_reliability": "calibration_reliability",
             "staged_calibration_plot": "calibration_plot",
+            **{f"staged_{k}": k for k in history_published()},
         },
     script:
         "../scripts/provenance.py"

@@ -1,7 +1,5 @@
 # Time-split validation: the whole metabolic pipeline runs once more on an
-# older model release (a Snakemake module of metabolic_release.smk, its
-# results under results/time_split/<older>/, its inputs fetched by this
-# workflow's fetch rules), and the older orphans are scored against the genes
+# older model release (older_releases.smk), and the older orphans are scored against the genes
 # that a newer release gave them. A test, never a tuning set: nothing in the
 # pipeline reads its table.
 
@@ -12,35 +10,11 @@ for _key in ("older", "newer"):
             f"config: metabolic.time_split.{_key} is {TIME_SPLIT[_key]!r}, which is not one of "
             f"the input sets under metabolic.datasets ({', '.join(sorted(MET['datasets']))})."
         )
-OLDER_DIR = f"results/time_split/{TIME_SPLIT['older']}"
 
 
-module older_release:
-    snakefile:
-        "metabolic_release.smk"
-    config:
-        older_release_config(TIME_SPLIT["older"])
-    replace_prefix:
-        {
-            "results/": f"{OLDER_DIR}/",
-            "logs/": f"logs/time_split/{TIME_SPLIT['older']}/",
-        }
-
-
-use rule * from older_release as older_*
-
-
-rule metabolic_time_split:
+use rule metabolic_release_split as metabolic_time_split with:
     input:
-        featurizer=rules.older_metabolic_features.output.featurizer,
-        features=rules.older_metabolic_features.output.features,
-        validation=rules.older_metabolic_ranking_validation.output.table,
-        cv=expand(f"{OLDER_DIR}/metabolic/cv/{{method}}.pkl", method=ranking_models()),
-        # the older run's confidence and its own check (never fitted on the time split)
-        calibrator=rules.older_metabolic_calibration.output.calibrator,
-        older_calibration=rules.older_metabolic_calibration.output.table,
-        older_reliability=rules.older_metabolic_calibration.output.reliability,
-        newer_network=input_ref(MET["datasets"][TIME_SPLIT["newer"]]["network"]),
+        **release_split_inputs(TIME_SPLIT["older"], TIME_SPLIT["newer"]),
     output:
         table=report(
             f"{MET_DIR}/time_split_validation.tsv",
@@ -48,6 +22,7 @@ rule metabolic_time_split:
             category="Enzyme ranking",
         ),
         reactions=f"{MET_DIR}/time_split_reactions.tsv",
+        orphans=f"{MET_DIR}/time_split_orphans.tsv",
         later_genes=report(
             f"{MET_DIR}/time_split_later_genes.tsv",
             caption="../report/time_split_later_genes.rst",
@@ -67,26 +42,6 @@ rule metabolic_time_split:
         ),
     log:
         "logs/metabolic/time_split.log",
-    conda:
-        "../envs/geomargin.yaml"
-    threads: 2
-    resources:
-        # holds the score matrix of every older orphan x candidate for every validated model
-        mem_mb=9000,
-        runtime=120,
     params:
         newer_sha256=content_sha256(MET["datasets"][TIME_SPLIT["newer"]]["network"]),
-        method=MET["ranking"]["method"],
-        validation_methods=MET["ranking"]["validation_methods"],
-        gene_corrections=MET["ranking"]["gene_corrections"],
-        cv_methods=ranking_models(),
-        margin_rule=MET["ranking"]["margin_rule"],
-        batch_size=MET["ranking"]["batch_size"],
-        n_bootstrap=MET["ranking"]["n_bootstrap"],
-        kinds=MET["ranking"]["kinds"],
-        evidence=MET["ranking"]["evidence"],
-        top_n=MET["ranking"]["top_n"],
         releases=[TIME_SPLIT["older"], TIME_SPLIT["newer"]],
-        seed=config["seed"],
-    script:
-        "../scripts/metabolic_time_split.py"

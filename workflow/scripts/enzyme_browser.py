@@ -4,7 +4,7 @@ import pandas as pd
 
 from common.io import atomic_path
 from featurize.metabolic.bundle import FeatureBundle
-from report.browser import browser_data, render_browser, time_split_summary, validated_quality
+from report.browser import browser_data, history_test_summary, render_browser, time_split_summary, validated_quality
 
 from _bootstrap import setup
 
@@ -28,12 +28,18 @@ if smk.input.time_split:
     time_split = time_split_summary(pd.read_csv(smk.input.time_split[0], sep="\t"),
                                     *smk.params.time_split_releases)
     log.info("time split %s -> %s: %s", *smk.params.time_split_releases, time_split)
+history_test = None
+if hasattr(smk.input, "history_test"):
+    # the release history's test pair leads the header; the confidence and threshold are the history's
+    history_test = history_test_summary(pd.read_csv(smk.input.history_test, sep="\t"))
+    log.info("release history, test %s: %s", history_test["test_split"], history_test)
 calibration = pd.read_csv(smk.input.calibration, sep="\t")
 calibration = calibration[calibration["reaction_kind"] == "all"]
 calibration = ({k: calibration.iloc[0][k] for k in ("threshold", "ece", "brier", "check")}
                if len(calibration) else None)
 data = browser_data(ranking, orphans, featurizer, quality=quality, dataset=smk.params.dataset,
-                    reaction_url=smk.params.reaction_url, time_split=time_split, calibration=calibration)
+                    reaction_url=smk.params.reaction_url, time_split=time_split,
+                    calibration=None if history_test is not None else calibration, history_test=history_test)
 html = render_browser(data)
 with atomic_path(smk.output[0]) as tmp:
     tmp.write_text(html, encoding="utf-8")

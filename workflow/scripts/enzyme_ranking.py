@@ -1,9 +1,12 @@
 """Refit the chosen method on all known reactions and rank candidate genes
 for every directed reaction without a known gene (after the chosen gene
 correction, whose reference set is the ranked orphan reactions), each shown
-candidate with its calibrated confidence (the cross-validation's calibrator),
-listed by that confidence or by score (metabolic.ranking.order,
-rank/shown_order.py)."""
+candidate with its calibrated confidence, listed by that confidence or by
+score (metabolic.ranking.order, rank/shown_order.py). With a release history
+(rank/history.py) the ranking, its confidence and threshold are the ones
+learned from the history and test pairs' real orphans, listed by score, and
+the quality table leads with the test pair's figures; otherwise they come from
+the cross-validation."""
 
 import pickle
 import time
@@ -17,6 +20,7 @@ from featurize.metabolic.bundle import FeatureBundle
 from featurize.metabolic.pairs import fold_groups
 from rank.calibration import (THIN_SUPPORT, bare_first_share, most_confident_rows, no_credible_candidate, shown_rows,
                               without_network_evidence)
+from rank.history import HistoryModel, history_quality_columns
 from rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions, top1_with_motifs
 from rank.metrics import choose_ranking_method, ranking_quality
 from rank.refit import ranking_decision_for
@@ -34,7 +38,13 @@ featurizer, net, candidates = bundle.featurizer, bundle.network, bundle.candidat
 data = np.load(smk.input.features, allow_pickle=False)
 
 validation = pd.read_csv(smk.input.validation, sep="\t")
-if p.method == "auto":
+# learned from the release history's real orphans (history and test pairs), when it applies
+history = HistoryModel.load(smk.input.history) if hasattr(smk.input, "history") else None
+if history is not None:
+    method = history.ranking
+    log.info("release history (%s): %s, chosen on %s (%s)", ", ".join(history.pairs), method,
+             history.choice["chosen_on"], history.choice["chosen_by"])
+elif p.method == "auto":
     method = choose_ranking_method(validation, "mrr")
     log.info("method 'auto': %s has the best validated MRR of %s", method,
              ", ".join(validation["method"]))
@@ -45,7 +55,11 @@ model_name, correction = split_ranking_name(method)
 v = validation.set_index("method").loc[method] if method in set(validation["method"]) else None
 with open(smk.input.calibrator, "rb") as fh:
     calibration = pickle.load(fh)
-if calibration["ranking"] not in (None, method):
+if history is not None:
+    # the history's confidence depends on the rank through its band only: listed by score
+    calibration = {"ranking": method, "calibrator": history.calibrator, "threshold": history.threshold,
+                   "order": "score"}
+elif calibration["ranking"] not in (None, method):
     raise ValueError(f"{smk.input.calibrator}: calibrated for ranking {calibration['ranking']!r}, but the "
                      f"ranking is {method!r}; rerun the ranking validation (its rows follow "
                      "metabolic.ranking.method)")
@@ -165,9 +179,14 @@ with threadpool_limits(1):
                             gene_domains=bundle.gene_domains,
                             gene_compartments=bundle.gene_compartments,
                             log=log, n_jobs=smk.threads)
+if history is not None:
+    chosen_by = f"{'auto' if p.method == 'auto' else 'config'}, on {history.choice['chosen_on']}: " \
+                f"{history.choice['chosen_by']}"
+else:
+    chosen_by = "auto (best validated MRR)" if p.method == "auto" else "config"
 quality, top1 = ranking_quality(
     top, v, tops, net.reactions["reaction_kind"],
-    method=method, chosen_by="auto (best validated MRR)" if p.method == "auto" else "config",
+    method=method, chosen_by=chosen_by,
     margin_rule=p.margin_rule, gene_correction=correction, reaction_groups=groups)
 # how far to trust the orphans ranked on their subsystem or compounds alone
 without = motif_less_validation(true_ranks, method, featurizer, top)
@@ -176,6 +195,15 @@ with_motifs = top1_with_motifs(featurizer, top)
 for k, val in {**without, **with_motifs, **bare, **thin_support}.items():
     quality[k] = val
 quality.insert(quality.columns.get_loc("gene_correction") + 1, "order", order)
+if history is not None:
+    # the test pair's figures first (scored with what history alone chose), then the rest
+    test = pd.read_csv(smk.input.history_test, sep="\t")
+    lead = history_quality_columns(test, history, method)
+    quality = pd.concat([quality[["method"]], pd.DataFrame([lead], index=quality.index),
+                         quality.drop(columns="method")], axis=1)
+    # the unconditional view: the confidence times the share of ranked orphans of the kind that gained any gene
+    table.insert(table.columns.get_loc("confidence") + 1, "unconditional_confidence",
+                 (table["confidence"] * table["reaction_kind"].map(history.gain_shares)).round(6))
 log.info("ranked without a motif neighbour gene: %d orphans; in the validation %d such held-out "
          "reactions: hit@1 %.3f, hit@10 %.3f, median rank %s", without["orphans_ranked_without_motifs"],
          without["validated_without_motifs_n_reactions"], without["validated_without_motifs_hit@1"],

@@ -23,8 +23,8 @@ from rank.metrics import choose_ranking_method
 from rank.refit import ranking_decisions_for
 from rank.scoring import ranking_name, split_ranking_name
 from rank.shown_order import shown_positions
-from rank.time_split import (later_gene_evidence, later_gene_table, later_genes, shown_order_rows,
-                             time_split_rows, time_split_table)
+from rank.time_split import (later_gene_evidence, later_gene_table, later_genes, orphan_gain_table,
+                             shown_order_rows, time_split_rows, time_split_table)
 from report.figures import plot_reliability
 
 from _bootstrap import setup
@@ -142,6 +142,10 @@ for r in mine.to_dict("records"):
 kind_of = {(r, g): k for r, g, k in evidence[["reaction", "gene", "later_gene_evidence"]].itertuples(index=False)}
 rows["later_gene_evidence"] = [";".join(kind_of[(r, g)] for g in genes.split(";"))
                                for r, genes in zip(rows["reaction"], rows["later_genes"])]
+# the evidence each reaction was ranked on (the release history's confidence reads it)
+rows["ranked_on"] = rows["reaction"].map(orphans["ranked_on"]).fillna("")
 write_tsv_atomic(rows, smk.output.reactions)
+# how many older orphans of each kind gained any gene: the unconditional view of the confidence
+write_tsv_atomic(orphan_gain_table(orphans, benchmark), smk.output.orphans)
 write_tsv_atomic(by_gene.round(4), smk.output.later_genes)
 write_tsv_atomic(table.round(4), smk.output.table)

@@ -1,0 +1,638 @@
+"""Release history: choose the shown ranking and fit its confidence on earlier
+model releases, test both on a later one.
+
+Cross-validation holds out reactions that *have* genes; a real orphan is
+another population. The release history gives real orphans with answers:
+each pair ``[older, newer]`` of model releases is a time split
+(:mod:`rank.time_split`): the older release's orphans, ranked by the older
+run's models, scored against the genes the newer release gave them, by
+every ranking. The *history* pairs are learned from (the choice of the
+ranking, :func:`choose_on_history`; the confidence,
+:class:`HistoryCalibrator`; the "no credible candidate" threshold,
+:func:`history_threshold`); the *test* pair is scored exactly the same way
+and only reported. Its older release is no earlier than the newest release
+of the history (:func:`check_release_history`), so nothing learned from
+history was curated after the test began.
+
+The confidence is conditional: the probability that a shown candidate is
+among the genes a later release gives the reaction, *if* it gives the
+reaction any. :func:`gain_shares` gives the unconditional view: the share
+of ranked orphans of a kind that gained any gene between the history's
+releases.
+
+Example
+-------
+>>> plan = check_release_history({"releases": ["a", "b", "c", "d"], "history": [["a", "b"]],
+...                                "test": ["c", "d"]}, ["a", "b", "c", "d"])
+>>> plan.olders, plan.history, plan.test
+(('a', 'c'), (('a', 'b'),), ('c', 'd'))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+
+from common.exceptions import ConfigValueError
+from rank.time_split import time_split_metrics
+
+__all__ = ["ReleasePlan", "HistoryModel", "check_release_history", "score_order_rows", "choose_on_history", "labelled_rows",
+           "HistoryCalibrator", "history_threshold", "gain_shares", "check_test_confidence",
+           "RANK_BANDS", "SCORE_ORDER", "fit_history", "cells_table", "score_test_split"]
+
+_KEY = "metabolic.release_history"
+
+#: Suffix the time split gives a ranking's rows in score order when its
+#: default ranking is listed by confidence (:mod:`rank.time_split`).
+SCORE_ORDER = " (score order)"
+
+#: The confidence's rank bands: (first rank, last rank) of each, 1-based.
+RANK_BANDS = ((1, 1), (2, 2), (3, 5), (6, 10 ** 9))
+
+
+@dataclass(frozen=True)
+class ReleasePlan:
+    """The checked release history: the pairs, and the older releases whose
+    pipeline must run (history's, then the test's, each once)."""
+
+    releases: tuple
+    history: tuple
+    test: tuple
+
+    @property
+    def olders(self) -> tuple:
+        return tuple(dict.fromkeys([o for o, _ in self.history] + [self.test[0]]))
+
+    def pairs(self, scope: str) -> tuple:
+        """The pairs learned from: ``"history"`` alone (what the test is
+        scored with), or ``"all"`` (history and test: today's ranking)."""
+        if scope == "history":
+            return self.history
+        if scope == "all":
+            return tuple(dict.fromkeys([*self.history, self.test]))
+        raise ValueError(f"scope is {scope!r}; expected 'history' or 'all'")
+
+
+def check_release_history(cfg: Mapping, datasets: Iterable[str]) -> ReleasePlan:
+    """Check ``metabolic.release_history`` against the input sets.
+
+    Every name is an input set; ``releases`` names each once, oldest first;
+    every pair is ``[older, newer]`` in that order; the test's older release
+    is no earlier than the newest release of the history (so no history
+    pair was curated after the test began). A violation raises
+    :class:`ConfigValueError` naming the key.
+
+    Examples
+    --------
+    >>> check_release_history({"releases": ["a", "b", "c"], "history": [["a", "c"]],
+    ...                        "test": ["b", "c"]}, ["a", "b", "c"])
+    Traceback (most recent call last):
+    ...
+    common.exceptions.ConfigValueError: config: metabolic.release_history.test starts at 'b', before 'c', the newest release of metabolic.release_history.history: the test must begin no earlier than the newest history release, so that nothing learned from history was curated after it; name a later test or an earlier history
+    """
+    datasets = set(datasets)
+    releases = [str(r) for r in cfg["releases"]]
+    for r in releases:
+        if r not in datasets:
+            raise ConfigValueError(f"config: {_KEY}.releases names {r!r}, which is not one of the input sets "
+                                   f"under metabolic.datasets ({', '.join(sorted(datasets))})")
+    if len(set(releases)) != len(releases):
+        raise ConfigValueError(f"config: {_KEY}.releases names a release twice ({releases}); name each once, "
+                               "oldest first")
+    where = {r: i for i, r in enumerate(releases)}
+
+    def pair(key, value):
+        value = [str(v) for v in value]
+        for r in value:
+            if r not in where:
+                raise ConfigValueError(f"config: {key} names {r!r}, which is not in {_KEY}.releases "
+                                       f"({', '.join(releases)})")
+        if where[value[0]] >= where[value[1]]:
+            raise ConfigValueError(f"config: {key} is {value}, but {value[0]!r} is not older than {value[1]!r} "
+                                   f"in {_KEY}.releases; expected [older, newer]")
+        return tuple(value)
+
+    history = tuple(dict.fromkeys(pair(f"{_KEY}.history", h) for h in cfg["history"]))
+    test = pair(f"{_KEY}.test", cfg["test"])
+    newest = max((n for _, n in history), key=where.__getitem__)
+    if where[test[0]] < where[newest]:
+        raise ConfigValueError(
+            f"config: {_KEY}.test starts at {test[0]!r}, before {newest!r}, the newest release of "
+            f"{_KEY}.history: the test must begin no earlier than the newest history release, so that nothing "
+            "learned from history was curated after it; name a later test or an earlier history")
+    return ReleasePlan(tuple(releases), history, test)
+
+
+def score_order_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """A time split's per-reaction rows (``time_split_reactions.tsv``) with
+    every ranking in score order: where the split lists its default ranking
+    by confidence, its ``<ranking> (score order)`` rows replace them under
+    the plain name.
+
+    >>> rows = pd.DataFrame({"ranking": ["m", "m (score order)", "n"], "best_rank": [1, 2, 3]})
+    >>> score_order_rows(rows).values.tolist()
+    [['m', 2], ['n', 3]]
+    """
+    names = rows["ranking"].astype(str)
+    scored = names.str.endswith(SCORE_ORDER)
+    base = names.str.slice(0, -len(SCORE_ORDER)).where(scored, names)
+    replaced = set(base[scored])
+    keep = scored | ~names.isin(replaced)
+    return rows[keep.to_numpy()].assign(ranking=base[keep].to_numpy()).reset_index(drop=True)
+
+
+def choose_on_history(rows: pd.DataFrame, cv_validation: pd.DataFrame, candidates: Sequence[str], *,
+                      choose_by: str = "mrr", min_reactions: int = 30) -> dict:
+    """The shown ranking, chosen on the history's benchmark reactions.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        The history pairs' per-reaction rows, pooled
+        (:func:`score_order_rows` of each ``time_split_reactions.tsv``,
+        with a column ``split``): ``ranking``, ``reaction``, ``best_rank``,
+        ``n_candidates``, ``n_later_candidates``.
+    cv_validation : DataFrame
+        ``ranking_validation.tsv`` of the run the scope may know (``method``, ``mrr``,
+        ``hit@1``, ``hit@10``): the fallback, and the choice's CV figures.
+    candidates : sequence of str
+        The rankings today's run can show (in this order: ties go to the
+        earlier one).
+    choose_by : {"mrr", "hit@1", "hit@5", "hit@20"}
+        The history figure that chooses.
+    min_reactions : int
+        With fewer history benchmark reactions (per ranking, pooled over the
+        pairs), the cross-validated MRR chooses instead.
+
+    Returns
+    -------
+    dict
+        ``ranking``, ``chosen_on`` (``"history"`` or ``"cross-validation"``),
+        ``chosen_by`` (one sentence: the rule), ``history_reactions``, and the
+        choice's history figures ``history_<m>`` and CV figures ``cv_<m>``.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"split": "a->b", "ranking": ["m", "m", "n", "n"], "reaction": ["r", "s"] * 2,
+    ...                      "best_rank": [1, 0, 3, 3], "n_candidates": 10, "n_later_candidates": 1})
+    >>> cv = pd.DataFrame({"method": ["m", "n"], "mrr": [0.2, 0.5], "hit@1": [0.1, 0.4], "hit@10": [0.5, 0.7]})
+    >>> choose_on_history(rows, cv, ["m", "n"], min_reactions=2)["ranking"]
+    'm'
+    >>> choose_on_history(rows, cv, ["m", "n"], min_reactions=3)["chosen_on"]
+    'cross-validation'
+    """
+    if choose_by not in ("mrr", "hit@1", "hit@5", "hit@20"):
+        raise ValueError(f"choose_by is {choose_by!r}; expected mrr, hit@1, hit@5 or hit@20")
+    candidates = [str(c) for c in candidates]
+    figures = {}
+    for name in candidates:
+        mine = rows[rows["ranking"].astype(str) == name]
+        if len(mine):
+            figures[name] = time_split_metrics(mine, n_boot=1, seed=0, ks=(1, 5, 20))
+    n = max((f["reactions"] for f in figures.values()), default=0)
+    cv = cv_validation.set_index(cv_validation["method"].astype(str))
+    if n >= min_reactions and figures:
+        values = np.array([figures[c][choose_by] if c in figures else np.nan for c in candidates])
+        ranking = candidates[int(np.nanargmax(values))]
+        on = "history"
+        rule = (f"best {choose_by} over the {n} history benchmark reactions (at least {min_reactions} needed), "
+                f"among {len(figures)} rankings")
+    else:
+        known = [c for c in candidates if c in cv.index]
+        if not known:
+            raise ValueError("no candidate ranking is in the cross-validation table: nothing to fall back on")
+        mrr = pd.to_numeric(cv.loc[known, "mrr"], errors="coerce").to_numpy()
+        ranking = known[int(np.nanargmax(mrr))]
+        on = "cross-validation"
+        rule = (f"best cross-validated MRR: the history has {n} benchmark reactions, fewer than the "
+                f"{min_reactions} of {_KEY}.min_reactions")
+    out = {"ranking": ranking, "chosen_on": on, "chosen_by": rule, "history_reactions": int(n)}
+    f = figures.get(ranking, {})
+    for m in ("hit@1", "hit@5", "hit@20", "mrr"):
+        out[f"history_{m}"] = float(f.get(m, np.nan))
+    for m in ("hit@1", "hit@10", "mrr"):
+        out[f"cv_{m}"] = float(cv.loc[ranking, m]) if ranking in cv.index and m in cv.columns else np.nan
+    return out
+
+
+def labelled_rows(rows: pd.DataFrame, ranking: str, top_n: int, ranked_on: Mapping[str, str] | None = None
+                  ) -> pd.DataFrame:
+    """The shown rows of ``ranking`` on a time split, labelled.
+
+    From the per-reaction rows (``reaction``, ``reaction_kind``, ``ranked``,
+    ``n_candidates``, ``later_gene_ranks``, and ``ranked_on`` unless given
+    by ``ranked_on``): one row per ranked benchmark reaction and shown rank
+    ``1 .. min(top_n, n_candidates)``, ``label`` 1 where a later gene
+    stands at that rank, ``motifs`` whether it was ranked on motif
+    neighbours.
+
+    >>> rows = pd.DataFrame({"ranking": "m", "reaction": ["r"], "reaction_kind": ["transport"],
+    ...                      "ranked": [True], "n_candidates": [9], "later_gene_ranks": ["2;0"],
+    ...                      "ranked_on": ["motifs"]})
+    >>> labelled_rows(rows, "m", 3)[["rank", "label"]].values.tolist()
+    [[1, 0], [2, 1], [3, 0]]
+    """
+    columns = ["reaction", "rank", "reaction_kind", "ranked_on", "motifs", "label"]
+    mine = rows[(rows["ranking"].astype(str) == ranking) & rows["ranked"].astype(str).str.lower().eq("true")]
+    out = []
+    for r in mine.to_dict("records"):
+        later = {int(k) for k in str(r["later_gene_ranks"]).split(";") if k not in ("", "0", "nan")}
+        on = ranked_on[r["reaction"]] if ranked_on is not None else r["ranked_on"]
+        for k in range(1, min(int(top_n), int(r["n_candidates"])) + 1):
+            out.append({"reaction": r["reaction"], "rank": k, "reaction_kind": r["reaction_kind"],
+                        "ranked_on": on, "motifs": "motifs" in str(on).split("+"), "label": int(k in later)})
+    return pd.DataFrame(out, columns=columns)
+
+
+def _band(rank) -> np.ndarray:
+    rank = np.asarray(rank, dtype=np.int64)
+    out = np.full(rank.shape, -1)
+    for i, (lo, hi) in enumerate(RANK_BANDS):
+        out[(rank >= lo) & (rank <= hi)] = i
+    return out
+
+
+def _keys(rows: pd.DataFrame) -> list[tuple]:
+    band = _band(rows["rank"].to_numpy())
+    kind = rows["reaction_kind"].astype(str).to_numpy()
+    motifs = rows["motifs"].astype(bool).to_numpy()
+    return [((b,), (b, k), (b, k, bool(m))) for b, k, m in zip(band, kind, motifs)]
+
+
+class HistoryCalibrator(BaseEstimator):
+    """The confidence of a shown candidate, learned from real orphans of
+    earlier releases.
+
+    A row's confidence is the share of later genes among the history's
+    shown rows of its cell: rank band (:data:`RANK_BANDS`) x reaction kind x
+    whether the reaction was ranked on motif neighbours. Each cell borrows
+    ``prior_strength`` rows' worth of its wider cell's share (band x kind,
+    then band; the band's own share is pooled over kinds, with a Jeffreys
+    prior), so a cell with few history rows stays near the wider one. The
+    confidence depends on the rank only through its band, so listing the
+    shown rows by it keeps the score order.
+
+    Parameters
+    ----------
+    prior_strength : float
+        Rows' worth of the wider cell's share (> 0).
+
+    Attributes
+    ----------
+    cells_ : dict
+        Cell key -> (share, rows, reactions) for every cell seen in fit.
+    band_share_ : dict
+        Band -> its pooled share (the prior of unseen kinds).
+    n_reactions_ : int
+        History benchmark reactions fitted on.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"reaction": ["a", "a", "b", "b"], "rank": [1, 2, 1, 2],
+    ...                      "reaction_kind": "enzymatic", "motifs": True, "label": [1, 0, 0, 0]})
+    >>> cal = HistoryCalibrator(prior_strength=2).fit(rows)
+    >>> cal.predict_proba(rows).round(3).tolist()
+    [0.5, 0.042, 0.5, 0.042]
+    """
+
+    def __init__(self, prior_strength: float = 10.0):
+        self.prior_strength = prior_strength
+
+    def fit(self, rows: pd.DataFrame, y=None):
+        if not (np.isscalar(self.prior_strength) and float(self.prior_strength) > 0):
+            raise ValueError(f"HistoryCalibrator: prior_strength is {self.prior_strength!r}; expected a number > 0")
+        for col in ("reaction", "rank", "reaction_kind", "motifs", "label"):
+            if col not in rows.columns:
+                raise ValueError(f"HistoryCalibrator.fit: the rows have no column {col!r}")
+        if not len(rows):
+            raise ValueError("HistoryCalibrator.fit: no labelled rows (the history ranked no benchmark reaction)")
+        m = float(self.prior_strength)
+        y = rows["label"].to_numpy(dtype=float)
+        keys = _keys(rows)
+        reactions = rows["reaction"].astype(str).to_numpy()
+        sums: dict = {}
+        for (k1, k2, k3), v, r in zip(keys, y, reactions):
+            for k in (k1, k2, k3):
+                s = sums.setdefault(k, [0.0, 0, set()])
+                s[0] += v
+                s[1] += 1
+                s[2].add(r)
+        self.band_share_ = {k[0]: (s[0] + 0.5) / (s[1] + 1.0) for k, s in sums.items() if len(k) == 1}
+        self.cells_ = {}
+        for k in sorted(sums, key=len):
+            hits, n, rs = sums[k]
+            prior = self.band_share_[k[0]] if len(k) == 2 else self.cells_[k[:-1]][0] if len(k) == 3 else None
+            share = self.band_share_[k[0]] if prior is None else (hits + m * prior) / (n + m)
+            self.cells_[k] = (float(share), int(n), len(rs))
+        self.n_reactions_ = len(set(reactions))
+        return self
+
+    def _lookup(self, rows: pd.DataFrame, field: int) -> np.ndarray:
+        out = np.full(len(rows), np.nan)
+        for i, chain in enumerate(_keys(rows)):
+            for k in reversed(chain):
+                if k in self.cells_:
+                    out[i] = self.cells_[k][field]
+                    break
+        return out
+
+    def predict_proba(self, rows: pd.DataFrame) -> np.ndarray:
+        """The confidence of each row (columns ``rank``, ``reaction_kind``,
+        ``motifs``): its narrowest fitted cell's share."""
+        return self._lookup(rows, 0)
+
+    def held_out_like(self, rows: pd.DataFrame) -> np.ndarray:
+        """How many history benchmark reactions back each row's confidence:
+        those in its narrowest fitted cell."""
+        return self._lookup(rows, 2)
+
+    def cell_values(self, rows: pd.DataFrame, what: str = "share") -> np.ndarray:
+        """Each row's cell ``share`` (as :meth:`predict_proba`) or ``rows``."""
+        if what not in ("share", "rows"):
+            raise ValueError(f"what is {what!r}; expected 'share' or 'rows'")
+        return self._lookup(rows, 0 if what == "share" else 1)
+
+
+@dataclass
+class HistoryModel:
+    """What a release-history scope hands to the ranking: the chosen ranking
+    (:func:`choose_on_history`), its confidence (a fitted
+    :class:`HistoryCalibrator`), the "no credible candidate" threshold and
+    its rule (:func:`history_threshold`), the per-kind share of ranked
+    orphans that gained any gene (:func:`gain_shares`), and the pairs it
+    was learned from."""
+
+    choice: dict
+    calibrator: HistoryCalibrator
+    threshold: float
+    threshold_rule: str
+    gain_shares: dict
+    pairs: tuple
+
+    @property
+    def ranking(self) -> str:
+        return str(self.choice["ranking"])
+
+    def save(self, path) -> None:
+        import pickle
+
+        with open(path, "wb") as fh:
+            pickle.dump(self, fh)
+
+    @classmethod
+    def load(cls, path) -> "HistoryModel":
+        import pickle
+
+        try:
+            with open(path, "rb") as fh:
+                model = pickle.load(fh)
+        except (pickle.UnpicklingError, EOFError) as exc:
+            raise ValueError(f"{path}: not a complete release-history model ({exc}); delete it to rebuild it") from exc
+        if not isinstance(model, cls):
+            raise ValueError(f"{path}: holds a {type(model).__name__}, not a {cls.__name__}; delete it to rebuild it")
+        return model
+
+
+def history_threshold(confidence, label, *, factor: float = 2.0, min_reactions: int = 5) -> tuple[float, str]:
+    """The "no credible candidate" threshold from the history's first rows.
+
+    ``confidence`` and ``label`` are one per history benchmark reaction (its
+    rank-1 row). The threshold is the lowest confidence ``t`` such that the
+    reactions at or above it (at least ``min_reactions``) had a later gene
+    first at least ``factor`` times as often as all of them. Without one,
+    it is just above the highest confidence: no orphan is marked credible.
+
+    >>> history_threshold([0.1, 0.1, 0.4, 0.4], [0, 0, 1, 0], min_reactions=2)
+    (0.4, 'lowest rank-1 confidence whose history reactions at or above it had a later gene first at least 2x as often as all (2 reactions, 0.500 against 0.250)')
+    """
+    c = np.asarray(confidence, dtype=float)
+    y = np.asarray(label, dtype=float)
+    base = float(y.mean()) if len(y) else float("nan")
+    for t in np.unique(c[~np.isnan(c)]):
+        above = c >= t
+        if above.sum() >= min_reactions and base > 0 and y[above].mean() >= factor * base:
+            return float(t), (f"lowest rank-1 confidence whose history reactions at or above it had a later gene "
+                              f"first at least {factor:g}x as often as all ({int(above.sum())} reactions, "
+                              f"{y[above].mean():.3f} against {base:.3f})")
+    top = float(np.nanmax(c)) if len(c) and not np.isnan(c).all() else 0.0
+    return float(np.nextafter(top, 2.0)), (f"none: no rank-1 confidence had history reactions at or above it with a "
+                                           f"later gene first {factor:g}x as often as all; no orphan is credible")
+
+
+def gain_shares(counts: pd.DataFrame) -> dict[str, float]:
+    """Per reaction kind, the share of the ranked orphans that gained any
+    gene, pooled over the pairs of ``counts`` (rows of
+    ``time_split_orphans.tsv``: ``reaction_kind``, ``ranked``,
+    ``ranked_gained``); key ``"all"`` over every kind.
+
+    >>> gain_shares(pd.DataFrame({"reaction_kind": ["a", "b", "a"], "ranked": [10, 5, 10],
+    ...                           "ranked_gained": [1, 0, 3]}))
+    {'a': 0.2, 'b': 0.0, 'all': 0.16}
+    """
+    g = counts.groupby("reaction_kind")[["ranked", "ranked_gained"]].sum()
+    out = {str(k): float(r["ranked_gained"] / r["ranked"]) if r["ranked"] else float("nan")
+           for k, r in g.iterrows()}
+    total = g["ranked"].sum()
+    out["all"] = float(g["ranked_gained"].sum() / total) if total else float("nan")
+    return out
+
+
+def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int = 1000, seed: int = 0,
+                          ece_bins: int = 10) -> dict:
+    """The confidence on the test split's first candidates.
+
+    ``first`` has one row per ranked test benchmark reaction: ``confidence``
+    (of its rank-1 row, from a calibrator that never saw the test) and
+    ``label`` (a later gene is first). Returns ``rank1_rows``,
+    ``rank1_mean_confidence``, ``rank1_later_gene_share``, their ratio,
+    ``rank1_ece``, and the credible reactions' (confidence at or above
+    ``threshold``) share with a later gene first against all, with a
+    percentile bootstrap interval of the ratio over reactions.
+
+    >>> first = pd.DataFrame({"confidence": [0.1, 0.1, 0.3, 0.3], "label": [0, 0, 1, 0]})
+    >>> c = check_test_confidence(first, 0.3, n_boot=20)
+    >>> c["rank1_mean_confidence"], c["rank1_later_gene_share"], c["credible_reactions"], c["credible_vs_all"]
+    (0.2, 0.25, 2, 2.0)
+    """
+    from rank.calibration import expected_calibration_error
+
+    c = first["confidence"].to_numpy(dtype=float)
+    y = first["label"].to_numpy(dtype=float)
+    cred = c >= threshold
+    out = {"rank1_rows": int(len(first)),
+           "rank1_mean_confidence": float(c.mean()) if len(c) else np.nan,
+           "rank1_later_gene_share": float(y.mean()) if len(y) else np.nan}
+    out["rank1_confidence_over_share"] = (out["rank1_mean_confidence"] / out["rank1_later_gene_share"]
+                                          if out["rank1_later_gene_share"] else np.nan)
+    out["rank1_ece"] = float(expected_calibration_error(y, c, n_bins=ece_bins)) if len(c) else np.nan
+    out["credible_reactions"] = int(cred.sum())
+    out["credible_top1_is_later"] = float(y[cred].mean()) if cred.any() else np.nan
+    out["all_top1_is_later"] = out["rank1_later_gene_share"]
+
+    def ratio(yy, cc):
+        return yy[cc].mean() / yy.mean() if cc.any() and yy.mean() > 0 else np.nan
+
+    out["credible_vs_all"] = float(ratio(y, cred)) if len(y) else np.nan
+    rng = np.random.default_rng(seed)
+    boots = []
+    for _ in range(n_boot if len(y) else 0):
+        i = rng.integers(0, len(y), len(y))
+        boots.append(ratio(y[i], cred[i]))
+    boots = np.asarray(boots, dtype=float)
+    boots = boots[~np.isnan(boots)]
+    lo, hi = (np.quantile(boots, [0.025, 0.975]) if len(boots) else (np.nan, np.nan))
+    out["credible_vs_all_lo"], out["credible_vs_all_hi"] = float(lo), float(hi)
+    return out
+
+
+def fit_history(reactions: Mapping[str, pd.DataFrame], orphans: Mapping[str, pd.DataFrame],
+                cv_validation: pd.DataFrame, candidates: Sequence[str], *, choose_by: str = "mrr",
+                min_reactions: int = 30, prior_strength: float = 10.0, top_n: int = 10) -> HistoryModel:
+    """Learn a :class:`HistoryModel` from the time splits of one scope.
+
+    Parameters
+    ----------
+    reactions, orphans : mapping
+        Pair name (``"older->newer"``) -> its ``time_split_reactions.tsv``
+        and ``time_split_orphans.tsv`` (:func:`rank.time_split.orphan_gain_table`).
+        Only the pairs learned from: the caller passes no test pair.
+    cv_validation, candidates, choose_by, min_reactions
+        As :func:`choose_on_history`.
+    prior_strength
+        As :class:`HistoryCalibrator`.
+    top_n : int
+        Shown candidates per reaction (``metabolic.ranking.top_n``).
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"ranking": ["m", "m", "n", "n"], "reaction": ["r", "s"] * 2,
+    ...     "reaction_kind": "enzymatic", "ranked": True, "best_rank": [1, 0, 2, 2], "n_candidates": 5,
+    ...     "n_later_candidates": [1, 0, 1, 1], "later_gene_ranks": ["1", "0", "2", "2"], "ranked_on": "motifs"})
+    >>> counts = pd.DataFrame({"reaction_kind": ["enzymatic"], "ranked": [20], "ranked_gained": [2]})
+    >>> cv = pd.DataFrame({"method": ["m", "n"], "mrr": [0.1, 0.2], "hit@1": [0.1, 0.1], "hit@10": [0.3, 0.3]})
+    >>> model = fit_history({"a->b": rows}, {"a->b": counts}, cv, ["m", "n"], min_reactions=2, top_n=3)
+    >>> model.ranking, model.gain_shares["enzymatic"], model.pairs
+    ('m', 0.1, ('a->b',))
+    """
+    if not reactions:
+        raise ValueError("fit_history: no time split to learn from")
+    pooled = []
+    for name, rows in reactions.items():
+        rows = score_order_rows(rows).assign(split=name)
+        # the same reaction id in two pairs is two benchmark reactions
+        pooled.append(rows.assign(reaction=name + ":" + rows["reaction"].astype(str)))
+    pooled = pd.concat(pooled, ignore_index=True)
+    choice = choose_on_history(pooled, cv_validation, candidates, choose_by=choose_by, min_reactions=min_reactions)
+    labelled = labelled_rows(pooled, choice["ranking"], top_n)
+    calibrator = HistoryCalibrator(prior_strength=prior_strength).fit(labelled)
+    first = labelled[labelled["rank"] == 1]
+    threshold, rule = history_threshold(calibrator.predict_proba(first), first["label"])
+    gains = gain_shares(pd.concat(list(orphans.values()), ignore_index=True))
+    return HistoryModel(choice, calibrator, threshold, rule, gains, tuple(reactions))
+
+
+def cells_table(calibrator: HistoryCalibrator) -> pd.DataFrame:
+    """The fitted cells of ``calibrator``, one row each: ``rank_band``,
+    ``reaction_kind`` and ``motifs`` (empty where the cell is wider),
+    ``confidence``, ``rows``, ``reactions``."""
+    out = []
+    for key, (share, n, reactions) in calibrator.cells_.items():
+        lo, hi = RANK_BANDS[key[0]]
+        out.append({"rank_band": str(lo) if lo == hi else f"{lo}+" if hi >= 10 ** 9 else f"{lo}-{hi}",
+                    "reaction_kind": key[1] if len(key) > 1 else "", "motifs": key[2] if len(key) > 2 else "",
+                    "confidence": share, "rows": n, "reactions": reactions})
+    return pd.DataFrame(out, columns=["rank_band", "reaction_kind", "motifs", "confidence", "rows", "reactions"])
+
+
+def score_test_split(model: HistoryModel, rows: pd.DataFrame, name: str, *, top_n: int, n_boot: int = 1000,
+                seed: int = 0) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
+    """Score the test pair as the history is scored, with what history chose.
+
+    Parameters
+    ----------
+    model : HistoryModel
+        Learned from the history pairs alone.
+    rows : DataFrame
+        The test pair's ``time_split_reactions.tsv``.
+    name : str
+        The test pair (``"older->newer"``).
+
+    Returns
+    -------
+    summary : dict
+        The headline: the test pair, the chosen ranking and how, its test
+        ``hit@1/5/20`` and ``mrr`` with intervals and the random
+        expectation, the confidence on its first candidates
+        (:func:`check_test_confidence`), and its history and CV figures.
+    rankings : DataFrame
+        Every ranking on the test pair (:func:`rank.time_split.time_split_table`
+        of the score-order rows), ``chosen`` marking the shown one.
+    confidence : DataFrame
+        :func:`check_test_confidence` over all kinds, then per kind.
+    """
+    from rank.time_split import time_split_table
+
+    rows = score_order_rows(rows)
+    ranking = model.ranking
+    table = time_split_table(rows, n_boot=n_boot, seed=seed)
+    table.insert(1, "chosen", table["ranking"] == ranking)
+    labelled = labelled_rows(rows, ranking, top_n)
+    first = labelled[labelled["rank"] == 1].assign(confidence=lambda f: model.calibrator.predict_proba(f))
+    checks = []
+    for kind, part in [("all", first), *first.groupby("reaction_kind", sort=True)]:
+        checks.append({"test_split": name, "ranking": ranking, "reaction_kind": kind,
+                       **check_test_confidence(part, model.threshold, n_boot=n_boot, seed=seed)})
+    confidence = pd.DataFrame(checks)
+    mine = table[(table["ranking"] == ranking) & (table["reaction_kind"] == "all")]
+    if mine.empty:
+        raise ValueError(f"the test split {name} has no rows of the chosen ranking {ranking!r}")
+    m = mine.iloc[0]
+    summary = {"test_split": name, "ranking": ranking, "chosen_on": model.choice["chosen_on"],
+               "chosen_by": model.choice["chosen_by"], "learned_from": ";".join(model.pairs)}
+    for col in ("reactions", "not_ranked", "later_genes"):
+        summary[f"test_{col}"] = int(m[col])
+    for k in ("hit@1", "hit@5", "hit@20", "mrr"):
+        summary[f"test_{k}"] = float(m[k])
+        summary[f"test_{k}_lo"], summary[f"test_{k}_hi"] = float(m[f"{k}_lo"]), float(m[f"{k}_hi"])
+        summary[f"test_random_{k}"] = float(m[f"random_{k}"])
+    for k, v in confidence.iloc[0].items():
+        if k not in ("test_split", "ranking", "reaction_kind"):
+            summary[f"test_{k}"] = v
+    summary["threshold"] = model.threshold
+    summary["threshold_rule"] = model.threshold_rule
+    for k, v in model.choice.items():
+        if k.startswith(("history_", "cv_")):
+            summary[k] = v
+    return summary, table, confidence
+
+
+def history_quality_columns(test: pd.DataFrame, model: HistoryModel, method: str) -> dict:
+    """The leading columns of ``enzyme_ranking_quality.tsv`` with a release
+    history: the test pair's headline (``history_test.tsv``, one row: what
+    the history alone chose, scored on the test pair), then what today's
+    ranking was chosen on (``model``, learned from history and test), its
+    history figures over those pairs and its cross-validated ones.
+
+    >>> test = pd.DataFrame([{"test_split": "c->d", "ranking": "m", "chosen_on": "history", "chosen_by": "x",
+    ...                       "learned_from": "a->b", "test_hit@1": 0.2, "history_mrr": 0.3, "cv_mrr": 0.5}])
+    >>> model = HistoryModel({"ranking": "m", "chosen_on": "history", "chosen_by": "y", "history_mrr": 0.25,
+    ...                       "cv_mrr": 0.5}, HistoryCalibrator(), 0.1, "r", {}, ("a->b", "c->d"))
+    >>> list(history_quality_columns(test, model, "m").items())[:4]
+    [('test_split', 'c->d'), ('test_ranking', 'm'), ('test_ranking_learned_from', 'a->b'), ('test_hit@1', 0.2)]
+    """
+    if len(test) != 1:
+        raise ValueError(f"the test pair's headline has {len(test)} rows; expected one (history_test.tsv)")
+    row = test.iloc[0].to_dict()
+    out = {"test_split": row["test_split"], "test_ranking": row["ranking"],
+           "test_ranking_learned_from": row["learned_from"]}
+    out.update({k: v for k, v in row.items() if k.startswith("test_") and k != "test_split"})
+    out["shown_chosen_on"] = model.choice["chosen_on"]
+    out["shown_learned_from"] = ";".join(model.pairs)
+    out["shown_is_test_ranking"] = bool(method == row["ranking"])
+    out.update({k: v for k, v in model.choice.items() if k.startswith(("history_", "cv_"))})
+    out["threshold_rule"] = model.threshold_rule
+    return out

@@ -1,0 +1,145 @@
+"""rank/history.py on hand-made tables with known answers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from common.exceptions import ConfigValueError
+from rank.history import (HistoryCalibrator, HistoryModel, check_release_history, check_test_confidence,
+                          choose_on_history, fit_history, gain_shares, history_threshold, labelled_rows,
+                          score_order_rows, score_test_split)
+
+RELEASES = ["r1", "r2", "r3", "r4"]
+
+
+def _cfg(history, test):
+    return {"releases": RELEASES, "history": history, "test": test}
+
+
+def test_release_order_rule():
+    plan = check_release_history(_cfg([["r1", "r2"]], ["r2", "r4"]), RELEASES)
+    assert plan.pairs("history") == (("r1", "r2"),)
+    assert plan.pairs("all") == (("r1", "r2"), ("r2", "r4"))
+    assert plan.olders == ("r1", "r2")
+    # the test may not begin before the newest history release
+    with pytest.raises(ConfigValueError, match=r"^config: metabolic.release_history.test starts at 'r2', "
+                                               r"before 'r3', the newest release"):
+        check_release_history(_cfg([["r1", "r3"]], ["r2", "r4"]), RELEASES)
+    with pytest.raises(ConfigValueError, match=r"metabolic.release_history.history is \['r3', 'r1'\], but 'r3' "
+                                               r"is not older than 'r1'"):
+        check_release_history(_cfg([["r3", "r1"]], ["r3", "r4"]), RELEASES)
+    with pytest.raises(ConfigValueError, match=r"metabolic.release_history.releases names 'r9'"):
+        check_release_history({"releases": ["r9"], "history": [], "test": []}, RELEASES)
+    with pytest.raises(ConfigValueError, match=r"metabolic.release_history.test names 'r5'"):
+        check_release_history(_cfg([["r1", "r2"]], ["r2", "r5"]), RELEASES)
+    with pytest.raises(ValueError, match="scope"):
+        plan.pairs("test")
+
+
+def _rows(ranking, best, kind="enzymatic", n=20, on="motifs"):
+    return pd.DataFrame({"ranking": ranking, "reaction": [f"x{i}" for i in range(len(best))],
+                         "reaction_kind": kind, "ranked": True, "best_rank": best, "n_candidates": n,
+                         "n_later_genes": 1, "n_later_candidates": [1 if b else 0 for b in best],
+                         "later_gene_ranks": [str(b) for b in best], "ranked_on": on})
+
+
+def test_choice_on_history_and_its_fallback():
+    rows = pd.concat([_rows("a", [1, 1, 0, 5]), _rows("b", [2, 2, 2, 2]), _rows("c", [1, 0, 0, 0])])
+    cv = pd.DataFrame({"method": ["a", "b", "c"], "mrr": [0.1, 0.3, 0.9], "hit@1": [0, 0, 0], "hit@10": [0, 0, 0]})
+    # MRR: a = (1 + 1 + 0 + 0.2) / 4 = 0.55, b = 0.5, c = 0.25
+    got = choose_on_history(rows, cv, ["a", "b", "c"], min_reactions=4)
+    assert (got["ranking"], got["chosen_on"], got["history_reactions"]) == ("a", "history", 4)
+    assert got["history_mrr"] == pytest.approx(0.55) and got["cv_mrr"] == pytest.approx(0.1)
+    # by hit@5 b (1.0) beats a (0.75)
+    assert choose_on_history(rows, cv, ["a", "b", "c"], choose_by="hit@5", min_reactions=4)["ranking"] == "b"
+    # too few history reactions: the cross-validation chooses, among the candidates only
+    fallback = choose_on_history(rows, cv, ["a", "b"], min_reactions=5)
+    assert (fallback["ranking"], fallback["chosen_on"]) == ("b", "cross-validation")
+    assert "fewer than the 5" in fallback["chosen_by"]
+
+
+def test_score_order_rows_replace_the_confidence_listing():
+    rows = pd.DataFrame({"ranking": ["a", "a (score order)", "b"], "best_rank": [1, 3, 2]})
+    assert score_order_rows(rows).to_dict("list") == {"ranking": ["a", "b"], "best_rank": [3, 2]}
+
+
+def test_labelled_rows_mark_the_later_genes_ranks():
+    rows = _rows("a", [2, 0], n=3).assign(later_gene_ranks=["2;3", "0"])
+    lab = labelled_rows(rows, "a", top_n=10)
+    assert lab.groupby("reaction")["label"].apply(list).to_dict() == {"x0": [0, 1, 1], "x1": [0, 0, 0]}
+    assert lab["motifs"].all()
+    # an unranked benchmark reaction has no shown row
+    assert labelled_rows(rows.assign(ranked=False), "a", 10).empty
+
+
+def test_calibrator_shrinks_each_cell_to_its_wider_one():
+    # band 1: enzymatic with motifs 2 of 4 right, transport without motifs 0 of 4
+    rows = pd.DataFrame({"reaction": list("abcdefgh"), "rank": 1,
+                         "reaction_kind": ["enzymatic"] * 4 + ["transport"] * 4,
+                         "motifs": [True] * 4 + [False] * 4, "label": [1, 1, 0, 0, 0, 0, 0, 0]})
+    cal = HistoryCalibrator(prior_strength=4).fit(rows)
+    band = (2 + 0.5) / (8 + 1)
+    enz = (2 + 4 * band) / (4 + 4)
+    tra = (0 + 4 * band) / (4 + 4)
+    p = cal.predict_proba(rows)
+    assert p[0] == pytest.approx((2 + 4 * enz) / 8) and p[4] == pytest.approx((0 + 4 * tra) / 8)
+    # an unseen kind falls back on its band; an unseen band has no confidence
+    new = pd.DataFrame({"rank": [1, 2], "reaction_kind": ["spontaneous"] * 2, "motifs": [True, True]})
+    assert cal.predict_proba(new)[0] == pytest.approx(band) and np.isnan(cal.predict_proba(new)[1])
+    assert cal.held_out_like(rows[:1]).tolist() == [4]
+    # a stronger prior pulls the cells together
+    far = HistoryCalibrator(prior_strength=1000).fit(rows).predict_proba(rows)
+    assert abs(far[0] - far[4]) < abs(p[0] - p[4])
+    with pytest.raises(ValueError, match="prior_strength"):
+        HistoryCalibrator(prior_strength=0).fit(rows)
+
+
+def test_threshold_from_history():
+    t, rule = history_threshold([0.1] * 6 + [0.5] * 6, [0] * 6 + [1, 1, 0, 0, 0, 0], min_reactions=5)
+    # all: 2 of 12; at 0.5: 2 of 6, twice the rate
+    assert t == 0.5 and "6 reactions" in rule
+    t, rule = history_threshold([0.1, 0.2], [1, 1], min_reactions=1)
+    assert t > 0.2 and rule.startswith("none")
+
+
+def test_gain_shares_and_test_confidence_check():
+    shares = gain_shares(pd.DataFrame({"reaction_kind": ["transport", "enzymatic"], "ranked": [100, 50],
+                                       "ranked_gained": [5, 10]}))
+    assert shares == {"enzymatic": 0.2, "transport": 0.05, "all": pytest.approx(0.1)}
+    first = pd.DataFrame({"confidence": [0.1] * 8 + [0.5] * 2, "label": [0] * 7 + [1] + [1, 0]})
+    c = check_test_confidence(first, 0.5, n_boot=200)
+    assert c["rank1_mean_confidence"] == pytest.approx(0.18) and c["rank1_later_gene_share"] == pytest.approx(0.2)
+    assert c["credible_reactions"] == 2 and c["credible_vs_all"] == pytest.approx(2.5)
+    assert c["credible_vs_all_lo"] <= 2.5 <= c["credible_vs_all_hi"]
+    # ECE over the two bins: 0.8 * |0.1 - 0.125| + 0.2 * |0.5 - 0.5|
+    assert c["rank1_ece"] == pytest.approx(0.8 * 0.025)
+
+
+def test_fit_then_score_the_test_pair():
+    history = pd.concat([_rows("a", [1, 1, 0, 3]), _rows("b", [4, 4, 4, 4])])
+    counts = pd.DataFrame({"reaction_kind": ["enzymatic"], "ranked": [40], "ranked_gained": [4]})
+    cv = pd.DataFrame({"method": ["a", "b"], "mrr": [0.1, 0.9], "hit@1": [0, 0], "hit@10": [0, 0]})
+    model = fit_history({"r1->r2": history}, {"r1->r2": counts}, cv, ["a", "b"], min_reactions=2, top_n=5)
+    assert model.ranking == "a" and model.gain_shares["enzymatic"] == 0.1
+    test = pd.concat([_rows("a", [1, 0]), _rows("b", [1, 1])])
+    summary, rankings, confidence = score_test_split(model, test, "r2->r4", top_n=5, n_boot=50)
+    assert summary["ranking"] == "a" and summary["test_hit@1"] == 0.5 and summary["test_reactions"] == 2
+    assert rankings.loc[rankings["chosen"], "ranking"].unique().tolist() == ["a"]
+    assert confidence["rank1_rows"].iloc[0] == 2
+    # the test pair's confidence is the history's, not refitted on the test
+    assert summary["test_rank1_mean_confidence"] == pytest.approx(
+        float(model.calibrator.predict_proba(pd.DataFrame({"rank": [1], "reaction_kind": ["enzymatic"],
+                                                           "motifs": [True]}))[0]))
+
+
+def test_model_round_trip_and_a_truncated_file(tmp_path):
+    rows = pd.DataFrame({"reaction": ["a"], "rank": [1], "reaction_kind": ["enzymatic"], "motifs": [True],
+                         "label": [1]})
+    model = HistoryModel({"ranking": "a"}, HistoryCalibrator().fit(rows), 0.2, "r", {"all": 0.1}, ("x->y",))
+    model.save(tmp_path / "m.pkl")
+    assert HistoryModel.load(tmp_path / "m.pkl").ranking == "a"
+    (tmp_path / "cut.pkl").write_bytes((tmp_path / "m.pkl").read_bytes()[:20])
+    with pytest.raises(ValueError, match=r"cut.pkl: not a complete release-history model .*delete it"):
+        HistoryModel.load(tmp_path / "cut.pkl")

@@ -1,0 +1,166 @@
+"""The release history end to end on toy releases: toy_a lacks the genes of
+the history reactions and of the test reactions; toy_b gives the history
+reactions theirs back; the toy model itself (the newest release, the
+ranked input set) gives the test reactions theirs. History [toy_a, toy_b]
+chooses and calibrates; the test [toy_b, toy] is only scored."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+import cobra
+import pandas as pd
+import pytest
+
+from rank.history import HistoryModel
+from toy_data import write_toy_inputs
+from workflow_helpers import run_snakemake, toy_config
+
+pytestmark = pytest.mark.slow
+
+HISTORY = ("R_p4_2", "R_p5_2")
+TEST = ("R_p4_4", "R_p5_4")
+
+
+def _release(newer: cobra.Model, path, without) -> None:
+    model = newer.copy()
+    for rid in without:
+        model.reactions.get_by_id(rid).gene_reaction_rule = ""
+    cobra.io.save_json_model(model, str(path))
+
+
+def _config(tmp, inputs, **history):
+    config = toy_config(inputs, tmp)
+    toy = config["metabolic"]["datasets"]["toy"]
+    for name in ("toy_a", "toy_b"):
+        config["metabolic"]["datasets"][name] = {**toy, "network": f"file:{tmp / 'inputs' / (name + '.json')}"}
+    config["metabolic"]["ranking"]["method"] = "auto"
+    config["metabolic"]["release_history"] = {
+        "releases": ["toy_a", "toy_b", "toy"], "history": [["toy_a", "toy_b"]], "test": ["toy_b", "toy"],
+        "min_reactions": 1, **history}
+    return config
+
+
+@pytest.fixture(scope="module")
+def history_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("release_history")
+    inputs = write_toy_inputs(tmp / "inputs")
+    newer = cobra.io.load_json_model(str(inputs["model"]))
+    _release(newer, tmp / "inputs" / "toy_a.json", HISTORY + TEST)
+    _release(newer, tmp / "inputs" / "toy_b.json", TEST)
+    config = _config(tmp, inputs)
+    proc = run_snakemake(tmp, config, "results/enzyme_ranking.html")
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    return tmp, inputs, config
+
+
+def _sha(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_history_chooses_and_calibrates_the_shown_ranking(history_run):
+    tmp, _, _ = history_run
+    rh = tmp / "results/metabolic/release_history"
+    history = HistoryModel.load(rh / "history/history.pkl")
+    today = HistoryModel.load(rh / "all/history.pkl")
+    assert history.pairs == ("toy_a->toy_b",) and today.pairs == ("toy_a->toy_b", "toy_b->toy")
+    assert history.choice["chosen_on"] == "history" and history.choice["history_reactions"] == len(HISTORY)
+    # the history's benchmark is the two reactions toy_b gave genes, its ranking one of the validated ones
+    rows = pd.read_csv(rh / "toy_a/toy_b/time_split_reactions.tsv", sep="\t", keep_default_na=False)
+    assert set(rows["reaction"]) == set(HISTORY)
+    assert history.ranking in {"geometric", "zero", "geometric+centred", "zero+centred"}
+    quality = pd.read_csv(tmp / "results/enzyme_ranking_quality.tsv", sep="\t")
+    ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
+    assert quality["method"].iloc[0] == today.ranking == ranking["method"].iloc[0]
+    # the quality table leads with the test pair's figures, then what today's ranking was chosen on
+    assert list(quality.columns[:4]) == ["method", "test_split", "test_ranking", "test_ranking_learned_from"]
+    assert quality["test_split"].iloc[0] == "toy_b->toy" and quality["test_ranking"].iloc[0] == history.ranking
+    assert quality["shown_learned_from"].iloc[0] == "toy_a->toy_b;toy_b->toy"
+    # every shown confidence is the history calibrator's, by rank band, kind and motif evidence
+    cells = pd.read_csv(rh / "all/confidence_cells.tsv", sep="\t")
+    assert ranking["confidence"].between(0, 1).all()
+    assert set(ranking["confidence"].round(4)) <= set(cells["confidence"].round(4))
+    assert (ranking["unconditional_confidence"] <= ranking["confidence"] + 1e-9).all()
+    assert (ranking["rank"] == ranking["score_rank"]).all()
+
+
+def test_test_pair_is_scored_with_what_history_alone_chose(history_run):
+    tmp, _, _ = history_run
+    summary = pd.read_csv(tmp / "results/metabolic/history_test.tsv", sep="\t").iloc[0]
+    history = HistoryModel.load(tmp / "results/metabolic/release_history/history/history.pkl")
+    assert summary["ranking"] == history.ranking and summary["learned_from"] == "toy_a->toy_b"
+    assert summary["test_reactions"] == len(TEST)
+    rankings = pd.read_csv(tmp / "results/metabolic/history_test_rankings.tsv", sep="\t")
+    mine = rankings[rankings["chosen"] & (rankings["reaction_kind"] == "all")]
+    assert mine["ranking"].tolist() == [history.ranking]
+    assert summary["test_hit@1"] == pytest.approx(float(mine["hit@1"].iloc[0]), abs=1e-4)
+    # every ranking of the split is reported beside it, with the random expectation
+    assert rankings["ranking"].nunique() > 1 and "random_hit@1" in rankings.columns
+    confidence = pd.read_csv(tmp / "results/metabolic/history_test_confidence.tsv", sep="\t")
+    assert confidence["reaction_kind"].iloc[0] == "all"
+    assert confidence["rank1_rows"].iloc[0] == summary["test_rank1_rows"]
+
+
+def test_no_test_label_reaches_the_choice_or_the_calibrator(history_run):
+    """The newest release gives the test reactions other genes: the test
+    pair's figures change (they are read), and what the history alone
+    learned stays byte for byte the same (it fails if the history scope read
+    the test pair)."""
+    tmp, inputs, config = history_run
+    rh = tmp / "results/metabolic/release_history"
+    before = {f: _sha(rh / "history" / f) for f in ("history.pkl", "choice.tsv", "confidence_cells.tsv")}
+    test_before = _sha(rh / "toy_b/toy/time_split_reactions.tsv")
+    model = json.loads(inputs["model"].read_text())
+    genes = sorted({g["id"] for g in model["genes"]})
+    for r in model["reactions"]:
+        if r["id"] in TEST:
+            r["gene_reaction_rule"] = genes[0] if r["gene_reaction_rule"] != genes[0] else genes[1]
+    changed = tmp / "inputs" / "toy_changed.json"
+    changed.write_text(json.dumps(model))
+    config["metabolic"]["datasets"]["toy"]["network"] = f"file:{changed}"
+    proc = run_snakemake(tmp, config, "results/metabolic/release_history/toy_b/toy/time_split_reactions.tsv",
+                         f"{rh.relative_to(tmp)}/history/history.pkl")
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    assert _sha(rh / "toy_b/toy/time_split_reactions.tsv") != test_before
+    assert {f: _sha(rh / "history" / f) for f in before} == before
+
+
+def test_browser_header_leads_with_the_test_pair(history_run):
+    tmp, _, _ = history_run
+    summary = pd.read_csv(tmp / "results/metabolic/history_test.tsv", sep="\t").iloc[0]
+    html = (tmp / "results/enzyme_ranking.html").read_text()
+    data = json.loads(html.split('<script type="application/json" id="geomargin-data">', 1)[1]
+                      .split("</script>", 1)[0])
+    assert data["meta"]["history_test"]["test_split"] == "toy_b->toy"
+
+    from chromium import missing_reason, page_url, start_chromium, stop_chromium
+    reason = missing_reason()
+    if reason and os.environ.get("GEOMARGIN_REQUIRE_BROWSER"):
+        pytest.fail(f"GEOMARGIN_REQUIRE_BROWSER is set (CI) but {reason}")
+    if reason:
+        pytest.skip(f"real-browser part skipped: {reason}")
+    from selenium.webdriver.common.by import By
+    driver = start_chromium()
+    try:
+        driver.get(page_url(tmp / "results/enzyme_ranking.html"))
+        text = driver.find_element(By.TAG_NAME, "header").text
+    finally:
+        stop_chromium(driver)
+    head = text.index("Test on real orphans: toy_b \u2192 toy")
+    assert head < text.index("Cross-validation of the same method")
+    pct = f"{100 * summary['test_hit@1']:.1f}% [{100 * summary['test_hit@1_lo']:.1f}, " \
+          f"{100 * summary['test_hit@1_hi']:.1f}]"
+    assert f"hit@1 {pct}" in text
+    assert f"MRR {summary['test_mrr']:.3f}" in text
+    assert "Time split (the test on real orphans" not in text
+
+
+def test_a_test_that_overlaps_history_stops_naming_the_key(history_run):
+    tmp, inputs, _ = history_run
+    config = _config(tmp, inputs, history=[["toy_a", "toy"]], test=["toy_b", "toy"])
+    proc = run_snakemake(tmp, config, "results/enzyme_ranking.tsv", extra=["-n"])
+    assert proc.returncode != 0
+    assert "metabolic.release_history.test starts at 'toy_b', before 'toy', the newest release of " \
+           "metabolic.release_history.history" in proc.stdout + proc.stderr
