@@ -55,7 +55,7 @@ def homology_run(tmp_path_factory):
 
 def test_homology_end_to_end(homology_run):
     tmp, _, config = homology_run
-    hits = tmp / "results" / "metabolic" / "homology" / "hits.tsv.gz"
+    hits = tmp / "downloads" / "derived" / "homology_hits.tsv.gz"
     assert hits.is_file()
     names = np.load(tmp / "results" / "metabolic" / "features" / "features.npz")["feature_names"].tolist()
     assert names[-3:] == ["candidate:homology:motif_max", "candidate:homology:compound_max",

@@ -87,7 +87,7 @@ def test_the_parser_sees_the_workflow():
             "fetch_file"} <= set(found)
     assert found["enzyme_ranking"]["inputs"] >= {"cv", "features", "featurizer", "validation"}
     assert found["metabolic_features"]["inputs"] == set(SPREAD["**metabolic_inputs()"] + SPREAD["**homology_inputs()"])
-    assert found["metabolic_homology"]["inputs"] == {"network", "proteome"}
+    assert found["metabolic_homology"]["inputs"] == {"networks", "proteome"}
     assert found["vision_scene_detection_scale"]["script"] == SCRIPTS / "vision_scene_report.py"
 
 

@@ -144,7 +144,7 @@ def test_metabolic_homology_searches_the_model_genes(tmp_path):
     r.gene_reaction_rule = "YAL001C or YAL009W"   # YAL009W has no sequence
     cobra.io.save_json_model(model, str(tmp_path / "m.json"))
     out = tmp_path / "hits.tsv.gz"
-    _run("metabolic_homology", tmp_path, input=_Named(network=str(tmp_path / "m.json"), proteome=str(proteome)),
+    _run("metabolic_homology", tmp_path, input=_Named(networks=[str(tmp_path / "m.json")], proteome=str(proteome)),
          output=_Named(hits=str(out)), params=SimpleNamespace(max_evalue=1e-5))
     table = read_hits(out)
     assert set(table["query"]) == {"YAL001C"}

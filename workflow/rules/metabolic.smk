@@ -9,31 +9,6 @@ MET_DIR = "results/metabolic"
 MET_STAGED = f"{MET_DIR}/staged"
 
 
-# The phmmer searches of the homology block (metabolic.homology_features):
-# every gene of this release's model against the proteome, once per release.
-rule metabolic_homology:
-    input:
-        network=input_ref(DATASET["network"]),
-        proteome=input_ref(MET["proteome"]),
-    output:
-        hits=f"{MET_DIR}/homology/hits.tsv.gz",
-    log:
-        "logs/metabolic/homology.log",
-    conda:
-        "../envs/geomargin.yaml"
-    threads: 2
-    resources:
-        mem_mb=2000,
-        runtime=30,
-    params:
-        max_evalue=MET["homology_max_evalue"],
-        inputs_sha256={
-            ref: content_sha256(ref) for ref in (DATASET["network"], MET["proteome"])
-        },
-    script:
-        "../scripts/metabolic_homology.py"
-
-
 rule metabolic_features:
     input:
         **metabolic_inputs(),

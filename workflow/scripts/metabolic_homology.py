@@ -1,5 +1,5 @@
-"""The phmmer searches of the homology block: every gene of the model with a
-sequence against the whole proteome (featurize.metabolic.homology)."""
+"""The phmmer searches of the homology block: every gene of the given models
+with a sequence against the whole proteome (featurize.metabolic.homology)."""
 
 import time
 
@@ -16,11 +16,16 @@ smk = snakemake
 proteome = load_proteome(smk.input.proteome)
 log.info("proteome %s: %d ORFs with a sequence (%d rows name no ORF)", smk.input.proteome,
          len(proteome.sequences), len(proteome.without_orf))
-genes = sorted(g.id for g in load_model(smk.input.network).genes)
+genes = set()
+for path in smk.input.networks:
+    model_genes = {g.id for g in load_model(path).genes}
+    log.info("model %s: %d genes", path, len(model_genes))
+    genes |= model_genes
+genes = sorted(genes)
 start = time.perf_counter()
 table = search_homologs(proteome.sequences, genes, max_evalue=smk.params.max_evalue, cpus=smk.threads)
 queries = table["query"].nunique()
-log.info("phmmer: %d of the model's %d genes searched against %d proteins in %.1f s (%d threads): "
+log.info("phmmer: %d of the models' %d genes searched against %d proteins in %.1f s (%d threads): "
          "%d hits at E <= %g besides the self-scores", queries, len(genes), len(proteome.sequences),
          time.perf_counter() - start, smk.threads, int((table["query"] != table["target"]).sum()),
          smk.params.max_evalue)

@@ -111,6 +111,10 @@ def test_search_on_known_sequences(tmp_path):
     shares = Homology(table, frozenset(seqs)).shares().set_index("target")["share"]
     assert shares["YAL002W"] == pytest.approx(1.0)
     assert 0.5 < shares["YAL003W"] < 1.0
+    # a query's hits do not depend on the other queries: one table serves every release
+    both = search_homologs(seqs, ["YAL001C", "YAL004W"], max_evalue=1e-5, cpus=2)
+    pd.testing.assert_frame_equal(both[both["query"] == "YAL001C"].reset_index(drop=True), table)
+    assert set(both["query"]) == {"YAL001C", "YAL004W"}
     write_hits(table, tmp_path / "h.tsv.gz")
     back = read_hits(tmp_path / "h.tsv.gz")
     assert back[["query", "target"]].equals(table[["query", "target"]])
