@@ -21,6 +21,7 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/fetch.smk"
+include: "workflow/rules/homology.smk"
 include: "workflow/rules/metabolic.smk"
 # older releases' pipelines, and a time split of any two releases
 include: "workflow/rules/older_releases.smk"

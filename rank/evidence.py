@@ -29,6 +29,7 @@ import pandas as pd
 
 from common.parallel import fork_map
 from featurize.metabolic.genes import canonical_gene_id
+from featurize.metabolic.pairs.explanations import homology_phrase
 from featurize.metabolic.pairs.site import SITE_LABELS
 from featurize.metabolic.reaction_kinds import REACTION_KINDS
 from rank.calibration import no_credible_candidate
@@ -41,7 +42,7 @@ __all__ = ["EVIDENCE", "ORPHAN_COLUMNS", "RANKING_COLUMNS", "supporting_neighbou
 
 #: What an orphan reaction may be ranked on (:func:`orphan_reactions`; config
 #: ``metabolic.ranking.evidence``).
-EVIDENCE = ("motifs", "subsystem", "compounds")
+EVIDENCE = ("motifs", "subsystem", "compounds", "homology")
 #: Columns of results/orphan_reactions.tsv, before the per-motif counts.
 ORPHAN_COLUMNS = ["reaction_id", "model_reaction", "reaction_name", "equation", "reaction_kind",
                   "named_diffusion", "subsystem", "ec_numbers"]
@@ -131,7 +132,8 @@ def _check_evidence(evidence) -> list[str]:
 
 #: Why a reaction lacks each kind of evidence (the ``reason`` of a reaction not ranked).
 _MISSING = {"subsystem": "no other reaction of its subsystem has a gene",
-            "compounds": "no gene acts on compounds of known formula in another reaction of its kind"}
+            "compounds": "no gene acts on compounds of known formula in another reaction of its kind",
+            "homology": "no gene of its neighbours, subsystem or similar-compound reactions has a homolog"}
 
 
 def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None,
@@ -154,7 +156,9 @@ def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None,
         ``"motifs"`` (a motif neighbour has a gene), ``"subsystem"``
         (another reaction of its subsystem has a gene), ``"compounds"`` (a
         gene acts on compounds of known formula in another reaction of its
-        kind). Only evidence whose feature block the featurizer has counts.
+        kind), ``"homology"`` (a gene of those reactions has a homolog, the
+        ``homology`` block). Only evidence whose feature block the
+        featurizer has counts.
 
     Returns
     -------
@@ -409,6 +413,7 @@ def _evidence(featurizer, reaction: str, gene: str, support, coexpr, *, names, g
     similar = featurizer.compound_reactions(reaction, gene) \
         if getattr(featurizer, "compound_kinds_", []) else []
 
+    homologs = featurizer.homologs(reaction, gene) if getattr(featurizer, "homology_block_", False) else []
     kind_doms = featurizer.kind_domains(reaction, gene) if getattr(featurizer, "domain_kinds_", []) else []
     where, here, elsewhere = featurizer.gene_sites(reaction, gene)  # empty lists without the block
 
@@ -427,6 +432,8 @@ def _evidence(featurizer, reaction: str, gene: str, support, coexpr, *, names, g
     if similar:
         words.append("acts on the most similar compounds in " + ", ".join(
             f"{o} ({v:.2f})" for o, v in similar))
+    if homologs:
+        words.append(homology_phrase(homologs, names))
     if kind_doms and kind_doms[0][1] > 0:
         d, n, m = kind_doms[0]
         kind = featurizer.net.reactions.at[reaction, "reaction_kind"]

@@ -47,3 +47,51 @@ def kinds_toy() -> tuple[ToyNet, pd.DataFrame]:
     dom = pd.DataFrame([[1, 1], [1, 0], [0, 1], [1, 1], [0, 0]],
                        index=["G1", "G2", "G3", "G5", "G6"], columns=["D1", "D2"])
     return net, dom
+
+
+HOMOLOGY_GENES = ["G1", "G2", "G3", "G4", "G6", "G7"]
+
+
+@dataclass
+class CompoundNet:
+    reactions: pd.DataFrame
+    formulas: dict
+    substrates: dict
+    products: dict
+
+
+def homology_toy():
+    """R1, R2 transport x and y (G1, G2), R3 converts x to z (G1, G3), R4 is
+    an orphan transport of x, R5 converts z to y (G4); R1, R2, R4, R5 are
+    of subsystem A, R3 of B. R4's motif neighbour is R1, R3's is R2."""
+    ids = ["R1", "R2", "R3", "R4", "R5"]
+    reactions = pd.DataFrame({
+        "reaction_id": ids, "name": ["x transport", "y transport", "x to z", "x transport 2", "z to y"],
+        "genes": [("G1",), ("G2",), ("G1", "G3"), (), ("G4",)],
+        "reaction_kind": ["transport", "transport", "enzymatic", "transport", "enzymatic"],
+        "subsystem": ["A", "A", "B", "A", "A"], "equation": "a -> b", "ec_numbers": "",
+        "named_diffusion": False}, index=ids)
+    formulas = {"x": "C6H12O6", "y": "C5H10O5", "z": "C3H6O3"}
+    subs = {"R1": frozenset("x"), "R2": frozenset("y"), "R3": frozenset("x"), "R4": frozenset("x"),
+            "R5": frozenset("z")}
+    prods = {"R1": frozenset("x"), "R2": frozenset("y"), "R3": frozenset("z"), "R4": frozenset("x"),
+             "R5": frozenset("y")}
+    motifs = {"fork": {"R4": frozenset({"R1"}), "R1": frozenset({"R4"})},
+              "funnel": {"R3": frozenset({"R2"}), "R2": frozenset({"R3"})}}
+    loc = pd.DataFrame({"nucleus": [1, 0, 1, 0, 1, 0]}, index=HOMOLOGY_GENES, dtype=float)
+    return CompoundNet(reactions, formulas, subs, prods), motifs, {"loc": loc}
+
+
+def homology_hits(**changed):
+    """Self-scores G1 100, G2 200, G3 50, G4 80; s(G6, G1) = 0.4,
+    s(G6, G2) = 0.5, s(G6, G4) = 0.1, s(G2, G1) = 0.2, s(G1, G2) = 0.15,
+    s(G6, G3) = 0.9. G7 has no sequence."""
+    bits = {("G1", "G1"): 100, ("G2", "G2"): 200, ("G3", "G3"): 50, ("G4", "G4"): 80,
+            ("G1", "G6"): 40, ("G2", "G6"): 100, ("G4", "G6"): 8, ("G1", "G2"): 20, ("G2", "G1"): 30,
+            ("G3", "G6"): 45}
+    bits.update({tuple(k.split("_")): v for k, v in changed.items()})
+    rows = [(q, t, float(b), 1e-30) for (q, t), b in sorted(bits.items())]
+    table = pd.DataFrame(rows, columns=["query", "target", "bits", "evalue"])
+    from featurize.metabolic.homology import Homology
+
+    return Homology(table, frozenset({"G1", "G2", "G3", "G4", "G6"}))

@@ -43,7 +43,7 @@ def _no_env_mirror(monkeypatch):
 # ------------------------------------------------------------- real registry
 def test_registry_lists_all_inputs_with_checksums():
     reg = F.load_registry()
-    expected = {"yeast_gem_902", "yeast_gem_850", "yeast_gem_830", "yeast_gem_830_yml",
+    expected = {"yeast_gem_902", "yeast_gem_850", "yeast_gem_830", "yeast_gem_830_yml", "yeast_swissprot_2018",
                 "yeast_imm904", "yeast_iff708", "gasch2000", "spellman1998", "spellman1998_samples",
                 "pramila2006", "pramila2006_samples", "huh2003_yeastgfp", "sgd_gaf", "uiuc_cars"}
     assert expected <= set(reg)

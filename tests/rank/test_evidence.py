@@ -427,3 +427,28 @@ def test_site_evidence_by_hand():
     off = PairFeaturizer(ToyNet(df), motifs, {"loc": loc})
     assert off.gene_sites("R1", "G2") == ([], [], [])
     assert feat.gene_sites("R1", "G3") == (["cytoplasm", "mitochondrion"], ["cytoplasm"], ["nucleus"])
+
+
+def test_homology_evidence_ranks_and_names_the_homolog():
+    """With the homology block, the orphan R4 of the homology toy can be
+    ranked on homology alone, ranked_on says so, and the candidate's
+    sentence names its best homolog and what it does; without the block
+    the kind is never used nor claimed missing."""
+    from toy_pairs import homology_hits, homology_toy
+
+    net, motifs, sources = homology_toy()
+    feat = PairFeaturizer(net, motifs, sources, adjacency=False, homology=homology_hits())
+    o = orphan_reactions(net, feat, evidence=["homology"])
+    assert o.loc["R4", "ranked_on"] == "homology" and o.loc["R4", "eligible"]
+    assert orphan_reactions(net, feat).loc["R4", "ranked_on"] == "motifs+homology"
+    names = {"G2": "FUR4"}
+    ev = candidate_evidence(feat, lambda X: np.nansum(X, axis=1), "R4", "G6", names=names,
+                            gene_domains={}, gene_compartments={})
+    assert "similar to FUR4 (y transport), 50% of its self-score, E 1e-30" in ev["evidence"]
+    none = PairFeaturizer(net, motifs, sources, adjacency=False)
+    o = orphan_reactions(net, none, evidence=["homology"])
+    assert not o.loc["R4", "eligible"] and o.loc["R4", "ranked_on"] == ""
+    assert "homolog" not in o.loc["R4", "reason"]
+    ev = candidate_evidence(none, lambda X: np.nansum(X, axis=1), "R4", "G6", names=names,
+                            gene_domains={}, gene_compartments={})
+    assert "similar to" not in ev["evidence"]

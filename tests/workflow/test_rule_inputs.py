@@ -23,6 +23,7 @@ READ_ELSEWHERE = {
 _SPLIT = ("featurizer", "features", "validation", "cv", "calibrator", "older_calibration", "older_reliability",
           "newer_network")
 SPREAD = {"**metabolic_inputs()": ("network", "expression", "annotation", "localization"),
+          "**homology_inputs()": ("proteome", "homology"),
           "**history_ranking_inputs()": ("history", "history_test"),
           "**history_test_input()": ("history_test",),
           '**release_split_inputs(TIME_SPLIT["older"], TIME_SPLIT["newer"])': _SPLIT,
@@ -85,7 +86,8 @@ def test_the_parser_sees_the_workflow():
     assert {"metabolic_features", "enzyme_ranking", "vision_scene_detection_scale", "mcar_accuracy",
             "fetch_file"} <= set(found)
     assert found["enzyme_ranking"]["inputs"] >= {"cv", "features", "featurizer", "validation"}
-    assert found["metabolic_features"]["inputs"] == set(SPREAD["**metabolic_inputs()"])
+    assert found["metabolic_features"]["inputs"] == set(SPREAD["**metabolic_inputs()"] + SPREAD["**homology_inputs()"])
+    assert found["metabolic_homology"]["inputs"] == {"networks", "proteome"}
     assert found["vision_scene_detection_scale"]["script"] == SCRIPTS / "vision_scene_report.py"
 
 

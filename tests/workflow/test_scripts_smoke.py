@@ -119,3 +119,35 @@ def test_mcar_accuracy_table_by_hand(tmp_path):
     assert t.loc["zero", "accuracy_sem"] == pytest.approx(np.sqrt(0.05 / 3) / 2, abs=1e-4)
     assert t.loc["zero", "n_partitions"] == 2 and t.loc["zero", "n_folds"] == 4
     assert t.loc["zero", "n_instances"] == 30 and t.loc["zero", "n_features"] == 4
+
+
+def test_metabolic_homology_searches_the_model_genes(tmp_path):
+    """The rule's script: the model's genes with a sequence are the queries,
+    every protein of the table a target; the table holds each query's
+    self-score and its homolog, read back by featurize.metabolic.homology."""
+    import cobra
+
+    from featurize.metabolic.homology import Homology, read_hits
+
+    rng = np.random.default_rng(1)
+    aa = list("ACDEFGHIKLMNPQRSTVWY")
+    a = "".join(rng.choice(aa, 180))
+    near = "".join(c if rng.random() > 0.1 else rng.choice(aa) for c in a)
+    other = "".join(rng.choice(aa, 180))
+    proteome = tmp_path / "p.tsv"
+    proteome.write_text("uniprot\tname\tgene_id\tec_code\tMW\tsequence\n"
+                        f"P1\tx\tABC1 YAL001C\t\t1\t{a}\nP2\tx\tYAL002W\t\t1\t{near}\n"
+                        f"P3\tx\tYAL003W\t\t1\t{other}\n")
+    model = cobra.Model("toy")
+    r = cobra.Reaction("r1")
+    model.add_reactions([r])
+    r.gene_reaction_rule = "YAL001C or YAL009W"   # YAL009W has no sequence
+    cobra.io.save_json_model(model, str(tmp_path / "m.json"))
+    out = tmp_path / "hits.tsv.gz"
+    _run("metabolic_homology", tmp_path, input=_Named(networks=[str(tmp_path / "m.json")], proteome=str(proteome)),
+         output=_Named(hits=str(out)), params=SimpleNamespace(max_evalue=1e-5))
+    table = read_hits(out)
+    assert set(table["query"]) == {"YAL001C"}
+    assert set(table["target"]) == {"YAL001C", "YAL002W"}
+    share = Homology(table, frozenset()).shares()
+    assert share["target"].tolist() == ["YAL002W"] and 0.5 < share["share"].iloc[0] < 1.0

@@ -105,6 +105,30 @@ def metabolic_inputs():
     return inputs
 
 
+# The table of the homology searches (metabolic_homology in homology.smk), one
+# for every release the workflow runs, outside results/ so that the older
+# releases' modules (older_releases.smk) read this same file.
+HOMOLOGY_HITS = f"{DOWNLOAD_DIR}/derived/homology_hits.tsv.gz"
+
+
+def homology_inputs():
+    """The homology block's inputs of the features step, when
+    metabolic.homology_features asks for it: the proteome and the searches'
+    table shared by every release (rule metabolic_homology); else nothing."""
+    if not MET["homology_features"]:
+        return {}
+    return {"proteome": input_ref(MET["proteome"]), "homology": HOMOLOGY_HITS}
+
+
+def homology_networks():
+    """The network references of the input set and of every older release
+    the workflow runs (older_releases(), below), each once."""
+    refs = [DATASET["network"]] + [
+        MET["datasets"][older]["network"] for older in older_releases()
+    ]
+    return list(dict.fromkeys(refs))
+
+
 def longest_first(order):
     """Scheduling priority of a per-method job: the methods of ``order``
     (longest first) start first, in that order, when several of the rule's

@@ -12,6 +12,8 @@ MET_STAGED = f"{MET_DIR}/staged"
 rule metabolic_features:
     input:
         **metabolic_inputs(),
+        # the proteome and the homology searches, with metabolic.homology_features
+        **homology_inputs(),
     output:
         features=f"{MET_DIR}/features/features.npz",
         instances=f"{MET_DIR}/features/instances.tsv",
@@ -43,6 +45,7 @@ rule metabolic_features:
         domain_kind_features=MET["domain_kind_features"],
         site_features=MET["site_features"],
         membrane_features=MET["membrane_features"],
+        homology_features=MET["homology_features"],
         representation=MET["representation"],
         min_source_coverage=MET["min_source_coverage"],
         min_conditions=MET.get("min_conditions", 3),
@@ -259,6 +262,8 @@ rule enzyme_browser:
 rule metabolic_provenance:
     input:
         **metabolic_inputs(),
+        # the proteome and the homology searches' table, with their sha256
+        **homology_inputs(),
         # the release history's staged tables and its releases' networks, when it applies
         **history_staged(),
         **history_networks(),

@@ -14,11 +14,13 @@ from featurize.metabolic.compounds import compound_vectors
 from featurize.metabolic.expression import load_expression
 from featurize.metabolic.expression import usable_profiles
 from featurize.metabolic.genes import check_coverage, check_source_signal, log_notes
+from featurize.metabolic.homology import Homology, read_hits
 from featurize.metabolic.localization import load_yeastgfp
 from featurize.metabolic.model_io import load_model
 from featurize.metabolic.motifs import find_motifs
 from featurize.metabolic.network import build_directed_network
 from featurize.metabolic.pairs import PairFeaturizer, build_instances, candidate_pools, fold_groups
+from featurize.metabolic.proteome import load_proteome
 
 from _bootstrap import setup
 
@@ -74,6 +76,12 @@ for name, table, where, empty in checks:
 for name, table in sources.items():
     log.info("source %s: %d genes x %d features", name, *table.shape)
 
+homology = None
+if p.homology_features:
+    proteome = load_proteome(smk.input.proteome)
+    homology = Homology(read_hits(smk.input.homology), frozenset(proteome.sequences))
+    log.info("homology: %d ORFs with a sequence (%s), %d search rows (%s)", len(proteome.sequences),
+             smk.input.proteome, len(homology.hits), smk.input.homology)
 featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_genes,
                             adjacency=p.adjacency, representation=p.representation,
                             reaction_kinds=p.adjacency and p.kind_features,
@@ -83,6 +91,7 @@ featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_
                             sites=p.site_features,
                             membrane_genes=annotation.membrane
                             if p.adjacency and p.kind_features and p.membrane_features else None,
+                            homology=homology,
                             # a reaction's features never read its near-copies' gene rules: the
                             # validation holds them out together (docs/metabolic.md, "Folds")
                             reaction_groups=fold_groups(net))
@@ -102,6 +111,9 @@ if featurizer.membrane_genes is not None:
              ", ".join(featurizer.membrane_kinds_) or "none", len(annotation.membrane))
 elif p.membrane_features:
     log.info("membrane blocks: none (membrane_features needs adjacency_features and kind_features)")
+if featurizer.homology_block_:
+    log.info("homology block: on (%d network genes have a self-score)",
+             len(set(homology.self_bits()) & set(network_genes)))
 candidates, pool, mix = candidate_pools(p.candidates, p.impostor_pool, p.impostor_mix,
                                         sorted(g.id for g in model.genes), sources)
 log.info("candidate genes for ranking: %d (%s)", len(candidates), p.candidates)

@@ -23,6 +23,7 @@ module               blocks (names in features)        PairFeaturizer parameter 
 :mod:`.domain_kind`  ``candidate:domain_kind_<kind>``  ``domain_kinds``          ``domain_kind_features``
 :mod:`.site`         ``candidate:site``                ``sites``                 ``site_features``
 :mod:`.membrane`     ``candidate:membrane_<kind>``     ``membrane_genes``        ``membrane_features``
+:mod:`.homology`     ``candidate:homology``            ``homology``              ``homology_features``
 ===================  ================================  ========================  ========================
 
 (config keys under ``metabolic:``, dataset keys under

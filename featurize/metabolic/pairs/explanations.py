@@ -9,7 +9,7 @@ methods from :class:`PairExplanations`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -17,7 +17,7 @@ import pandas as pd
 from common.exceptions import GeomarginInputError
 from featurize.metabolic.genes import canonical_gene_id
 
-__all__ = ["PairExplanations"]
+__all__ = ["PairExplanations", "homology_phrase"]
 
 
 class PairExplanations:
@@ -175,6 +175,20 @@ class PairExplanations:
         where = b.reaction_sites(reaction)
         return where, [s for s in mine if s in where], [s for s in mine if s not in where]
 
+    def homologs(self, reaction: str, gene: str, top: int = 1) -> list[tuple[str, float, float, str, str]]:
+        """The genes of the ``homology`` block most like ``gene`` for
+        ``reaction`` (its evidence), as ``(gene, share of that gene's
+        self-score, E-value, model reaction it catalyses there, that
+        reaction's name)``, most similar first; empty without the block or
+        without a homolog."""
+        self._check_reaction(reaction)
+        if not getattr(self, "homology_block_", False):
+            return []
+        b = self._network_blocks["homology"]
+        gid = self._index.gid.get(canonical_gene_id(gene)[0])
+        return [(self._index.universe[h], share, evalue, o, b.reaction_name(o) if o else "")
+                for h, share, evalue, _, o in b.homologs(reaction, gid, top)]
+
     def expression_zscores(self, genes: Sequence[str]) -> pd.DataFrame:
         """Standardized expression profiles of ``genes`` (rows) over the
         conditions (columns): each profile minus its mean over its present
@@ -188,3 +202,21 @@ class PairExplanations:
         src = self._sources["expr"]
         rows = self._src_row["expr"][self._gids(list(genes))]
         return pd.DataFrame(src.zscores(rows), index=list(genes), columns=src.items_)
+
+
+def homology_phrase(homologs: Sequence[tuple], names: Mapping[str, str]) -> str:
+    """The evidence sentence's part for the best homolog of
+    :meth:`PairExplanations.homologs`: who it is, what it does there, its
+    share of its self-score and the E-value; "" without one.
+
+    >>> homology_phrase([("YBR021W", 0.412, 1e-80, "r_1", "uracil transport")], {"YBR021W": "FUR4"})
+    'similar to FUR4 (uracil transport), 41% of its self-score, E 1e-80'
+    >>> homology_phrase([("YBR021W", 1.0, 0.0, "", "")], {})
+    'similar to YBR021W, 100% of its self-score, E 0'
+    """
+    if not homologs:
+        return ""
+    gene, share, evalue, _, what = homologs[0]
+    who = names.get(gene, "") or gene
+    does = f" ({what})" if what else ""
+    return f"similar to {who}{does}, {share:.0%} of its self-score, E {evalue:.0e}".replace("E 0e+00", "E 0")

@@ -121,6 +121,14 @@ class PairFeaturizer(PairExplanations):
         the other genes of the ``domain`` source are not. Needs
         ``reaction_kinds`` for its kinds and the ``domain`` source. None:
         no such block.
+    homology : Homology or None, default None
+        Add the ``homology`` block (package docstring): the phmmer hits
+        between the model's genes and the proteome, and which genes have a
+        sequence (:class:`featurize.metabolic.homology.Homology`). Its
+        ``compound_max`` item needs ``net.reactions.reaction_kind`` and
+        ``net.formulas``, ``net.substrates`` and ``net.products`` (absent
+        without them), its ``subsystem_max`` item
+        ``net.reactions.subsystem``. None: no such block.
     reaction_groups : mapping or None, default None
         Directed reaction id -> label of its group of near-copies, e.g. a
         :func:`featurize.metabolic.pairs.sampling.fold_groups` Series (one
@@ -150,7 +158,8 @@ class PairFeaturizer(PairExplanations):
         ``("candidate", "compound_<kind>", slice)`` blocks, then the
         ``("candidate", "domain_kind_<kind>", slice)`` blocks, then the
         ``("candidate", "site", slice)`` block, then the
-        ``("candidate", "membrane_<kind>", slice)`` blocks, last.
+        ``("candidate", "membrane_<kind>", slice)`` blocks, then the
+        ``("candidate", "homology", slice)`` block, last.
     role_kinds_ : list of str
         Reaction kinds with a ``role_<kind>`` block.
     subsystem_block_ : bool
@@ -164,6 +173,8 @@ class PairFeaturizer(PairExplanations):
         Whether the ``site`` block is there.
     membrane_kinds_ : list of str
         Reaction kinds with a ``membrane_<kind>`` block.
+    homology_block_ : bool
+        Whether the ``homology`` block is there.
     genes_with_data_ : list of str
         Canonical ids of genes with data of at least one source.
     feature_scale_ : ndarray or None
@@ -187,6 +198,8 @@ class PairFeaturizer(PairExplanations):
         "membrane_genes": (lambda v: v is None or (isinstance(v, (set, frozenset, list, tuple))
                                                     and all(isinstance(g, str) for g in v)),
                            "None or a collection of gene ids (str)"),
+        "homology": (lambda v: v is None or (hasattr(v, "shares") and hasattr(v, "sequenced")),
+                     "None or a featurize.metabolic.homology.Homology"),
     }
 
     def __init__(self, net, motifs: Mapping[str, Mapping[str, frozenset]],
@@ -194,7 +207,7 @@ class PairFeaturizer(PairExplanations):
                  domain_eps: float = 0.01, adjacency: bool = True,
                  representation: str = "pointwise", reaction_kinds: bool = False,
                  subsystems: bool = False, compounds: bool = False, domain_kinds: bool = False,
-                 sites: bool = False, membrane_genes=None,
+                 sites: bool = False, membrane_genes=None, homology=None,
                  reaction_groups: Mapping[str, object] | None = None):
         reactions = getattr(net, "reactions", None)
         if not isinstance(reactions, pd.DataFrame) or "genes" not in reactions.columns:
@@ -213,6 +226,7 @@ class PairFeaturizer(PairExplanations):
         self.domain_kinds = domain_kinds
         self.sites = sites
         self.membrane_genes = membrane_genes
+        self.homology = homology
         self.reaction_groups = reaction_groups
         validate_params(self)
         self.min_domain_genes = int(min_domain_genes)
@@ -286,6 +300,7 @@ class PairFeaturizer(PairExplanations):
         self.domain_kinds_ = list(getattr(self._network_blocks.get("domain_kind"), "kinds", []))
         self.site_block_ = "site" in self._network_blocks
         self.membrane_kinds_ = list(getattr(self._network_blocks.get("membrane"), "kinds", []))
+        self.homology_block_ = "homology" in self._network_blocks
 
         # the point-wise layout is always computed; "summary" derives from it
         _, _, self._pw_blocks, self._pw_n = self._layout("pointwise")

@@ -4,7 +4,7 @@ Every motif type gets the blocks of the ``per_motif`` families in this order
 (``expr``, ``domain``, ``loc``, then ``net``), motif type after motif type;
 the motif-independent blocks of the candidate follow, under the pseudo motif
 type :data:`CANDIDATE_MOTIF`: the ``role_<kind>`` blocks, ``subsystem``, the
-``compound_<kind>`` blocks, the ``domain_kind_<kind>`` blocks, ``site``, the ``membrane_<kind>`` blocks. A new block is a module with one
+``compound_<kind>`` blocks, the ``domain_kind_<kind>`` blocks, ``site``, the ``membrane_<kind>`` blocks, ``homology``. A new block is a module with one
 :class:`~featurize.metabolic.pairs.base.SourceBlock` or
 :class:`~featurize.metabolic.pairs.base.NetworkBlock` subclass, registered
 here at its place in that order (and the :class:`PairFeaturizer` parameter
@@ -18,6 +18,7 @@ from featurize.metabolic.pairs.compound import CompoundBlock
 from featurize.metabolic.pairs.domain import DomainBlock
 from featurize.metabolic.pairs.domain_kind import DomainKindBlock
 from featurize.metabolic.pairs.expr import ExprBlock
+from featurize.metabolic.pairs.homology import HomologyBlock
 from featurize.metabolic.pairs.loc import LocBlock
 from featurize.metabolic.pairs.membrane import MembraneBlock
 from featurize.metabolic.pairs.role import RoleBlock
@@ -28,7 +29,7 @@ __all__ = ["BLOCKS", "SOURCE_KINDS", "SUMMARY_ITEMS", "CANDIDATE_MOTIF"]
 
 #: Block families in feature order.
 BLOCKS = (ExprBlock, DomainBlock, LocBlock, AdjacencyBlock, RoleBlock, SubsystemBlock, CompoundBlock,
-          DomainKindBlock, SiteBlock, MembraneBlock)
+          DomainKindBlock, SiteBlock, MembraneBlock, HomologyBlock)
 #: Names of the data sources (keys of ``sources``), in feature order.
 SOURCE_KINDS = tuple(b.name for b in BLOCKS if b.param == "sources")
 #: Features of each (motif, source) block with ``representation="summary"``.

@@ -89,7 +89,7 @@ def test_registry_gives_the_documented_layout():
     type after motif type, then the candidate's blocks (role_<kind>, subsystem,
     domain_kind_<kind>, site, membrane_<kind>), one group id per block, consecutive."""
     assert [b.name for b in BLOCKS] == ["expr", "domain", "loc", "net", "role", "subsystem", "compound",
-                                        "domain_kind", "site", "membrane"]
+                                        "domain_kind", "site", "membrane", "homology"]
     for b in BLOCKS:  # every family declares itself once
         assert b.name and b.param and b.config_key and b.items and isinstance(b.per_motif, bool)
     net, motifs, sources = toy()
