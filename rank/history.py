@@ -172,8 +172,10 @@ def choose_on_history(rows: pd.DataFrame, cv_validation: pd.DataFrame, candidate
     -------
     dict
         ``ranking``, ``chosen_on`` (``"history"`` or ``"cross-validation"``),
-        ``chosen_by`` (one sentence: the rule), ``history_reactions``, and the
-        choice's history figures ``history_<m>`` and CV figures ``cv_<m>``.
+        ``chosen_by`` (one sentence: the rule), ``history_reactions``, the
+        choice's history figures ``history_<m>`` and CV figures ``cv_<m>``,
+        and ``cv_best_ranking``, ``cv_best_mrr`` (the candidate the
+        cross-validated MRR alone would choose, and its MRR).
 
     Examples
     --------
@@ -216,6 +218,11 @@ def choose_on_history(rows: pd.DataFrame, cv_validation: pd.DataFrame, candidate
         out[f"history_{m}"] = float(f.get(m, np.nan))
     for m in ("hit@1", "hit@10", "mrr"):
         out[f"cv_{m}"] = float(cv.loc[ranking, m]) if ranking in cv.index and m in cv.columns else np.nan
+    # what the cross-validation alone would have shown: how much CV MRR the history's choice gives up
+    known = [c for c in candidates if c in cv.index]
+    mrr = pd.to_numeric(cv.loc[known, "mrr"], errors="coerce") if known else pd.Series(dtype=float)
+    best = mrr.idxmax() if len(mrr) and mrr.notna().any() else ""
+    out["cv_best_ranking"], out["cv_best_mrr"] = best, float(mrr[best]) if best else np.nan
     return out
 
 

@@ -52,6 +52,7 @@ def test_choice_on_history_and_its_fallback():
     got = choose_on_history(rows, cv, ["a", "b", "c"], min_reactions=4)
     assert (got["ranking"], got["chosen_on"], got["history_reactions"]) == ("a", "history", 4)
     assert got["history_mrr"] == pytest.approx(0.55) and got["cv_mrr"] == pytest.approx(0.1)
+    assert (got["cv_best_ranking"], got["cv_best_mrr"]) == ("c", pytest.approx(0.9))
     # by hit@5 b (1.0) beats a (0.75)
     assert choose_on_history(rows, cv, ["a", "b", "c"], choose_by="hit@5", min_reactions=4)["ranking"] == "b"
     # too few history reactions: the cross-validation chooses, among the candidates only
