@@ -180,6 +180,13 @@ def _lookalike_id(inputs, d):
     return p
 
 
+def _headerless(inputs, d):
+    """The toy expression table whose header line was lost."""
+    p = d / "expression_headerless.tsv"
+    p.write_text("".join(_expression_lines(inputs)[1:]))
+    return p
+
+
 def _empty(inputs, d):
     p = d / "expression_empty.tsv"
     p.write_text("")
@@ -290,6 +297,11 @@ BAD_INPUTS = {
         "GeneIdError: ", ": line 5: gene id '\u0423", "is not a valid gene id after normalisation"]),
     "empty_expression_file": (_empty, "expression", [
         "InputFileError: ", ": is empty (no header line)"]),
+    # the first record read as the header would lose its gene and name the columns
+    "expression_without_header": (_headerless, "expression", [
+        "InputFileError: ", "expression_headerless.tsv: line 1 is a record, not a header: gene 'YAL001W' "
+        "with the values '0.1821', '-0.3370', '0.1710', ... (expected a header line first (the gene id "
+        "column's name, then one name per condition); the header line seems lost)"]),
     "undefined_metabolite": (_undefined_metabolite, "network", [
         "InputFileError: ", "reaction 'R_p0_1' uses metabolite(s) ['ghost_c'] that are not in the "
         "model's 'metabolites' list"]),
