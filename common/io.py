@@ -15,7 +15,7 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-__all__ = ["atomic_path", "current_umask", "honour_umask", "remove_stale_temps", "temp_prefix", "write_tsv_atomic", "save_npz_atomic", "save_pickle_atomic"]
+__all__ = ["atomic_path", "current_umask", "honour_umask", "remove_stale_temps", "temp_prefix", "write_tsv_atomic", "sha256_file", "sha256_tree", "save_npz_atomic", "save_pickle_atomic"]
 
 
 def current_umask() -> int:
@@ -146,6 +146,22 @@ def sha256_file(path: str | os.PathLike) -> str:
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
+    return digest.hexdigest()
+
+
+def sha256_tree(path: str | os.PathLike) -> str:
+    """Hex sha256 of a folder's content: every regular file under ``path``
+    (symbolic links followed), by its path relative to ``path`` (``/``-
+    separated, in sorted order) and the sha256 of its bytes. Equal for two
+    folders exactly when they hold the same files with the same bytes; a
+    file's time stamps and modes do not count."""
+    root = Path(path)
+    digest = hashlib.sha256()
+    files = sorted((Path(d) / f).relative_to(root).as_posix()
+                   for d, _, names in os.walk(root, followlinks=True) for f in names
+                   if (Path(d) / f).is_file())
+    for rel in files:
+        digest.update(f"{rel}\0{sha256_file(root / rel)}\n".encode())
     return digest.hexdigest()
 
 

@@ -12,11 +12,12 @@ import pandas as pd
 import pytest
 
 from toy_data import write_toy_inputs
-from workflow_helpers import MAIN_TARGET, console, run_snakemake, small_config
+from workflow_helpers import MAIN_TARGET, TRACEBACK, console, run_snakemake, small_config
 
 pytestmark = pytest.mark.slow
 
 PROVENANCE = "results/metabolic/provenance.tsv"
+OLD = (946684800, 946684800)   # 2000-01-01: older than every result
 
 
 def _sha(path) -> str:
@@ -48,3 +49,70 @@ def test_replaced_input_with_older_mtime_is_rerun(tmp_path):
     # and a third run has nothing left to do
     proc = run_snakemake(tmp_path, config, MAIN_TARGET)
     assert proc.returncode == 0 and "Nothing to be done" in console(proc)
+
+
+SCENE_TABLE = "results/vision/scene_detection.tsv"
+
+
+def _vision_config(tmp_path, cars):
+    from test_vision_workflow import vision_config
+    from workflow_helpers import toy_config
+
+    config = toy_config(write_toy_inputs(tmp_path / "inputs"), tmp_path)
+    config["vision"] = vision_config(config, cars)
+    return config
+
+
+def _age(*paths):
+    """Give ``paths`` an old time stamp, as `cp -p` or `rsync -a` leave it."""
+    for p in paths:
+        os.utime(p, OLD)
+
+
+def test_vision_folder_content_is_tracked(tmp_path):
+    """With file:DIR as the car data, a file rewritten or deleted inside the
+    folder (its own and the folder's time stamps left old) reruns what read
+    it, and the rerun equals a run made on the changed folder from scratch."""
+    from toy_vision import write_toy_cars
+
+    cars = tmp_path / "inputs" / "uiuc_cars"
+    write_toy_cars(cars)
+    config = _vision_config(tmp_path, cars)
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = run_snakemake(work, config, SCENE_TABLE)
+    assert proc.returncode == 0, console(proc)[-3000:]
+    # the ground truth rewritten: scene 0's car moved out of reach of any detection
+    truth = cars / "trueLocations.txt"
+    lines = truth.read_text().splitlines(keepends=True)
+    truth.write_text("0: (60,0)\n" + "".join(lines[1:]))
+    _age(truth, cars)
+    proc = run_snakemake(work, config, SCENE_TABLE)
+    out = console(proc)
+    assert proc.returncode == 0, out[-3000:]
+    assert "Nothing to be done" not in out and "vision_scene_detection" in out
+    assert pd.read_csv(work / SCENE_TABLE, sep="\t")["recall"].max() == pytest.approx(2 / 3)
+    # training crops deleted: the featurizer is fitted again
+    for k in range(5):
+        (cars / "TrainImages" / f"pos-{k}.pgm").unlink()
+    _age(cars / "TrainImages", cars)
+    proc = run_snakemake(work, config, SCENE_TABLE)
+    out = console(proc)
+    assert proc.returncode == 0, out[-3000:]
+    assert "vision_scene_featurizer" in out
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    proc = run_snakemake(fresh, config, SCENE_TABLE)
+    assert proc.returncode == 0, console(proc)[-3000:]
+    assert (work / SCENE_TABLE).read_bytes() == (fresh / SCENE_TABLE).read_bytes()
+    proc = run_snakemake(work, config, SCENE_TABLE)
+    assert proc.returncode == 0 and "Nothing to be done" in console(proc)
+    # a truncated ground truth: the scenes without their line are named
+    truth.write_text(lines[0] + lines[2])
+    _age(truth, cars)
+    proc = run_snakemake(work, config, SCENE_TABLE)
+    out = console(proc)
+    assert proc.returncode != 0 and TRACEBACK not in out, out[-3000:]
+    assert (f"InputFileError: {truth}: has no line for 1 of the 3 scenes in TestImages/ (test-1.pgm) "
+            "(every test image needs its line 'n: (row,col) ...', with no locations for an image "
+            "without cars)") in out
