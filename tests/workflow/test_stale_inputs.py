@@ -51,6 +51,49 @@ def test_replaced_input_with_older_mtime_is_rerun(tmp_path):
     assert proc.returncode == 0 and "Nothing to be done" in console(proc)
 
 
+def test_input_changed_after_it_was_read_is_not_published(tmp_path):
+    """The expression table rewritten after the features step read it and
+    before the results are published: the publish stops naming the file and
+    both checksums, the earlier results keep their bytes and mtimes, and the
+    next run computes from the new content and names its checksum.
+
+    The rewrite "during the run" is made between a features job and the rest
+    of the run, which is told to go by time stamps only (the file gets an old
+    one): what a run that was already past the features step sees."""
+    inputs = write_toy_inputs(tmp_path / "inputs")
+    config = small_config(inputs, tmp_path)
+    proc = run_snakemake(tmp_path, config, MAIN_TARGET)
+    assert proc.returncode == 0, console(proc)[-3000:]
+    before = {rel: ((tmp_path / rel).read_bytes(), (tmp_path / rel).stat().st_mtime_ns)
+              for rel in (MAIN_TARGET, PROVENANCE)}
+    features = "results/metabolic/features/features.npz"
+    (tmp_path / features).unlink()   # the features step runs again, alone
+    proc = run_snakemake(tmp_path, config, features)
+    assert proc.returncode == 0, console(proc)[-3000:]
+    expr = inputs["expression"]
+    old_sha = _sha(expr)
+    table = pd.read_csv(expr, sep="\t")
+    table.iloc[:, 1:] = table.iloc[:, 1:].to_numpy()[::-1]
+    table.to_csv(expr, sep="\t", index=False)
+    os.utime(expr, OLD)
+    new_sha = _sha(expr)
+    proc = run_snakemake(tmp_path, config, MAIN_TARGET, extra=["--rerun-triggers=mtime"])
+    out = console(proc)
+    assert proc.returncode != 0 and TRACEBACK not in out, out[-3000:]
+    assert "Error in rule metabolic_inputs_read" in out and "rule metabolic_provenance:" not in out
+    assert (f"InputFileError: {expr}: changed after the features step read it (sha256 {old_sha} when read, "
+            f"{new_sha} now) (the results describe the content read; run the workflow again to compute them "
+            "from the file as it is now)") in out
+    for rel, (data, mtime) in before.items():
+        assert (tmp_path / rel).read_bytes() == data and (tmp_path / rel).stat().st_mtime_ns == mtime, rel
+    proc = run_snakemake(tmp_path, config, MAIN_TARGET)
+    assert proc.returncode == 0, console(proc)[-3000:]
+    values = pd.read_csv(tmp_path / PROVENANCE, sep="\t", keep_default_na=False)["value"].astype(str)
+    assert values.str.contains(f"{expr} sha256={new_sha} ").any() and not values.str.contains(old_sha).any()
+    read = pd.read_csv(tmp_path / "results/metabolic/features/inputs_read.tsv", sep="\t")
+    assert read.set_index("role").at["expression", "sha256"] == new_sha
+
+
 SCENE_TABLE = "results/vision/scene_detection.tsv"
 
 
