@@ -242,8 +242,9 @@ def _canonical_model_genes(model: cobra.Model, path: Path, notes: list) -> None:
 
 
 def _canonical_rule(rule: str, mapping: dict[str, str]) -> str:
-    """``rule`` with invisible characters removed and every gene id canonical."""
-    rule, _ = remove_invisible(rule, keep="")
+    """``rule`` with every whitespace character (tab, newline, ...) read as a
+    space, other invisible characters removed and every gene id canonical."""
+    rule, _ = remove_invisible(re.sub(r"[^\S ]", " ", rule), keep="")
 
     def repl(m):
         tok = m.group(0)
