@@ -401,6 +401,9 @@ BAD_CONFIG = {
         "zero does not have; closest: ['C'] (all: C, coef0, degree, gamma,"]),
     "currency_matching_nothing": ("metabolic.extra_currency", ["p0m9"], False, [
         "metabolic.extra_currency: 'p0m9' is not a metabolite key of this network", "closest: "]),
+    "every_metabolite_currency": ("metabolic.n_currency", 10000, False, [
+        "ConfigValueError: metabolic.n_currency is 10000: every one of the network's ",
+        " metabolites became currency, so no reaction keeps a substrate or product; expected fewer than "]),
     "negatives_beyond_the_pool": ("metabolic.negatives_per_positive", 1000, False, [
         "ConfigValueError: config: metabolic.negatives_per_positive is 1000, but reaction ",
         "expected at most ", "(more would repeat training pairs)"]),
