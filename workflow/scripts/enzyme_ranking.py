@@ -5,14 +5,13 @@ candidate with its calibrated confidence (the cross-validation's calibrator),
 listed by that confidence or by score (metabolic.ranking.order,
 rank/shown_order.py)."""
 
-import pickle
 import time
 
 import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from common.io import write_tsv_atomic
+from common.io import load_npz, load_pickle, write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
 from featurize.metabolic.pairs import fold_groups
 from rank.calibration import (THIN_SUPPORT, bare_first_share, most_confident_rows, no_credible_candidate, shown_rows,
@@ -31,7 +30,7 @@ smk = snakemake
 p = smk.params
 bundle = FeatureBundle.load(smk.input.featurizer)
 featurizer, net, candidates = bundle.featurizer, bundle.network, bundle.candidates
-data = np.load(smk.input.features, allow_pickle=False)
+data = load_npz(smk.input.features, allow_pickle=False)
 
 validation = pd.read_csv(smk.input.validation, sep="\t")
 if p.method == "auto":
@@ -43,8 +42,7 @@ else:
 # "<model>+<gene correction>": the model's scores, corrected per gene over the ranked orphans
 model_name, correction = split_ranking_name(method)
 v = validation.set_index("method").loc[method] if method in set(validation["method"]) else None
-with open(smk.input.calibrator, "rb") as fh:
-    calibration = pickle.load(fh)
+calibration = load_pickle(smk.input.calibrator)
 if calibration["ranking"] not in (None, method):
     raise ValueError(f"{smk.input.calibrator}: calibrated for ranking {calibration['ranking']!r}, but the "
                      f"ranking is {method!r}; rerun the ranking validation (its rows follow "
