@@ -76,3 +76,41 @@ def check_param_grids(grids: Mapping, section: str) -> None:
                     raise ConfigValueError(
                         f"config: {section}.{method} names parameter {name!r}, which {method} does not "
                         f"have; closest: {close or 'none'} (all: {', '.join(valid)})")
+            for name, values in point.items():
+                for value in values if isinstance(values, (list, tuple)) else [values]:
+                    problem = grid_value_problem(spec.make(), name, value)
+                    if problem:
+                        raise ConfigValueError(f"config: {section}.{method} gives {name} = {value!r}: {problem}")
+
+
+def grid_value_problem(estimator, name: str, value) -> str:
+    """Why ``value`` cannot be parameter ``name`` (deep names allowed) of
+    ``estimator``, by the ``_parameter_constraints`` of the estimator and of
+    every estimator inside it (:func:`common.checks.validate_params`, or
+    scikit-learn's own for its estimators); "" if it can. ``estimator`` is
+    changed.
+
+    Examples
+    --------
+    >>> from models.registry import get_method
+    >>> grid_value_problem(get_method("geometric").make(), "C", -1.0)
+    "The 'C' parameter of GeometricMarginSVC must be a float > 0. Got -1.0 instead."
+    >>> grid_value_problem(get_method("geometric").make(), "C", 0.5)
+    ''
+    """
+    from common.checks import validate_params
+
+    try:
+        estimator.set_params(**{name: value})
+        parts = [estimator, *(v for v in estimator.get_params(deep=True).values() if hasattr(v, "get_params"))]
+        for part in parts:
+            constraints = getattr(type(part), "_parameter_constraints", None)
+            if not constraints:
+                continue
+            if all(isinstance(c, tuple) and len(c) == 2 and callable(c[0]) for c in constraints.values()):
+                validate_params(part)
+            elif hasattr(part, "_validate_params"):
+                part._validate_params()   # scikit-learn's estimators
+    except (ValueError, TypeError) as exc:
+        return str(exc)
+    return ""

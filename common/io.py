@@ -8,6 +8,7 @@ import pickle
 import re
 import shutil
 import tempfile
+import zipfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -15,7 +16,7 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-__all__ = ["atomic_path", "current_umask", "honour_umask", "remove_stale_temps", "temp_prefix", "write_tsv_atomic", "save_npz_atomic", "save_pickle_atomic"]
+__all__ = ["atomic_path", "current_umask", "honour_umask", "remove_stale_temps", "temp_prefix", "write_tsv_atomic", "sha256_file", "sha256_tree", "load_npz", "load_pickle", "save_npz_atomic", "save_pickle_atomic"]
 
 
 def current_umask() -> int:
@@ -147,6 +148,64 @@ def sha256_file(path: str | os.PathLike) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def sha256_tree(path: str | os.PathLike) -> str:
+    """Hex sha256 of a folder's content: every regular file under ``path``
+    (symbolic links followed), by its path relative to ``path`` (``/``-
+    separated, in sorted order) and the sha256 of its bytes. Equal for two
+    folders exactly when they hold the same files with the same bytes; a
+    file's time stamps and modes do not count."""
+    root = Path(path)
+    digest = hashlib.sha256()
+    files = sorted((Path(d) / f).relative_to(root).as_posix()
+                   for d, _, names in os.walk(root, followlinks=True) for f in names
+                   if (Path(d) / f).is_file())
+    for rel in files:
+        digest.update(f"{rel}\0{sha256_file(root / rel)}\n".encode())
+    return digest.hexdigest()
+
+
+#: What reading a file cut short (a crash, a full disk) raises.
+_TRUNCATED = (zipfile.BadZipFile, EOFError, pickle.UnpicklingError)
+
+
+def _truncated(path, exc: Exception):
+    from common.exceptions import InputFileError
+
+    return InputFileError(path, f"is truncated or corrupt ({type(exc).__name__}: {exc})",
+                          "an interrupted run or a full disk leaves such a file; delete it, or run "
+                          "snakemake with --rerun-incomplete, to rebuild it")
+
+
+def load_npz(path: str | os.PathLike, **kwargs: Any):
+    """``numpy.load`` of an ``.npz`` file written by this workflow
+    (``kwargs`` passed on).
+
+    Raises
+    ------
+    InputFileError
+        Naming the file, if it is truncated or corrupt, and how to rebuild it.
+    """
+    try:
+        return np.load(path, **kwargs)
+    except _TRUNCATED as exc:
+        raise _truncated(path, exc) from exc
+
+
+def load_pickle(path: str | os.PathLike) -> Any:
+    """The object pickled in ``path`` by this workflow.
+
+    Raises
+    ------
+    InputFileError
+        Naming the file, if it is truncated or corrupt, and how to rebuild it.
+    """
+    with open(path, "rb") as fh:
+        try:
+            return pickle.load(fh)
+        except _TRUNCATED as exc:
+            raise _truncated(path, exc) from exc
 
 
 def save_npz_atomic(path: str | os.PathLike, **arrays: np.ndarray) -> None:

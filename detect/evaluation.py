@@ -37,6 +37,7 @@ from featurize.vision.images import CROP_SHAPE, read_grey_image
 __all__ = [
     "parse_true_locations",
     "load_test_scenes",
+    "check_truth_covers_scenes",
     "found_locations",
     "acceptable",
     "match_detections",
@@ -79,6 +80,30 @@ def parse_true_locations(path: str | Path, scale: bool = False) -> dict[int, np.
     return out
 
 
+_SCENE = re.compile(r"^test-(\d+)\.pgm$")
+
+
+def check_truth_covers_scenes(truth: dict[int, np.ndarray], folder: str | Path, truth_path: str | Path) -> None:
+    """Every scene ``test-<n>.pgm`` of ``folder`` has its line ``n:`` in the
+    ground truth ``truth`` (an image without cars has one with no locations),
+    so the evaluation covers the whole test set.
+
+    Raises
+    ------
+    InputFileError
+        Naming the ground-truth file, how many scenes lack their line and
+        the first of them.
+    """
+    present = sorted(int(m.group(1)) for p in Path(folder).iterdir() if (m := _SCENE.match(p.name)))
+    missing = [n for n in present if n not in truth]
+    if missing:
+        shown = ", ".join(f"test-{n}.pgm" for n in missing[:5]) + (", ..." if len(missing) > 5 else "")
+        raise InputFileError(
+            truth_path, f"has no line for {len(missing)} of the {len(present)} scenes in "
+            f"{Path(folder).name}/ ({shown})",
+            "every test image needs its line 'n: (row,col) ...', with no locations for an image without cars")
+
+
 def load_test_scenes(dataset_dir: str | Path, scale: bool = False
                      ) -> tuple[list[np.ndarray], list[np.ndarray], list[str]]:
     """Test scenes with their true car locations.
@@ -98,6 +123,7 @@ def load_test_scenes(dataset_dir: str | Path, scale: bool = False
         raise InputFileError(dataset_dir, f"has no {sub}/ folder",
                              "pass the UIUC car dataset directory")
     truth = parse_true_locations(base / truth_name, scale=scale)
+    check_truth_covers_scenes(truth, folder, base / truth_name)
     scenes, truths, names = [], [], []
     for k in sorted(truth):
         p = folder / f"test-{k}.pgm"

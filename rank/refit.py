@@ -17,13 +17,13 @@ Example
 from __future__ import annotations
 
 import logging
-import pickle
 import time
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from common.io import load_pickle
 from common.parallel import fork_map
 from models.registry import get_method
 from models.selection import consensus_params, fit_estimator
@@ -73,8 +73,7 @@ def refit_model(model_name: str, cv_path, data: Mapping[str, np.ndarray], *, see
     """``(model, params)``: the learned method ``model_name`` refitted on
     every instance of ``data`` with the hyperparameters most of its outer
     folds chose (see :func:`ranking_decision_for`)."""
-    with open(cv_path, "rb") as fh:
-        cv = pickle.load(fh)
+    cv = load_pickle(cv_path)
     params = consensus_params(cv.best_params)
     if log is not None:
         log.info("refitting %s on all %d instances with %s (the choice of most outer folds)",

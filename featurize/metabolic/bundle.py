@@ -19,7 +19,6 @@ Examples
 from __future__ import annotations
 
 import os
-import pickle
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from common.exceptions import InputFileError
-from common.io import save_pickle_atomic
+from common.io import load_pickle, save_pickle_atomic
 from featurize.metabolic.genes import canonical_gene_id
 
 __all__ = ["FeatureBundle", "items_by_gene"]
@@ -80,10 +79,9 @@ class FeatureBundle:
         ------
         InputFileError
             If the file does not hold a :class:`FeatureBundle` (e.g. the
-            dictionary an older features step wrote).
+            dictionary an older features step wrote), or is truncated.
         """
-        with open(path, "rb") as fh:
-            obj = pickle.load(fh)
+        obj = load_pickle(path)
         if not isinstance(obj, cls):
             raise InputFileError(path, f"holds a {type(obj).__name__}, not a FeatureBundle",
                                  "written by an older version of the features step: "

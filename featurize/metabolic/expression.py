@@ -29,7 +29,7 @@ from common.exceptions import DuplicateGeneError, GeneIdError, InputFileError
 from featurize.metabolic.genes import GeneIdNote, canonical_ids
 
 __all__ = ["ORF_PATTERN", "DUPLICATE_POLICIES", "is_orf", "usable_profiles", "load_expression",
-           "resolve_duplicates"]
+           "resolve_duplicates", "check_header_line", "is_number_or_missing"]
 
 #: Systematic names of S. cerevisiae genes: nuclear ORFs (``YAL001C``,
 #: ``YER060W-A``), mitochondrial (``Q0045``) and 2-micron plasmid (``R0010W``)
@@ -50,6 +50,50 @@ DUPLICATE_POLICIES = ("error", "first", "mean")
 def is_orf(name: str) -> bool:
     """True if ``name`` (already normalized) is a yeast systematic gene name."""
     return bool(ORF_PATTERN.match(name))
+
+
+def is_number_or_missing(cell: str) -> bool:
+    """True if ``cell`` is a number or a missing-value token (an expression value)."""
+    text = str(cell).strip()
+    if text.upper() in MISSING_TOKENS:
+        return True
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def check_header_line(path: str | Path, cells: Sequence[object], is_value, expected: str) -> None:
+    """Stop if the first line of table ``path`` (its ``cells``) is a record,
+    not a header: a yeast gene id in the id column and a value (``is_value``,
+    a test of one cell; None: any cell) in every other non-empty cell. Read as a header, that record's gene would
+    vanish and the columns would be named after its values.
+
+    Raises
+    ------
+    InputFileError
+        Naming the file, the first line's gene id and values, and
+        ``expected`` (what the header holds).
+
+    Examples
+    --------
+    >>> check_header_line("t.tsv", ["gene", "cond0"], is_number_or_missing, "gene, conditions")
+    >>> check_header_line("t.tsv", ["YAL001C", "0.5", "NA"], is_number_or_missing, "gene, conditions")
+    Traceback (most recent call last):
+    ...
+    common.exceptions.InputFileError: t.tsv: line 1 is a record, not a header: gene 'YAL001C' with the values '0.5', 'NA' (expected a header line first (gene, conditions); the header line seems lost)
+    """
+    cells = ["" if c is None else str(c) for c in cells]
+    if len(cells) < 2:
+        return
+    gene = cells[0].strip().lstrip("\ufeff").upper()
+    values = [c for c in cells[1:] if c.strip()]
+    if is_orf(gene) and values and (is_value is None or all(is_value(c) for c in values)):
+        shown = ", ".join(repr(c.strip()) for c in values[:3]) + (", ..." if len(values) > 3 else "")
+        raise InputFileError(path, f"line 1 is a record, not a header: gene {cells[0].strip()!r} with the "
+                             f"values {shown}",
+                             f"expected a header line first ({expected}); the header line seems lost")
 
 
 def _short_name(path: Path) -> str:
@@ -106,6 +150,14 @@ def resolve_duplicates(df: pd.DataFrame, *, source: str, lines: Sequence[int] | 
     return grouped.mean() if reduce == "mean" else grouped.max()
 
 
+def _first_line(path: Path, sep: str) -> list[str]:
+    """The cells of the first line of table ``path`` as written (no renaming
+    of repeated names, compression inferred from the suffix)."""
+    first = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False,
+                        na_filter=False)
+    return [str(c) for c in first.iloc[0]] if len(first) else []
+
+
 def _read_one(path: Path, orf_only: bool, duplicates: str = "error",
               notes: list | None = None) -> pd.DataFrame:
     if not path.is_file():
@@ -124,6 +176,8 @@ def _read_one(path: Path, orf_only: bool, duplicates: str = "error",
     except OSError as exc:
         raise InputFileError(path, f"cannot be read: {type(exc).__name__}: {exc.strerror or exc}",
                              "check the file's permissions") from exc
+    check_header_line(path, _first_line(path, sep="\t"), is_number_or_missing,
+                      "the gene id column's name, then one name per condition")
     if raw.shape[1] < 2 or raw.shape[0] == 0:
         raise InputFileError(path, f"has {raw.shape[0]} rows and {raw.shape[1]} columns",
                              "expected a gene-id column and at least one condition column")

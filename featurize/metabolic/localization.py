@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from common.exceptions import InputFileError
-from featurize.metabolic.expression import resolve_duplicates
+from featurize.metabolic.expression import _first_line, check_header_line, resolve_duplicates
 from featurize.metabolic.genes import canonical_ids
 
 __all__ = ["load_yeastgfp"]
@@ -70,6 +70,8 @@ def load_yeastgfp(path: str | Path, *, drop_unlocalized: bool = True, duplicates
     except Exception as exc:  # pandas raises several types for corrupt input
         raise InputFileError(path, f"cannot be read as CSV: {exc}",
                              "expected the YeastGFP table (yORF, ..., T/F columns)") from exc
+    check_header_line(path, _first_line(path, sep=","), None,
+                      "yORF, gene name, ..., then one T/F column per localization category")
     lower = [c.strip().lower() for c in raw.columns]
     if not lower or lower[0] != "yorf":
         raise InputFileError(path, f"first column is {raw.columns[0] if len(raw.columns) else None!r}",

@@ -148,7 +148,41 @@ def load_model(path: str | Path, notes: list | None = None) -> cobra.Model:
     _canonical_model_genes(model, path, notes)
     _check_gene_rules(model, path)
     _check_reserved_ids(model, path)
+    check_text_fields(model, path)
     return model
+
+
+def check_text_fields(model: cobra.Model, path: str | Path) -> None:
+    """Every id and name of the model's reactions, metabolites and genes, and
+    every reaction's subsystem, is valid text (encodable as UTF-8; a JSON
+    ``\\udXXX`` escape can give a lone surrogate, which no output can hold).
+
+    Raises
+    ------
+    InputFileError
+        Naming the file, the reaction, metabolite or gene, the field and the
+        position of the first character that is not text.
+    """
+    for kind, items, fields in (("reaction", model.reactions, ("id", "name", "subsystem")),
+                                ("metabolite", model.metabolites, ("id", "name", "formula")),
+                                ("gene", model.genes, ("id", "name"))):
+        for item in items:
+            for field in fields:
+                value = getattr(item, field, None)
+                if not isinstance(value, str):
+                    continue
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    raise InputFileError(
+                        path, f"{kind} '{_escaped(item.id)}': {field} '{_escaped(value)}' is not valid text "
+                              f"(U+{ord(value[exc.start]):04X}, a lone surrogate, at position {exc.start})",
+                        "expected Unicode text; correct the character or its escape") from None
+
+
+def _escaped(text: str) -> str:
+    """``text`` with every character that is not text written as a ``\\u`` escape."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _check_reserved_ids(model: cobra.Model, path: Path) -> None:
@@ -242,8 +276,9 @@ def _canonical_model_genes(model: cobra.Model, path: Path, notes: list) -> None:
 
 
 def _canonical_rule(rule: str, mapping: dict[str, str]) -> str:
-    """``rule`` with invisible characters removed and every gene id canonical."""
-    rule, _ = remove_invisible(rule, keep="")
+    """``rule`` with every whitespace character (tab, newline, ...) read as a
+    space, other invisible characters removed and every gene id canonical."""
+    rule, _ = remove_invisible(re.sub(r"[^\S ]", " ", rule), keep="")
 
     def repl(m):
         tok = m.group(0)

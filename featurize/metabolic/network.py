@@ -363,6 +363,13 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
             f"compartment tag); closest: {close or 'none'}")
     currency += [k for k in extra_currency if k not in currency]
     cset = frozenset(currency)
+    if degree and set(degree) <= cset:
+        raise ConfigValueError(
+            f"metabolic.n_currency is {n_currency}"
+            + (f" (with {len(extra_currency)} metabolic.extra_currency)" if extra_currency else "")
+            + f": every one of the network's {len(degree)} metabolites became currency, so no reaction keeps "
+            f"a substrate or product; expected fewer than {len(degree)} currency metabolites (yeast networks "
+            "use about 14)")
     substrates = {d: s - cset for d, s in subs.items()}
     products = {d: p - cset for d, p in prods.items()}
 

@@ -139,3 +139,44 @@ def test_tsv_holds_one_record_per_line(tmp_path):
     assert lines == ["reaction\tname\tscore", "R1\ttwo lines\t1.5", "R2\ta tab \t2.0", ""]
     back = pd.read_csv(path, sep="\t")
     assert back["name"].tolist() == ["two lines", "a tab "]
+
+
+def test_sha256_tree_follows_the_files_not_their_time_stamps(tmp_path):
+    from common.io import sha256_tree
+
+    root = tmp_path / "cars"
+    (root / "TrainImages").mkdir(parents=True)
+    (root / "trueLocations.txt").write_text("0: (1,2)\n")
+    (root / "TrainImages" / "pos-0.pgm").write_bytes(b"P5 car")
+    first = sha256_tree(root)
+    os.utime(root / "trueLocations.txt", (946684800, 946684800))
+    assert sha256_tree(root) == first
+    (root / "trueLocations.txt").write_text("0: (1,3)\n")          # rewritten
+    rewritten = sha256_tree(root)
+    assert rewritten != first
+    (root / "TrainImages" / "pos-0.pgm").unlink()                  # deleted
+    assert sha256_tree(root) not in (first, rewritten)
+    (root / "TrainImages" / "pos-1.pgm").write_bytes(b"P5 car")    # the same bytes under another name
+    assert sha256_tree(root) not in (first, rewritten)
+
+
+@pytest.mark.parametrize("kind", ["npz", "pkl"])
+def test_truncated_intermediate_file_is_named_with_how_to_rebuild_it(tmp_path, kind):
+    """A features.npz or cv/*.pkl cut short (a crash, a full disk)."""
+    from common.exceptions import InputFileError
+    from common.io import load_npz, load_pickle
+
+    path = tmp_path / f"features.{kind}"
+    if kind == "npz":
+        save_npz_atomic(path, X=np.arange(1000.0))
+        load, error = load_npz, "BadZipFile: File is not a zip file"
+    else:
+        save_pickle_atomic({"X": np.arange(1000.0)}, path)
+        load, error = load_pickle, "UnpicklingError: pickle data was truncated"
+    assert len(load(path)["X"]) == 1000
+    path.write_bytes(path.read_bytes()[:200])
+    with pytest.raises(InputFileError) as err:
+        load(path)
+    assert str(err.value) == (
+        f"{path}: is truncated or corrupt ({error}) (an interrupted run or a full disk leaves such a file; "
+        "delete it, or run snakemake with --rerun-incomplete, to rebuild it)")

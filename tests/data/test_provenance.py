@@ -43,3 +43,27 @@ def test_package_table_names_python_and_scikit_learn():
             assert version == metadata.version(pkg)
         except metadata.PackageNotFoundError:
             assert version == "not installed"
+
+
+def test_provenance_gives_the_checksum_of_the_content_read(tmp_path):
+    """An input rewritten after a job read it: the record keeps what was read,
+    the table publishes it, and the check names the file with both sha256."""
+    import pytest
+
+    from common.exceptions import InputFileError
+    from data.provenance import check_unchanged_since_read, input_roles, read_record
+
+    expr = tmp_path / "expression.tsv"
+    expr.write_bytes(b"gene\tc0\nYAL001C\t1\n")
+    read = read_record(input_roles({"expression": [str(expr)]}))
+    check_unchanged_since_read(read, "the features step")
+    old = hashlib.sha256(expr.read_bytes()).hexdigest()
+    expr.write_bytes(b"gene\tc0\nYAL001C\t2\n")
+    new = hashlib.sha256(expr.read_bytes()).hexdigest()
+    table = input_table({"expression[0]": expr}, read=read)
+    assert table["sha256"].tolist() == [old] and table["role"].tolist() == ["expression[0]"]
+    with pytest.raises(InputFileError) as err:
+        check_unchanged_since_read(read, "the features step")
+    assert str(err.value) == (
+        f"{expr}: changed after the features step read it (sha256 {old} when read, {new} now) (the results "
+        "describe the content read; run the workflow again to compute them from the file as it is now)")

@@ -9,6 +9,7 @@ import pytest
 from common.exceptions import InputFileError
 from detect.evaluation import (acceptable, average_precision, equal_error_recall, found_locations,
                                load_test_scenes, match_detections, parse_true_locations, precision_recall)
+from toy_vision import write_toy_cars
 from detect.scenes import (detect_in_scene, detect_scenes, image_pyramid, non_max_suppression,
                            pyramid_scales, score_windows, window_origins)
 
@@ -27,6 +28,26 @@ def test_parse_true_locations_bad_line_names_file_and_line(tmp_path):
     p.write_text("0: (48,26)\n1: (61;20)\n")
     with pytest.raises(InputFileError, match=r"trueLocations\.txt: line 2"):
         parse_true_locations(p)
+
+
+@pytest.mark.parametrize("scale", [False, True])
+def test_ground_truth_without_the_line_of_a_scene_stops_naming_it(tmp_path, scale):
+    # a truncated copy of the ground truth: the evaluation would cover fewer
+    # scenes than the test set has
+    write_toy_cars(tmp_path, n_pos=1, n_neg=1, n_scenes=3, n_scale_scenes=3)
+    name, folder = ("trueLocations_Scale.txt", "TestImages_Scale") if scale else ("trueLocations.txt", "TestImages")
+    truth = tmp_path / name
+    lines = truth.read_text().splitlines(keepends=True)
+    truth.write_text(lines[0] + lines[2])
+    with pytest.raises(InputFileError) as err:
+        load_test_scenes(tmp_path, scale=scale)
+    assert str(err.value) == (
+        f"{truth}: has no line for 1 of the 3 scenes in {folder}/ (test-1.pgm) (every test image needs "
+        "its line 'n: (row,col) ...', with no locations for an image without cars)")
+    # an image without cars has a line without locations
+    truth.write_text(lines[0] + "1:\n" + lines[2])
+    scenes, truths, names = load_test_scenes(tmp_path, scale=scale)
+    assert names == ["test-0.pgm", "test-1.pgm", "test-2.pgm"] and truths[1].shape == (0, 3 if scale else 2)
 
 
 def test_window_origins_cover_borders():

@@ -73,6 +73,14 @@ BAD_CONFIGS = {
     "unknown_grid_parameter": (_set("metabolic.param_grids.zero", [{"kernel": ["linear"], "Cc": [1.0]}]),
                                ["config: metabolic.param_grids.zero names parameter 'Cc', which zero does not "
                                 "have; closest: ['C']"]),
+    # grid values out of range: each estimator's _parameter_constraints, before any job
+    "negative_grid_C": (_set("metabolic.param_grids.geometric", [{"kernel": "linear", "C": -1.0, "n_iter": 2}]),
+                        ["config: metabolic.param_grids.geometric gives C = -1.0: The 'C' parameter of "
+                         "GeometricMarginSVC must be a float > 0. Got -1.0 instead."]),
+    "unknown_grid_kernel": (_set("metabolic.param_grids.zero", [{"kernel": ["sigmoid"], "C": [1.0]}]),
+                            ["config: metabolic.param_grids.zero gives kernel = 'sigmoid': The 'kernel' "
+                             "parameter of ImputedSVC must be one of 'linear', 'poly', 'rbf'. Got 'sigmoid' "
+                             "instead."]),
 }
 
 

@@ -327,6 +327,34 @@ def test_bad_input_error_is_shown_on_the_console(bad_input_runs, case):
         assert text in out, f"{text!r} not on the console:\n{out[-3000:]}"
 
 
+# ------------------------------------------------- truncated intermediate files
+@pytest.mark.parametrize("rel, reader", [
+    ("results/metabolic/features/features.npz", "metabolic_cv"),
+    ("results/metabolic/cv/geometric.pkl", None),
+])
+def test_truncated_intermediate_file_is_named(tmp_path, toy_inputs, reference_run, rel, reader):
+    """A features.npz or cv/*.pkl cut short (as a crash or a full disk leaves
+    it) stops the next job that reads it with one line naming the file and
+    how to rebuild it; the published results keep their bytes and mtimes."""
+    workdir = tmp_path / "run"
+    shutil.copytree(reference_run, workdir, symlinks=True)
+    before = {r: ((workdir / r).read_bytes(), (workdir / r).stat().st_mtime_ns)
+              for r in (*MAIN_OUTPUTS, PROVENANCE)}
+    cut = workdir / rel
+    cut.write_bytes(cut.read_bytes()[:300])
+    proc = run_snakemake(workdir, small_config(toy_inputs, workdir), MAIN_TARGET, timeout=600)
+    out = console(proc)
+    assert proc.returncode != 0 and TRACEBACK not in out, out[-3000:]
+    assert f"InputFileError: {rel}: is truncated or corrupt (" in out, out[-3000:]
+    assert ("(an interrupted run or a full disk leaves such a file; delete it, or run snakemake with "
+            "--rerun-incomplete, to rebuild it)") in out
+    if reader:
+        assert f"Error in rule {reader}" in out
+    assert "rule metabolic_provenance:" not in out
+    for r, (data, mtime) in before.items():
+        assert (workdir / r).read_bytes() == data and (workdir / r).stat().st_mtime_ns == mtime, r
+
+
 # ------------------------------------------------------------------ fetch
 def _registry() -> dict:
     return yaml.safe_load((REPO / "data" / "registry.yaml").read_text())["files"]

@@ -180,6 +180,13 @@ def _lookalike_id(inputs, d):
     return p
 
 
+def _headerless(inputs, d):
+    """The toy expression table whose header line was lost."""
+    p = d / "expression_headerless.tsv"
+    p.write_text("".join(_expression_lines(inputs)[1:]))
+    return p
+
+
 def _empty(inputs, d):
     p = d / "expression_empty.tsv"
     p.write_text("")
@@ -290,6 +297,11 @@ BAD_INPUTS = {
         "GeneIdError: ", ": line 5: gene id '\u0423", "is not a valid gene id after normalisation"]),
     "empty_expression_file": (_empty, "expression", [
         "InputFileError: ", ": is empty (no header line)"]),
+    # the first record read as the header would lose its gene and name the columns
+    "expression_without_header": (_headerless, "expression", [
+        "InputFileError: ", "expression_headerless.tsv: line 1 is a record, not a header: gene 'YAL001W' "
+        "with the values '0.1821', '-0.3370', '0.1710', ... (expected a header line first (the gene id "
+        "column's name, then one name per condition); the header line seems lost)"]),
     "undefined_metabolite": (_undefined_metabolite, "network", [
         "InputFileError: ", "reaction 'R_p0_1' uses metabolite(s) ['ghost_c'] that are not in the "
         "model's 'metabolites' list"]),
@@ -389,6 +401,9 @@ BAD_CONFIG = {
         "zero does not have; closest: ['C'] (all: C, coef0, degree, gamma,"]),
     "currency_matching_nothing": ("metabolic.extra_currency", ["p0m9"], False, [
         "metabolic.extra_currency: 'p0m9' is not a metabolite key of this network", "closest: "]),
+    "every_metabolite_currency": ("metabolic.n_currency", 10000, False, [
+        "ConfigValueError: metabolic.n_currency is 10000: every one of the network's ",
+        " metabolites became currency, so no reaction keeps a substrate or product; expected fewer than "]),
     "negatives_beyond_the_pool": ("metabolic.negatives_per_positive", 1000, False, [
         "ConfigValueError: config: metabolic.negatives_per_positive is 1000, but reaction ",
         "expected at most ", "(more would repeat training pairs)"]),

@@ -19,6 +19,12 @@ READ_ELSEWHERE = {
     # an edit of the assets rebuild the page
     ("enzyme_browser", "assets"): ("report/browser.py", 'with_name("browser_assets")'),
 }
+#: Inputs that only order a job, (rule, input) -> why.
+ORDER_ONLY = {
+    # the inputs are checked against what the features step read after every
+    # result is staged, as close to the publish as a job of its own can be
+    ("metabolic_inputs_read", "staged"): "runs after the staged results",
+}
 #: Inputs spread from a helper of common.smk: the keys it can return.
 _SPLIT = ("featurizer", "features", "validation", "cv", "calibrator", "older_calibration", "older_reliability",
           "newer_network")
@@ -102,6 +108,8 @@ def test_named_inputs_are_what_the_scripts_read():
         for name in sorted(info["inputs"] - reads):
             elsewhere = READ_ELSEWHERE.get((rule, name))
             if elsewhere and elsewhere[1] in (REPO / elsewhere[0]).read_text():
+                continue
+            if (rule, name) in ORDER_ONLY:
                 continue
             problems.append(f"{rule}: input {name!r} is not read by {info['script'].name}")
         for name in sorted(reads - info["inputs"]):

@@ -218,12 +218,21 @@ def test_confidence_is_checked_on_the_time_split_and_never_fitted_on_it(time_spl
 
 def test_releases_without_a_gained_gene_stop_with_one_line(time_split_run):
     """A newer release that gives no older orphan a gene leaves nothing to
-    validate: the step stops, naming the config key and both releases (runs
-    last: it removes the time split's outputs)."""
+    validate: the step stops, naming the config key and both releases, and
+    the earlier time-split tables and plot keep their bytes and mtimes (they
+    are published as one set); the earlier config then has nothing to redo."""
     tmp, inputs, _ = time_split_run
-    config = _older_against(tmp, inputs, "toy_same", tmp / "inputs" / "older.json")
+    published = sorted((tmp / "results/metabolic").glob("time_split_*"))
+    assert len(published) == 7
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in published}
+    older = tmp / "inputs" / "older.json"
+    config = _older_against(tmp, inputs, "toy_same", older)
     proc = run_snakemake(tmp, config, "results/metabolic/time_split_validation.tsv")
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0, out[-3000:]
-    assert "metabolic.time_split: the newer release (toy_same" in out and "gives no gene to any of the" in out
+    assert (f"ConfigValueError: metabolic.time_split: the newer release (toy_same, {older}) gives no gene to any "
+            "of the ") in out
     assert "Traceback" not in (tmp / "logs/metabolic/time_split.log").read_text()
+    assert "rule metabolic_time_split_publish:" not in out
+    for p, (data, mtime) in before.items():
+        assert p.read_bytes() == data and p.stat().st_mtime_ns == mtime, p

@@ -75,14 +75,19 @@ if _correction != "none" and _correction not in MET["ranking"]["gene_corrections
 def content_sha256(ref):
     """What identifies the content of input `ref`: the registry's sha256 for a
     registered file (the fetch step verifies it), the sha256 of a 'file:'
-    path's bytes. As a rule param it reruns the work that read a file
-    replaced by one with other content but an older time stamp (cp -p,
-    rsync -a), which Snakemake's time stamps alone would miss."""
-    from common.io import sha256_file
+    path's bytes, or of a 'file:' folder's files (names and bytes,
+    common.io.sha256_tree). As a rule param it reruns the work that read a
+    file replaced by one with other content but an older time stamp (cp -p,
+    rsync -a), or a file changed, added or deleted inside a folder (which
+    leaves the folder's own time stamp behind), which Snakemake's time
+    stamps alone would miss."""
+    from common.io import sha256_file, sha256_tree
 
     if not ref.startswith("file:"):
         return REGISTRY[ref].get("sha256", "directory")
     path = Path(ref[len("file:") :])
+    if path.is_dir():
+        return sha256_tree(path)
     return sha256_file(path) if path.is_file() else "not a file"
 
 
@@ -180,6 +185,17 @@ VIS = config["vision"]
 VIS_DIR = "results/vision"
 # The UIUC layout: the fetched dataset, or file:DIR (config vision.data).
 VIS_DATA = input_ref(VIS["data"])
+_vis_data_sha256 = []
+
+
+def vis_data_sha256(wildcards):
+    """content_sha256 of the vision data, computed once, when a vision job is
+    planned: as a param of every rule that reads the folder, a file changed,
+    added or deleted in it reruns that rule."""
+    if not _vis_data_sha256:
+        _vis_data_sha256.append(content_sha256(VIS["data"]))
+    return _vis_data_sha256[0]
+
 
 # Per-method jobs that take longest start first (longest_first above),
 # ordered by wall seconds of the scene targets (docs/benchmarks/main_job.md,

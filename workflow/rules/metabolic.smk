@@ -19,6 +19,8 @@ rule metabolic_features:
         instances=f"{MET_DIR}/features/instances.tsv",
         featurizer=f"{MET_DIR}/features/featurizer.pkl",
         summary=f"{MET_DIR}/features/summary.tsv",
+        # role, path, bytes and sha256 of each input as read (the provenance's)
+        inputs_read=f"{MET_DIR}/features/inputs_read.tsv",
     log:
         "logs/metabolic/features.log",
     conda:
@@ -256,6 +258,35 @@ rule enzyme_browser:
         "../scripts/enzyme_browser.py"
 
 
+# The provenance's input table: the content the features step read, checked
+# against the inputs as they are now after every result is staged, in a job
+# of its own (a failing publish job would have Snakemake restore its update()
+# outputs, with new mtimes).
+rule metabolic_inputs_read:
+    input:
+        **metabolic_inputs(),
+        inputs_read=rules.metabolic_features.output.inputs_read,
+        staged=[
+            rules.enzyme_ranking.output.ranking,
+            rules.enzyme_browser.output[0],
+            rules.metabolic_accuracy.output.table,
+            rules.metabolic_ranking_validation.output.table,
+            rules.metabolic_calibration.output.table,
+        ],
+    output:
+        f"{MET_STAGED}/inputs.tsv",
+    log:
+        "logs/metabolic/inputs_read.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/metabolic_inputs_read.py"
+
+
 # Last step: publish the results and their provenance as one set, swapped in
 # at once (common/publish.py). update(): Snakemake must not delete the
 # previous set before the job, so a killed publish leaves it in place.
@@ -267,6 +298,7 @@ rule metabolic_provenance:
         # the release history's staged tables and its releases' networks, when it applies
         **history_staged(),
         **history_networks(),
+        inputs_table=rules.metabolic_inputs_read.output[0],
         staged_ranking=rules.enzyme_ranking.output.ranking,
         staged_quality=rules.enzyme_ranking.output.quality,
         staged_orphans=rules.enzyme_ranking.output.orphans,

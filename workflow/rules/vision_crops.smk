@@ -22,6 +22,8 @@ rule vision_fold_features:
         mem_mb=3000,
         runtime=20,
     params:
+        # the folder's content: a changed file reruns the rule (common.smk)
+        data_sha256=vis_data_sha256,
         featurizer=vision_featurizer_params,
         n_splits=VIS["n_splits"],
         seed=config["seed"],
@@ -107,6 +109,8 @@ rule vision_candidates_figure:
         mem_mb=2000,
         runtime=10,
     params:
+        # the folder's content: a changed file reruns the rule (common.smk)
+        data_sha256=vis_data_sha256,
         methods=VIS["methods"],
         reference="geometric",
         landmark=0,  # the most distinctive landmark (highest Fisher score)

@@ -24,6 +24,8 @@ rule vision_scene_featurizer:
         mem_mb=3000,
         runtime=20,
     params:
+        # the folder's content: a changed file reruns the rule (common.smk)
+        data_sha256=vis_data_sha256,
         featurizer=vision_featurizer_params,
         min_present_fraction=VIS["min_present_fraction"],
         seed=config["seed"],
@@ -79,6 +81,8 @@ rule vision_hard_negatives:
         mem_mb=6000,
         runtime=120,
     params:
+        # the folder's content: a changed file reruns the rule (common.smk)
+        data_sha256=vis_data_sha256,
         methods=VIS["scene_methods"],
         hard_negatives=VIS["hard_negatives"],
     script:
@@ -131,6 +135,8 @@ rule vision_scenes:
         mem_mb=6000,
         runtime=120,
     params:
+        # the folder's content: a changed file reruns the rule (common.smk)
+        data_sha256=vis_data_sha256,
         methods=VIS["scene_methods"],
         multiscale=False,
         pyramid=None,
@@ -149,6 +155,8 @@ use rule vision_scenes as vision_scenes_scale with:
     log:
         "logs/vision/scenes_scale.log",
     params:
+        # the folder's content: a changed file reruns the rule (common.smk)
+        data_sha256=vis_data_sha256,
         methods=VIS["scene_methods"],
         multiscale=True,
         pyramid=VIS["pyramid"],
@@ -182,6 +190,8 @@ rule vision_scene_detection:
         mem_mb=1000,
         runtime=10,
     params:
+        # the folder's content: a changed file reruns the rule (common.smk)
+        data_sha256=vis_data_sha256,
         methods=VIS["scene_methods"],
         tolerance=VIS["tolerance"],
         multiscale=False,
@@ -210,6 +220,8 @@ use rule vision_scene_detection as vision_scene_detection_scale with:
     log:
         "logs/vision/scene_detection_scale.log",
     params:
+        # the folder's content: a changed file reruns the rule (common.smk)
+        data_sha256=vis_data_sha256,
         methods=VIS["scene_methods"],
         tolerance=VIS["tolerance"],
         multiscale=True,

@@ -8,14 +8,13 @@ learned from the history and test pairs' real orphans, listed by score, and
 the quality table leads with the test pair's figures; otherwise they come from
 the cross-validation."""
 
-import pickle
 import time
 
 import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from common.io import write_tsv_atomic
+from common.io import load_npz, load_pickle, write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
 from featurize.metabolic.pairs import fold_groups
 from rank.calibration import (THIN_SUPPORT, bare_first_share, most_confident_rows, no_credible_candidate, shown_rows,
@@ -35,7 +34,7 @@ smk = snakemake
 p = smk.params
 bundle = FeatureBundle.load(smk.input.featurizer)
 featurizer, net, candidates = bundle.featurizer, bundle.network, bundle.candidates
-data = np.load(smk.input.features, allow_pickle=False)
+data = load_npz(smk.input.features, allow_pickle=False)
 
 validation = pd.read_csv(smk.input.validation, sep="\t")
 # learned from the release history's real orphans (history and test pairs), when it applies
@@ -53,8 +52,7 @@ else:
 # "<model>+<gene correction>": the model's scores, corrected per gene over the ranked orphans
 model_name, correction = split_ranking_name(method)
 v = validation.set_index("method").loc[method] if method in set(validation["method"]) else None
-with open(smk.input.calibrator, "rb") as fh:
-    calibration = pickle.load(fh)
+calibration = load_pickle(smk.input.calibrator)
 if history is not None:
     # the history's confidence depends on the rank through its band only: listed by score
     calibration = {"ranking": method, "calibrator": history.calibrator, "threshold": history.threshold,

@@ -2,11 +2,9 @@
 with SEM error bars and pooled out-of-fold ROC curves."""
 
 import dataclasses
-import pickle
 
-import numpy as np
 
-from common.io import write_tsv_atomic
+from common.io import load_npz, load_pickle, write_tsv_atomic
 from report.figures import plot_accuracy
 from report.tables import accuracy_table
 
@@ -15,13 +13,12 @@ from _bootstrap import setup
 log = setup(snakemake)
 smk = snakemake
 
-data = np.load(smk.input.features, allow_pickle=False)
+data = load_npz(smk.input.features, allow_pickle=False)
 results = {}
 for method, path in zip(smk.params.methods, smk.input.cv):
-    with open(path, "rb") as fh:
-        # the fold models (support vectors, imputers) are not needed here:
-        # drop them at once, so memory holds one method's models at a time
-        results[method] = dataclasses.replace(pickle.load(fh), models=[])
+    # the fold models (support vectors, imputers) are not needed here:
+    # drop them at once, so memory holds one method's models at a time
+    results[method] = dataclasses.replace(load_pickle(path), models=[])
 table = accuracy_table(results, n_instances=data["X"].shape[0], n_features=data["X"].shape[1])
 log.info("\n%s", table.to_string(index=False))
 write_tsv_atomic(table, smk.output.table)

@@ -3,7 +3,7 @@
 import numpy as np
 
 from common.exceptions import ConfigValueError
-from common.io import save_pickle_atomic, write_tsv_atomic
+from common.io import load_npz, save_pickle_atomic, write_tsv_atomic
 from models.selection import nested_cross_validate
 
 from _bootstrap import setup
@@ -11,7 +11,7 @@ from _bootstrap import setup
 log = setup(snakemake)
 smk = snakemake
 
-data = np.load(smk.input.features, allow_pickle=False)
+data = load_npz(smk.input.features, allow_pickle=False)
 X, y = data["X"], data["y"]
 method = smk.wildcards.method
 log.info("%s: %d instances x %d features, %d folds", method, *X.shape, smk.params.n_splits)

@@ -8,6 +8,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from common.io import save_npz_atomic, write_tsv_atomic
+from data.provenance import check_unchanged_since_read, input_roles, read_record
 from featurize.metabolic.annotation import parse_gaf
 from featurize.metabolic.bundle import FeatureBundle, items_by_gene
 from featurize.metabolic.compounds import compound_vectors
@@ -31,6 +32,8 @@ smk = snakemake
 threadpool_limits(1)
 
 p = smk.params
+# the content read, taken before reading: the provenance publishes these checksums
+read = read_record(input_roles(smk.input))
 notes = []  # gene ids changed to their canonical form or not understood (file, line)
 model = load_model(smk.input.network, notes=notes)
 log.info("model %s: %d reactions, %d genes", smk.input.network, len(model.reactions), len(model.genes))
@@ -45,6 +48,7 @@ if p.localization == "gaf":
     localization = annotation.localization
 else:
     localization = load_yeastgfp(smk.input.localization, duplicates=p.duplicate_genes, notes=notes)
+check_unchanged_since_read(read, "the features step")
 if notes:
     # every id changed or left out, with file and line: in the log only (stderr is the log)
     notes_log = logging.getLogger("geomargin.gene_ids")
@@ -177,3 +181,4 @@ summary = pd.DataFrame(
     columns=["quantity", "value"],
 )
 write_tsv_atomic(summary, smk.output.summary)
+write_tsv_atomic(read, smk.output.inputs_read)

@@ -5,11 +5,10 @@ genes, the calibration rows of the ranking the final step uses (its shown
 candidates of every held-out reaction) and the summary table with bootstrap
 intervals."""
 
-import pickle
 
 import pandas as pd
 
-from common.io import write_tsv_atomic
+from common.io import load_pickle, write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
 from rank.validation import validate_ranking
 
@@ -23,8 +22,7 @@ bundle = FeatureBundle.load(smk.input.featurizer)
 instances = pd.read_csv(smk.input.instances, sep="\t")
 cvs = {}
 for method, path in zip(p.methods, smk.input.cv):
-    with open(path, "rb") as fh:
-        cvs[method] = pickle.load(fh)
+    cvs[method] = load_pickle(path)
 
 ranks, tops, table, calibration = validate_ranking(
     bundle.featurizer, bundle.network, bundle.candidates, instances, cvs,

@@ -6,14 +6,13 @@ confidence, checked on the rows its default ranking shows for them, listed
 in the order the final ranking lists them (metabolic.ranking.order)."""
 
 
-import pickle
 
 import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from common.exceptions import ConfigValueError
-from common.io import write_tsv_atomic
+from common.io import load_npz, load_pickle, write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
 from featurize.metabolic.model_io import load_model
 from rank.baselines import BASELINES
@@ -38,7 +37,7 @@ p = smk.params
 
 bundle = FeatureBundle.load(smk.input.featurizer)
 featurizer, net, candidates = bundle.featurizer, bundle.network, bundle.candidates
-data = np.load(smk.input.features, allow_pickle=False)
+data = load_npz(smk.input.features, allow_pickle=False)
 validation = pd.read_csv(smk.input.validation, sep="\t")
 
 # the older run's own choice, as the final ranking makes it
@@ -71,8 +70,7 @@ log.info("older orphans: %d (%d to rank); the newer release gave genes to %d of 
 decisions = ranking_decisions_for([m for _, m, _ in plan], dict(zip(p.cv_methods, smk.input.cv)), data,
                                   featurizer, seed=p.seed, margin_rule=p.margin_rule, n_jobs=smk.threads, log=log)
 # the older run's calibrator, fitted on its own cross-validation: no label of the time split reaches it
-with open(smk.input.calibrator, "rb") as fh:
-    calibration = pickle.load(fh)
+calibration = load_pickle(smk.input.calibrator)
 if calibration["ranking"] not in (None, default):
     raise ValueError(f"{smk.input.calibrator}: calibrated for {calibration['ranking']!r}, but the older "
                      f"release's ranking is {default!r}; rerun its ranking validation")

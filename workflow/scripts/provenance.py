@@ -1,5 +1,6 @@
 """Publish the enzyme-ranking results of a run together with their provenance
-(inputs with sha256, package versions, configuration, machine) as one set.
+(inputs with the sha256 of the content the features step read, package
+versions, configuration, machine) as one set.
 
 Runs last: every result it publishes is finished (made in
 ``results/metabolic/staged/``). The set is swapped in at once
@@ -12,7 +13,7 @@ import os
 
 import pandas as pd
 
-from data.provenance import input_table, package_table
+from data.provenance import check_unchanged_since_read, package_table
 from common.io import one_line_cells
 from common.publish import publish_set
 from report.results_pages import machine
@@ -23,14 +24,10 @@ log = setup(snakemake)
 smk = snakemake
 
 published = dict(smk.params.published)  # staged input role -> output role
-inputs = {}
-for role, paths in smk.input.items():
-    if role in published:  # results of this run, not inputs of the data
-        continue
-    paths = [paths] if isinstance(paths, str) else list(paths)
-    for i, path in enumerate(paths):
-        inputs[role if len(paths) == 1 else f"{role}[{i}]"] = path
-table = input_table(inputs)
+# the inputs with the checksums of the content the features step read
+# (metabolic_inputs_read); a file changed since then stops the publish
+table = pd.read_csv(smk.input.inputs_table, sep="\t", dtype=str, keep_default_na=False)
+check_unchanged_since_read(table, "the features step")
 packages = package_table()
 rows = [("input", r.role, f"{r.path} sha256={r.sha256} bytes={r.bytes} "
          f"registry={r.registry_name or '-'} matches={r.sha256_matches_registry} "
@@ -41,7 +38,8 @@ rows += [("config", "metabolic", json.dumps(smk.params.config, sort_keys=True))]
 rows += [("machine", "platform", machine())]
 out = pd.DataFrame(rows, columns=["kind", "name", "value"])
 log.info("\n%s", out.to_string(index=False))
-files = {getattr(smk.output, out_role): getattr(smk.input, role) for role, out_role in published.items()}
+# the staged results; the other inputs (the data, read through the inputs table) order the job
+files = {getattr(smk.output, published[role]): path for role, path in smk.input.items() if role in published}
 files[smk.output.provenance] = one_line_cells(out).to_csv(
     sep="\t", index=False, lineterminator="\n").encode()
 root = os.path.commonpath([os.path.abspath(p) for p in files])

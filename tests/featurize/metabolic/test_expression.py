@@ -112,3 +112,27 @@ def test_table_starting_with_a_byte_order_mark_reads_like_one_without(tmp_path, 
     a, b = reader(plain), reader(bom)
     assert list(a.columns) == list(b.columns) and list(a.index) == list(b.index)
     np.testing.assert_array_equal(a.to_numpy(), b.to_numpy())
+
+
+@pytest.mark.parametrize("reader, name, text, message", [
+    (load_expression, "expr.tsv", "yal001c\t0.5\tNA\t2.0\t-1\nYAL002W\t1.5\tNA\t0.1\t3\n",
+     "line 1 is a record, not a header: gene 'yal001c' with the values '0.5', 'NA', '2.0', ... (expected a "
+     "header line first (the gene id column's name, then one name per condition); the header line seems lost)"),
+    (load_yeastgfp, "gfp.csv", "YAL001C,TFC3,tagged,visualized,125,F,T\nYAL002W,VPS8,tagged,visualized,7,T,F\n",
+     "line 1 is a record, not a header: gene 'YAL001C' with the values 'TFC3', 'tagged', 'visualized', ... "
+     "(expected a header line first (yORF, gene name, ..., then one T/F column per localization category); "
+     "the header line seems lost)"),
+])
+def test_table_without_its_header_line_stops_naming_the_file(tmp_path, reader, name, text, message):
+    """Read as a header, the first record's gene would vanish and the columns
+    be named after its values."""
+    p = write(tmp_path / name, text)
+    with pytest.raises(InputFileError) as err:
+        reader(p)
+    assert str(err.value) == f"{p}: {message}"
+
+
+def test_header_with_numeric_condition_names_is_a_header(tmp_path):
+    """Conditions named by numbers (time points) under a named id column are a header."""
+    p = write(tmp_path / "e.tsv", "ORF\t0\t10\t20\nYAL001C\t0.5\t1.0\t2.0\n")
+    assert load_expression(p).columns.tolist() == ["e_0", "e_10", "e_20"]

@@ -91,6 +91,17 @@ def test_zero_width_space_in_model_gene_id_keeps_the_rule(toy, tmp_path):
     assert f"{path}:{line}: gene id '\\u200b{gene}' read as '{gene}' (removed U+200B ZERO WIDTH SPACE)" in text
 
 
+def test_tab_and_newline_in_a_gene_rule_separate_like_spaces(toy, tmp_path):
+    """``A<tab>or<newline>B`` is ``A or B``, not the unknown gene ``AORB``."""
+    raw = _model_dict(toy)
+    rxn = next(r for r in raw["reactions"] if " or " in r["gene_reaction_rule"])
+    a, b = rxn["gene_reaction_rule"].split(" or ")[:2]
+    rxn["gene_reaction_rule"] = rxn["gene_reaction_rule"].replace(f"{a} or {b}", f"{a}\tor\r\n{b}", 1)
+    path = tmp_path / "whitespace.json"
+    path.write_text(json.dumps(raw))
+    assert _rules(load_model(path)) == _rules(load_model(toy["model"]))
+
+
 def test_lower_case_model_gives_the_same_genes(toy, tmp_path):
     raw = _model_dict(toy)
     for g in raw["genes"]:

@@ -242,3 +242,23 @@ def test_model_file_starting_with_a_byte_order_mark_reads_like_one_without(tmp_p
     assert [r.id for r in b.reactions] == [r.id for r in a.reactions]
     assert [r.gene_reaction_rule for r in b.reactions] == [r.gene_reaction_rule for r in a.reactions]
     assert sorted(g.id for g in b.genes) == sorted(g.id for g in a.genes)
+
+
+@pytest.mark.parametrize("kind, field", [("reactions", "name"), ("metabolites", "name")])
+def test_name_that_is_not_valid_text_stops_at_load(tmp_path, kind, field):
+    """A lone surrogate escape (``\\udc80``) in a JSON model loads in cobrapy
+    but no output can hold it: the load stops naming the item and field."""
+    from pathlib import Path
+
+    from toy_data import write_toy_inputs
+
+    raw = json.loads(Path(write_toy_inputs(tmp_path / "toy")["model"]).read_text())
+    item = raw[kind][1]
+    item[field] = "glucose \udc80 kinase"
+    path = tmp_path / "surrogate.json"
+    path.write_text(json.dumps(raw))   # written as the escape \udc80
+    with pytest.raises(InputFileError) as err:
+        load_model(path)
+    assert str(err.value) == (
+        f"{path}: {kind[:-1]} '{item['id']}': {field} 'glucose \\udc80 kinase' is not valid text (U+DC80, a lone "
+        "surrogate, at position 8) (expected Unicode text; correct the character or its escape)")

@@ -43,13 +43,13 @@ def test_toy_directed_network_hand_computed():
 
 def test_formulas_by_compartment_free_key():
     m = toy_model()
-    assert build_directed_network(m).formulas == {}  # the toy has no formulas
+    assert build_directed_network(m, n_currency=0).formulas == {}  # the toy has no formulas
     # A in two compartments: the first by metabolite id (A_c) gives the key's formula
     m.metabolites.get_by_id("A_e").formula = "C6H12O6X"
     m.metabolites.get_by_id("A_c").formula = "C6H12O6"
     m.metabolites.get_by_id("B_c").formula = " C6H11O9P "
     m.metabolites.get_by_id("C_c").formula = ""
-    assert build_directed_network(m).formulas == {"A": "C6H12O6", "B": "C6H11O9P"}
+    assert build_directed_network(m, n_currency=0).formulas == {"A": "C6H12O6", "B": "C6H11O9P"}
 
 
 def test_toy_no_merge_no_currency():
@@ -57,6 +57,20 @@ def test_toy_no_merge_no_currency():
     assert list(net.reactions.index) == TOY_DIRECTED[:-1] + ["R4b", "R5"]
     assert net.currency == () and net.n_merged == 0
     assert set(net.substrates["R1"]) == {"A", "atp"} and set(net.products["R4b"]) == {"E", "adp"}
+
+
+@pytest.mark.parametrize("n_currency, extra", [(7, ()), (100, ()), (5, ("A", "E"))])
+def test_every_metabolite_currency_names_the_key(n_currency, extra):
+    """Not the later, misleading "contributes no usable feature" of a data source."""
+    from common.exceptions import ConfigValueError
+
+    with pytest.raises(ConfigValueError) as err:
+        build_directed_network(toy_model(), n_currency=n_currency, extra_currency=extra)
+    assert str(err.value) == (
+        f"metabolic.n_currency is {n_currency}" + (" (with 2 metabolic.extra_currency)" if extra else "")
+        + ": every one of the network's 7 metabolites became currency, so no reaction keeps a substrate or "
+        "product; expected fewer than 7 currency metabolites (yeast networks use about 14)")
+    assert build_directed_network(toy_model(), n_currency=6).currency == ("adp", "atp", "B", "C", "D", "A")
 
 
 def test_biomass_by_name_and_bad_parameter():

@@ -1,0 +1,18 @@
+"""Publish a rule's staged files as one set under the outputs' common folder
+(:func:`common.publish.publish_set`): each input is published as the output
+of the same name. A publish killed at any moment leaves the previous
+complete set or the new one."""
+
+import os
+
+from common.publish import publish_set
+
+from _bootstrap import setup
+
+log = setup(snakemake)
+smk = snakemake
+
+files = {getattr(smk.output, role): path for role, path in smk.input.items()}
+publish_set(files, os.path.commonpath([os.path.dirname(os.path.abspath(f)) for f in files]))
+for dst, src in files.items():
+    log.info("published %s -> %s", src, dst)
