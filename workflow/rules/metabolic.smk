@@ -265,6 +265,10 @@ rule enzyme_browser:
 rule metabolic_inputs_read:
     input:
         **metabolic_inputs(),
+        # read by other steps, hashed here: the proteome and the homology searches' table,
+        # the release history's networks (each when it applies)
+        **homology_inputs(),
+        **history_networks(),
         inputs_read=rules.metabolic_features.output.inputs_read,
         staged=[
             rules.enzyme_ranking.output.ranking,
@@ -293,11 +297,8 @@ rule metabolic_inputs_read:
 rule metabolic_provenance:
     input:
         **metabolic_inputs(),
-        # the proteome and the homology searches' table, with their sha256
-        **homology_inputs(),
-        # the release history's staged tables and its releases' networks, when it applies
+        # the release history's staged tables, when it applies
         **history_staged(),
-        **history_networks(),
         inputs_table=rules.metabolic_inputs_read.output[0],
         staged_ranking=rules.enzyme_ranking.output.ranking,
         staged_quality=rules.enzyme_ranking.output.quality,
