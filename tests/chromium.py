@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 __all__ = ["CHROMIUM_FLAGS", "find_chromium", "missing_reason", "start_chromium", "stop_chromium",
-           "page_url"]
+           "page_url", "header_text"]
 
 # Flags for a shared build machine: no sandbox (runs as root in CI), no GPU,
 # no background network traffic, a fresh profile per run.
@@ -71,3 +71,25 @@ def stop_chromium(driver) -> None:
 def page_url(path: str | Path, fragment: str = "") -> str:
     url = Path(path).resolve().as_uri()
     return f"{url}#{fragment}" if fragment else url
+
+
+def header_text(path: str | Path) -> str:
+    """The text of the ``<header>`` of the page at ``path`` as Chromium shows
+    it. Skips the calling test when Chromium cannot run, and fails it
+    instead when ``GEOMARGIN_REQUIRE_BROWSER`` is set (CI)."""
+    import os
+
+    import pytest
+
+    reason = missing_reason()
+    if reason and os.environ.get("GEOMARGIN_REQUIRE_BROWSER"):
+        pytest.fail(f"GEOMARGIN_REQUIRE_BROWSER is set (CI) but {reason}")
+    if reason:
+        pytest.skip(f"real-browser part skipped: {reason}")
+    from selenium.webdriver.common.by import By
+    driver = start_chromium()
+    try:
+        driver.get(page_url(path))
+        return driver.find_element(By.TAG_NAME, "header").text
+    finally:
+        stop_chromium(driver)

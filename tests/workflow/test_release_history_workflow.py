@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 
 import cobra
 import pandas as pd
@@ -135,19 +134,8 @@ def test_browser_header_leads_with_the_test_pair(history_run):
                       .split("</script>", 1)[0])
     assert data["meta"]["history_test"]["test_split"] == "toy_b->toy"
 
-    from chromium import missing_reason, page_url, start_chromium, stop_chromium
-    reason = missing_reason()
-    if reason and os.environ.get("GEOMARGIN_REQUIRE_BROWSER"):
-        pytest.fail(f"GEOMARGIN_REQUIRE_BROWSER is set (CI) but {reason}")
-    if reason:
-        pytest.skip(f"real-browser part skipped: {reason}")
-    from selenium.webdriver.common.by import By
-    driver = start_chromium()
-    try:
-        driver.get(page_url(tmp / "results/enzyme_ranking.html"))
-        text = driver.find_element(By.TAG_NAME, "header").text
-    finally:
-        stop_chromium(driver)
+    from chromium import header_text
+    text = header_text(tmp / "results/enzyme_ranking.html")
     head = text.index("Test on real orphans: toy_b \u2192 toy")
     assert head < text.index("Cross-validation of the same method")
     pct = f"{100 * summary['test_hit@1']:.1f}% [{100 * summary['test_hit@1_lo']:.1f}, " \
