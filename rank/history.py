@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
+from sklearn.isotonic import isotonic_regression
 
 from common.exceptions import ConfigValueError
 from rank.time_split import time_split_metrics
@@ -279,9 +280,12 @@ class HistoryCalibrator(BaseEstimator):
     whether the reaction was ranked on motif neighbours. Each cell borrows
     ``prior_strength`` rows' worth of its wider cell's share (band x kind,
     then band; the band's own share is pooled over kinds, with a Jeffreys
-    prior), so a cell with few history rows stays near the wider one. The
-    confidence depends on the rank only through its band, so listing the
-    shown rows by it keeps the score order.
+    prior), so a cell with few history rows stays near the wider one. Within
+    each cell the shares are made non-increasing over the rank bands
+    (weighted isotonic regression, level by level before the narrower cells
+    borrow from them): a later band is never more likely than an earlier
+    one, so listing the shown rows by the confidence keeps the score order
+    and a reaction's first candidate is its most confident.
 
     Parameters
     ----------
@@ -328,13 +332,25 @@ class HistoryCalibrator(BaseEstimator):
                 s[0] += v
                 s[1] += 1
                 s[2].add(r)
-        self.band_share_ = {k[0]: (s[0] + 0.5) / (s[1] + 1.0) for k, s in sums.items() if len(k) == 1}
         self.cells_ = {}
-        for k in sorted(sums, key=len):
-            hits, n, rs = sums[k]
-            prior = self.band_share_[k[0]] if len(k) == 2 else self.cells_[k[:-1]][0] if len(k) == 3 else None
-            share = self.band_share_[k[0]] if prior is None else (hits + m * prior) / (n + m)
-            self.cells_[k] = (float(share), int(n), len(rs))
+        for length in (1, 2, 3):
+            level = {}
+            for k in (k for k in sums if len(k) == length):
+                hits, n, _ = sums[k]
+                # the band pooled over kinds: a Jeffreys prior; a narrower cell: its wider cell's share
+                level[k] = (hits + 0.5) / (n + 1.0) if length == 1 else \
+                    (hits + m * self.cells_[k[:-1]][0]) / (n + m)
+            # a later rank band is never more likely than an earlier one of the same cell
+            groups: dict = {}
+            for k in level:
+                groups.setdefault(k[1:], []).append(k)
+            for members in groups.values():
+                members.sort()
+                shares = isotonic_regression([level[k] for k in members],
+                                             sample_weight=[sums[k][1] for k in members], increasing=False)
+                for k, share in zip(members, shares):
+                    self.cells_[k] = (float(share), int(sums[k][1]), len(sums[k][2]))
+        self.band_share_ = {k[0]: v[0] for k, v in self.cells_.items() if len(k) == 1}
         self.n_reactions_ = len(set(reactions))
         return self
 

@@ -97,6 +97,19 @@ def test_calibrator_shrinks_each_cell_to_its_wider_one():
         HistoryCalibrator(prior_strength=0).fit(rows)
 
 
+def test_a_later_band_is_never_more_likely_than_an_earlier_one():
+    # 10 reactions: a later gene at rank 3 for four of them, at rank 1 for one
+    rows = pd.DataFrame([{"reaction": f"r{i}", "rank": k, "reaction_kind": "transport", "motifs": False,
+                          "label": int((k == 3 and i < 4) or (k == 1 and i == 9))}
+                         for i in range(10) for k in (1, 2, 3)])
+    cal = HistoryCalibrator(prior_strength=1).fit(rows)
+    p = cal.predict_proba(pd.DataFrame({"rank": [1, 2, 3], "reaction_kind": "transport", "motifs": False}))
+    assert p[0] >= p[1] >= p[2] and p[0] == pytest.approx(p[2])
+    # the pooled bands: 5 later genes over the 30 rows of ranks 1-3 (the rank-2 band pooled too)
+    assert cal.band_share_[0] == pytest.approx(cal.band_share_[2])
+    assert cal.band_share_[0] == pytest.approx((1.5 / 11 * 10 + 0.5 / 11 * 10 + 4.5 / 11 * 10) / 30)
+
+
 def test_threshold_from_history():
     t, rule = history_threshold([0.1] * 6 + [0.5] * 6, [0] * 6 + [1, 1, 0, 0, 0, 0], min_reactions=5)
     # all: 2 of 12; at 0.5: 2 of 6, twice the rate
