@@ -91,9 +91,12 @@
       el("div", { class: "explain", text:
         "Confidence on that test: the first candidates showed " + pctOf(h, "test_rank1_mean_confidence") +
         " on average and a later gene was first for " + pctOf(h, "test_rank1_later_gene_share") +
-        " (calibration error " + numOf(h, "test_rank1_ece") + "). Reactions marked credible had a later gene first " +
-        pctOf(h, "test_credible_top1_is_later") + " of the time, against " + pctOf(h, "test_all_top1_is_later") +
-        " for all (" + Math.round(h.test_credible_reactions || 0) + " credible). Column 'confidence' below: the " +
+        " (calibration error " + numOf(h, "test_rank1_ece") + "). " + (h.test_credible_reactions ?
+        "Reactions marked credible had a later gene first " + pctOf(h, "test_credible_top1_is_later") +
+        " of the time, against " + pctOf(h, "test_all_top1_is_later") + " for all (" +
+        Math.round(h.test_credible_reactions) + " credible). " :
+        "No reaction is marked credible: on the history, no confidence picked out first candidates that were " +
+        "right at least twice as often as all. ") + "Column 'confidence' below: the " +
         "probability that the candidate is among the genes a later release gives the reaction, if it gives it " +
         "any, learned from the release history's real orphans by rank, reaction kind and motif evidence; " +
         "'unconditional' multiplies it by the share of such orphans that gained any gene. Under it: how many " +
@@ -173,7 +176,9 @@
       el("h1", { text: "Candidate enzymes and transporters for orphan reactions" }),
       el("div", { class: "meta", text: "Input set: " + (META.dataset || "?") + " \u2022 method: " +
         (META.method || "?") + " \u2022 " + nR + " orphan reactions, " + nRanked + " ranked" })
-      ].concat(hist ? historyTestPart(hist) : []).concat([metrics, explain, calPart]).concat(tsPart));
+      ].concat(hist ? historyTestPart(hist).concat([el("h2", { class: "test-head",
+        text: "Cross-validation on reactions with known genes" })]) : [])
+      .concat([metrics, explain, calPart]).concat(tsPart));
   }
 
   // ------------------------------------------------------------ reaction list
