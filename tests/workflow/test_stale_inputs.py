@@ -27,7 +27,10 @@ def _sha(path) -> str:
 def _move_profiles(expr) -> None:
     """Other content for the expression table (each gene's profile moved to
     another gene), with a time stamp older than every result."""
-    _move_profiles(expr)
+    table = pd.read_csv(expr, sep="\t")
+    table.iloc[:, 1:] = table.iloc[:, 1:].to_numpy()[::-1]
+    table.to_csv(expr, sep="\t", index=False)
+    os.utime(expr, OLD)
 
 
 def test_replaced_input_with_older_mtime_is_rerun(tmp_path):
