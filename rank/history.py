@@ -8,7 +8,7 @@ each pair ``[older, newer]`` of model releases is a time split
 run's models, scored against the genes the newer release gave them, by
 every ranking. The *history* pairs are learned from (the choice of the
 ranking, :func:`choose_on_history`; the confidence,
-:class:`HistoryCalibrator`; the "no credible candidate" threshold,
+:class:`rank.history_calibrator.HistoryCalibrator`; the "no credible candidate" threshold,
 :func:`history_threshold`); the *test* pair is scored exactly the same way
 and only reported. Its older release is no earlier than the newest release
 of the history (:func:`check_release_history`), so nothing learned from
@@ -35,15 +35,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator
-from sklearn.isotonic import isotonic_regression
-
 from common.exceptions import ConfigValueError
+from rank.history_calibrator import HistoryCalibrator
 from rank.time_split import time_split_metrics
 
-__all__ = ["ReleasePlan", "HistoryModel", "check_release_history", "score_order_rows", "choose_on_history", "labelled_rows",
-           "HistoryCalibrator", "history_threshold", "gain_shares", "check_test_confidence",
-           "RANK_BANDS", "SCORE_ORDER", "fit_history", "cells_table", "score_test_split"]
+__all__ = ["ReleasePlan", "HistoryModel", "check_release_history", "score_order_rows", "choose_on_history",
+           "labelled_rows", "history_threshold", "gain_shares", "fit_history", "SCORE_ORDER"]
 
 _KEY = "metabolic.release_history"
 
@@ -51,8 +48,6 @@ _KEY = "metabolic.release_history"
 #: default ranking is listed by confidence (:mod:`rank.time_split`).
 SCORE_ORDER = " (score order)"
 
-#: The confidence's rank bands: (first rank, last rank) of each, 1-based.
-RANK_BANDS = ((1, 1), (2, 2), (3, 5), (6, 10 ** 9))
 
 
 @dataclass(frozen=True)
@@ -256,130 +251,6 @@ def labelled_rows(rows: pd.DataFrame, ranking: str, top_n: int, ranked_on: Mappi
     return pd.DataFrame(out, columns=columns)
 
 
-def _band(rank) -> np.ndarray:
-    rank = np.asarray(rank, dtype=np.int64)
-    out = np.full(rank.shape, -1)
-    for i, (lo, hi) in enumerate(RANK_BANDS):
-        out[(rank >= lo) & (rank <= hi)] = i
-    return out
-
-
-def _keys(rows: pd.DataFrame) -> list[tuple]:
-    band = _band(rows["rank"].to_numpy())
-    kind = rows["reaction_kind"].astype(str).to_numpy()
-    motifs = rows["motifs"].astype(bool).to_numpy()
-    return [((b,), (b, k), (b, k, bool(m))) for b, k, m in zip(band, kind, motifs)]
-
-
-class HistoryCalibrator(BaseEstimator):
-    """The confidence of a shown candidate, learned from real orphans of
-    earlier releases.
-
-    A row's confidence is the share of later genes among the history's
-    shown rows of its cell: rank band (:data:`RANK_BANDS`) x reaction kind x
-    whether the reaction was ranked on motif neighbours. Each cell borrows
-    ``prior_strength`` rows' worth of its wider cell's share (band x kind,
-    then band; the band's own share is pooled over kinds, with a Jeffreys
-    prior), so a cell with few history rows stays near the wider one. Within
-    each cell the shares are made non-increasing over the rank bands
-    (weighted isotonic regression, level by level before the narrower cells
-    borrow from them): a later band is never more likely than an earlier
-    one, so listing the shown rows by the confidence keeps the score order
-    and a reaction's first candidate is its most confident.
-
-    Parameters
-    ----------
-    prior_strength : float
-        Rows' worth of the wider cell's share (> 0).
-
-    Attributes
-    ----------
-    cells_ : dict
-        Cell key -> (share, rows, reactions) for every cell seen in fit.
-    band_share_ : dict
-        Band -> its pooled share (the prior of unseen kinds).
-    n_reactions_ : int
-        History benchmark reactions fitted on.
-
-    Examples
-    --------
-    >>> rows = pd.DataFrame({"reaction": ["a", "a", "b", "b"], "rank": [1, 2, 1, 2],
-    ...                      "reaction_kind": "enzymatic", "motifs": True, "label": [1, 0, 0, 0]})
-    >>> cal = HistoryCalibrator(prior_strength=2).fit(rows)
-    >>> cal.predict_proba(rows).round(3).tolist()
-    [0.5, 0.042, 0.5, 0.042]
-    """
-
-    def __init__(self, prior_strength: float = 10.0):
-        self.prior_strength = prior_strength
-
-    def fit(self, rows: pd.DataFrame, y=None):
-        if not (np.isscalar(self.prior_strength) and float(self.prior_strength) > 0):
-            raise ValueError(f"HistoryCalibrator: prior_strength is {self.prior_strength!r}; expected a number > 0")
-        for col in ("reaction", "rank", "reaction_kind", "motifs", "label"):
-            if col not in rows.columns:
-                raise ValueError(f"HistoryCalibrator.fit: the rows have no column {col!r}")
-        if not len(rows):
-            raise ValueError("HistoryCalibrator.fit: no labelled rows (the history ranked no benchmark reaction)")
-        m = float(self.prior_strength)
-        y = rows["label"].to_numpy(dtype=float)
-        keys = _keys(rows)
-        reactions = rows["reaction"].astype(str).to_numpy()
-        sums: dict = {}
-        for (k1, k2, k3), v, r in zip(keys, y, reactions):
-            for k in (k1, k2, k3):
-                s = sums.setdefault(k, [0.0, 0, set()])
-                s[0] += v
-                s[1] += 1
-                s[2].add(r)
-        self.cells_ = {}
-        for length in (1, 2, 3):
-            level = {}
-            for k in (k for k in sums if len(k) == length):
-                hits, n, _ = sums[k]
-                # the band pooled over kinds: a Jeffreys prior; a narrower cell: its wider cell's share
-                level[k] = (hits + 0.5) / (n + 1.0) if length == 1 else \
-                    (hits + m * self.cells_[k[:-1]][0]) / (n + m)
-            # a later rank band is never more likely than an earlier one of the same cell
-            groups: dict = {}
-            for k in level:
-                groups.setdefault(k[1:], []).append(k)
-            for members in groups.values():
-                members.sort()
-                shares = isotonic_regression([level[k] for k in members],
-                                             sample_weight=[sums[k][1] for k in members], increasing=False)
-                for k, share in zip(members, shares):
-                    self.cells_[k] = (float(share), int(sums[k][1]), len(sums[k][2]))
-        self.band_share_ = {k[0]: v[0] for k, v in self.cells_.items() if len(k) == 1}
-        self.n_reactions_ = len(set(reactions))
-        return self
-
-    def _lookup(self, rows: pd.DataFrame, field: int) -> np.ndarray:
-        out = np.full(len(rows), np.nan)
-        for i, chain in enumerate(_keys(rows)):
-            for k in reversed(chain):
-                if k in self.cells_:
-                    out[i] = self.cells_[k][field]
-                    break
-        return out
-
-    def predict_proba(self, rows: pd.DataFrame) -> np.ndarray:
-        """The confidence of each row (columns ``rank``, ``reaction_kind``,
-        ``motifs``): its narrowest fitted cell's share."""
-        return self._lookup(rows, 0)
-
-    def held_out_like(self, rows: pd.DataFrame) -> np.ndarray:
-        """How many history benchmark reactions back each row's confidence:
-        those in its narrowest fitted cell."""
-        return self._lookup(rows, 2)
-
-    def cell_values(self, rows: pd.DataFrame, what: str = "share") -> np.ndarray:
-        """Each row's cell ``share`` (as :meth:`predict_proba`) or ``rows``."""
-        if what not in ("share", "rows"):
-            raise ValueError(f"what is {what!r}; expected 'share' or 'rows'")
-        return self._lookup(rows, 0 if what == "share" else 1)
-
-
 @dataclass
 class HistoryModel:
     """What a release-history scope hands to the ranking: the chosen ranking
@@ -464,54 +335,6 @@ def gain_shares(counts: pd.DataFrame) -> dict[str, float]:
     return out
 
 
-def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int = 1000, seed: int = 0,
-                          ece_bins: int = 10) -> dict:
-    """The confidence on the test split's first candidates.
-
-    ``first`` has one row per ranked test benchmark reaction: ``confidence``
-    (of its rank-1 row, from a calibrator that never saw the test) and
-    ``label`` (a later gene is first). Returns ``rank1_rows``,
-    ``rank1_mean_confidence``, ``rank1_later_gene_share``, their ratio,
-    ``rank1_ece``, and the credible reactions' (confidence at or above
-    ``threshold``) share with a later gene first against all, with a
-    percentile bootstrap interval of the ratio over reactions.
-
-    >>> first = pd.DataFrame({"confidence": [0.1, 0.1, 0.3, 0.3], "label": [0, 0, 1, 0]})
-    >>> c = check_test_confidence(first, 0.3, n_boot=20)
-    >>> c["rank1_mean_confidence"], c["rank1_later_gene_share"], c["credible_reactions"], c["credible_vs_all"]
-    (0.2, 0.25, 2, 2.0)
-    """
-    from rank.calibration import expected_calibration_error
-
-    c = first["confidence"].to_numpy(dtype=float)
-    y = first["label"].to_numpy(dtype=float)
-    cred = c >= threshold
-    out = {"rank1_rows": int(len(first)),
-           "rank1_mean_confidence": float(c.mean()) if len(c) else np.nan,
-           "rank1_later_gene_share": float(y.mean()) if len(y) else np.nan}
-    out["rank1_confidence_over_share"] = (out["rank1_mean_confidence"] / out["rank1_later_gene_share"]
-                                          if out["rank1_later_gene_share"] else np.nan)
-    out["rank1_ece"] = float(expected_calibration_error(y, c, n_bins=ece_bins)) if len(c) else np.nan
-    out["credible_reactions"] = int(cred.sum())
-    out["credible_top1_is_later"] = float(y[cred].mean()) if cred.any() else np.nan
-    out["all_top1_is_later"] = out["rank1_later_gene_share"]
-
-    def ratio(yy, cc):
-        return yy[cc].mean() / yy.mean() if cc.any() and yy.mean() > 0 else np.nan
-
-    out["credible_vs_all"] = float(ratio(y, cred)) if len(y) else np.nan
-    rng = np.random.default_rng(seed)
-    boots = []
-    for _ in range(n_boot if len(y) else 0):
-        i = rng.integers(0, len(y), len(y))
-        boots.append(ratio(y[i], cred[i]))
-    boots = np.asarray(boots, dtype=float)
-    boots = boots[~np.isnan(boots)]
-    lo, hi = (np.quantile(boots, [0.025, 0.975]) if len(boots) else (np.nan, np.nan))
-    out["credible_vs_all_lo"], out["credible_vs_all_hi"] = float(lo), float(hi)
-    return out
-
-
 def fit_history(reactions: Mapping[str, pd.DataFrame], orphans: Mapping[str, pd.DataFrame],
                 cv_validation: pd.DataFrame, candidates: Sequence[str], *, choose_by: str = "mrr",
                 min_reactions: int = 30, prior_strength: float = 10.0, top_n: int = 10) -> HistoryModel:
@@ -556,106 +379,3 @@ def fit_history(reactions: Mapping[str, pd.DataFrame], orphans: Mapping[str, pd.
     threshold, rule = history_threshold(calibrator.predict_proba(first), first["label"])
     gains = gain_shares(pd.concat(list(orphans.values()), ignore_index=True))
     return HistoryModel(choice, calibrator, threshold, rule, gains, tuple(reactions))
-
-
-def cells_table(calibrator: HistoryCalibrator) -> pd.DataFrame:
-    """The fitted cells of ``calibrator``, one row each: ``rank_band``,
-    ``reaction_kind`` and ``motifs`` (empty where the cell is wider),
-    ``confidence``, ``rows``, ``reactions``."""
-    out = []
-    for key, (share, n, reactions) in calibrator.cells_.items():
-        lo, hi = RANK_BANDS[key[0]]
-        out.append({"rank_band": str(lo) if lo == hi else f"{lo}+" if hi >= 10 ** 9 else f"{lo}-{hi}",
-                    "reaction_kind": key[1] if len(key) > 1 else "", "motifs": key[2] if len(key) > 2 else "",
-                    "confidence": share, "rows": n, "reactions": reactions})
-    return pd.DataFrame(out, columns=["rank_band", "reaction_kind", "motifs", "confidence", "rows", "reactions"])
-
-
-def score_test_split(model: HistoryModel, rows: pd.DataFrame, name: str, *, top_n: int, n_boot: int = 1000,
-                seed: int = 0) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
-    """Score the test pair as the history is scored, with what history chose.
-
-    Parameters
-    ----------
-    model : HistoryModel
-        Learned from the history pairs alone.
-    rows : DataFrame
-        The test pair's ``time_split_reactions.tsv``.
-    name : str
-        The test pair (``"older->newer"``).
-
-    Returns
-    -------
-    summary : dict
-        The headline: the test pair, the chosen ranking and how, its test
-        ``hit@1/5/20`` and ``mrr`` with intervals and the random
-        expectation, the confidence on its first candidates
-        (:func:`check_test_confidence`), and its history and CV figures.
-    rankings : DataFrame
-        Every ranking on the test pair (:func:`rank.time_split.time_split_table`
-        of the score-order rows), ``chosen`` marking the shown one.
-    confidence : DataFrame
-        :func:`check_test_confidence` over all kinds, then per kind.
-    """
-    from rank.time_split import time_split_table
-
-    rows = score_order_rows(rows)
-    ranking = model.ranking
-    table = time_split_table(rows, n_boot=n_boot, seed=seed)
-    table.insert(1, "chosen", table["ranking"] == ranking)
-    labelled = labelled_rows(rows, ranking, top_n)
-    first = labelled[labelled["rank"] == 1].assign(confidence=lambda f: model.calibrator.predict_proba(f))
-    checks = []
-    for kind, part in [("all", first), *first.groupby("reaction_kind", sort=True)]:
-        checks.append({"test_split": name, "ranking": ranking, "reaction_kind": kind,
-                       **check_test_confidence(part, model.threshold, n_boot=n_boot, seed=seed)})
-    confidence = pd.DataFrame(checks)
-    mine = table[(table["ranking"] == ranking) & (table["reaction_kind"] == "all")]
-    if mine.empty:
-        raise ValueError(f"the test split {name} has no rows of the chosen ranking {ranking!r}")
-    m = mine.iloc[0]
-    summary = {"test_split": name, "ranking": ranking, "chosen_on": model.choice["chosen_on"],
-               "chosen_by": model.choice["chosen_by"], "learned_from": ";".join(model.pairs)}
-    for col in ("reactions", "not_ranked", "later_genes"):
-        summary[f"test_{col}"] = int(m[col])
-    for k in ("hit@1", "hit@5", "hit@20", "mrr"):
-        summary[f"test_{k}"] = float(m[k])
-        summary[f"test_{k}_lo"], summary[f"test_{k}_hi"] = float(m[f"{k}_lo"]), float(m[f"{k}_hi"])
-        summary[f"test_random_{k}"] = float(m[f"random_{k}"])
-    for k, v in confidence.iloc[0].items():
-        if k not in ("test_split", "ranking", "reaction_kind"):
-            summary[f"test_{k}"] = v
-    summary["threshold"] = model.threshold
-    summary["threshold_rule"] = model.threshold_rule
-    for k, v in model.choice.items():
-        if k.startswith(("history_", "cv_")):
-            summary[k] = v
-    return summary, table, confidence
-
-
-def history_quality_columns(test: pd.DataFrame, model: HistoryModel, method: str) -> dict:
-    """The leading columns of ``enzyme_ranking_quality.tsv`` with a release
-    history: the test pair's headline (``history_test.tsv``, one row: what
-    the history alone chose, scored on the test pair), then what today's
-    ranking was chosen on (``model``, learned from history and test), its
-    history figures over those pairs and its cross-validated ones.
-
-    >>> test = pd.DataFrame([{"test_split": "c->d", "ranking": "m", "chosen_on": "history", "chosen_by": "x",
-    ...                       "learned_from": "a->b", "test_hit@1": 0.2, "history_mrr": 0.3, "cv_mrr": 0.5}])
-    >>> model = HistoryModel({"ranking": "m", "chosen_on": "history", "chosen_by": "y", "history_mrr": 0.25,
-    ...                       "cv_mrr": 0.5}, HistoryCalibrator(), 0.1, "r", {}, ("a->b", "c->d"))
-    >>> list(history_quality_columns(test, model, "m").items())[:4]
-    [('test_split', 'c->d'), ('test_ranking', 'm'), ('test_ranking_learned_from', 'a->b'), ('test_hit@1', 0.2)]
-    """
-    if len(test) != 1:
-        raise ValueError(f"the test pair's headline has {len(test)} rows; expected one (history_test.tsv)")
-    row = test.iloc[0].to_dict()
-    out = {"test_split": row["test_split"], "test_ranking": row["ranking"],
-           "test_ranking_learned_from": row["learned_from"]}
-    out.update({k: v for k, v in row.items() if k.startswith("test_") and k != "test_split"})
-    out["shown_chosen_on"] = model.choice["chosen_on"]
-    out["shown_learned_from"] = ";".join(model.pairs)
-    out["shown_is_test_ranking"] = bool(method == row["ranking"])
-    out.update({k: v for k, v in model.choice.items() if k.startswith(("history_", "cv_"))})
-    out["threshold_rule"] = model.threshold_rule
-    return out

@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 
 from common.exceptions import ConfigValueError
-from rank.history import (HistoryCalibrator, HistoryModel, check_release_history, check_test_confidence,
-                          choose_on_history, fit_history, gain_shares, history_threshold, labelled_rows,
-                          score_order_rows, score_test_split)
+from rank.history import (HistoryModel, check_release_history, choose_on_history, fit_history, gain_shares,
+                          history_threshold, labelled_rows, score_order_rows)
+from rank.history_calibrator import HistoryCalibrator
+from rank.history_report import check_test_confidence, score_test_split
 
 RELEASES = ["r1", "r2", "r3", "r4"]
 

@@ -19,7 +19,8 @@ from featurize.metabolic.bundle import FeatureBundle
 from featurize.metabolic.pairs import fold_groups
 from rank.calibration import (THIN_SUPPORT, bare_first_share, most_confident_rows, no_credible_candidate, shown_rows,
                               without_network_evidence)
-from rank.history import HistoryModel, history_quality_columns
+from rank.history import HistoryModel
+from rank.history_report import history_quality_columns
 from rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions, top1_with_motifs
 from rank.metrics import choose_ranking_method, ranking_quality
 from rank.refit import ranking_decision_for

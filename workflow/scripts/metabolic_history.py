@@ -7,7 +7,8 @@ write the model, the choice and the confidence's cells."""
 import pandas as pd
 
 from common.io import atomic_path, write_tsv_atomic
-from rank.history import cells_table, fit_history
+from rank.history import fit_history
+from rank.history_calibrator import cells_table
 
 from _bootstrap import setup
 

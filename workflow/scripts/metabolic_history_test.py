@@ -1,13 +1,14 @@
 """Score the release history's test pair exactly as its history pairs are
 scored, with the ranking, confidence and threshold learned from the history
-alone (rank/history.py: score_test_split); write the headline, every
+alone (rank/history_report.py: score_test_split); write the headline, every
 ranking's row on the test pair, and the check of the confidence on the test
 pair's first candidates."""
 
 import pandas as pd
 
 from common.io import write_tsv_atomic
-from rank.history import HistoryModel, score_test_split
+from rank.history import HistoryModel
+from rank.history_report import score_test_split
 
 from _bootstrap import setup
 

@@ -1,0 +1,153 @@
+"""The release history's confidence: the share of later genes among the
+history's shown rows, per cell of rank band x reaction kind x motif
+evidence (:class:`HistoryCalibrator`), and its cells as a table
+(:func:`cells_table`). Fitted by :func:`rank.history.fit_history`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.isotonic import isotonic_regression
+
+__all__ = ["RANK_BANDS", "HistoryCalibrator", "cells_table"]
+
+#: The confidence's rank bands: (first rank, last rank) of each, 1-based.
+RANK_BANDS = ((1, 1), (2, 2), (3, 5), (6, 10 ** 9))
+
+
+def _band(rank) -> np.ndarray:
+    rank = np.asarray(rank, dtype=np.int64)
+    out = np.full(rank.shape, -1)
+    for i, (lo, hi) in enumerate(RANK_BANDS):
+        out[(rank >= lo) & (rank <= hi)] = i
+    return out
+
+
+def _keys(rows: pd.DataFrame) -> list[tuple]:
+    band = _band(rows["rank"].to_numpy())
+    kind = rows["reaction_kind"].astype(str).to_numpy()
+    motifs = rows["motifs"].astype(bool).to_numpy()
+    return [((b,), (b, k), (b, k, bool(m))) for b, k, m in zip(band, kind, motifs)]
+
+
+class HistoryCalibrator(BaseEstimator):
+    """The confidence of a shown candidate, learned from real orphans of
+    earlier releases.
+
+    A row's confidence is the share of later genes among the history's
+    shown rows of its cell: rank band (:data:`RANK_BANDS`) x reaction kind x
+    whether the reaction was ranked on motif neighbours. Each cell borrows
+    ``prior_strength`` rows' worth of its wider cell's share (band x kind,
+    then band; the band's own share is pooled over kinds, with a Jeffreys
+    prior), so a cell with few history rows stays near the wider one. Within
+    each cell the shares are made non-increasing over the rank bands
+    (weighted isotonic regression, level by level before the narrower cells
+    borrow from them): a later band is never more likely than an earlier
+    one, so listing the shown rows by the confidence keeps the score order
+    and a reaction's first candidate is its most confident.
+
+    Parameters
+    ----------
+    prior_strength : float
+        Rows' worth of the wider cell's share (> 0).
+
+    Attributes
+    ----------
+    cells_ : dict
+        Cell key -> (share, rows, reactions) for every cell seen in fit.
+    band_share_ : dict
+        Band -> its pooled share (the prior of unseen kinds).
+    n_reactions_ : int
+        History benchmark reactions fitted on.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"reaction": ["a", "a", "b", "b"], "rank": [1, 2, 1, 2],
+    ...                      "reaction_kind": "enzymatic", "motifs": True, "label": [1, 0, 0, 0]})
+    >>> cal = HistoryCalibrator(prior_strength=2).fit(rows)
+    >>> cal.predict_proba(rows).round(3).tolist()
+    [0.5, 0.042, 0.5, 0.042]
+    """
+
+    def __init__(self, prior_strength: float = 10.0):
+        self.prior_strength = prior_strength
+
+    def fit(self, rows: pd.DataFrame, y=None):
+        if not (np.isscalar(self.prior_strength) and float(self.prior_strength) > 0):
+            raise ValueError(f"HistoryCalibrator: prior_strength is {self.prior_strength!r}; expected a number > 0")
+        for col in ("reaction", "rank", "reaction_kind", "motifs", "label"):
+            if col not in rows.columns:
+                raise ValueError(f"HistoryCalibrator.fit: the rows have no column {col!r}")
+        if not len(rows):
+            raise ValueError("HistoryCalibrator.fit: no labelled rows (the history ranked no benchmark reaction)")
+        m = float(self.prior_strength)
+        y = rows["label"].to_numpy(dtype=float)
+        keys = _keys(rows)
+        reactions = rows["reaction"].astype(str).to_numpy()
+        sums: dict = {}
+        for (k1, k2, k3), v, r in zip(keys, y, reactions):
+            for k in (k1, k2, k3):
+                s = sums.setdefault(k, [0.0, 0, set()])
+                s[0] += v
+                s[1] += 1
+                s[2].add(r)
+        self.cells_ = {}
+        for length in (1, 2, 3):
+            level = {}
+            for k in (k for k in sums if len(k) == length):
+                hits, n, _ = sums[k]
+                # the band pooled over kinds: a Jeffreys prior; a narrower cell: its wider cell's share
+                level[k] = (hits + 0.5) / (n + 1.0) if length == 1 else \
+                    (hits + m * self.cells_[k[:-1]][0]) / (n + m)
+            # a later rank band is never more likely than an earlier one of the same cell
+            groups: dict = {}
+            for k in level:
+                groups.setdefault(k[1:], []).append(k)
+            for members in groups.values():
+                members.sort()
+                shares = isotonic_regression([level[k] for k in members],
+                                             sample_weight=[sums[k][1] for k in members], increasing=False)
+                for k, share in zip(members, shares):
+                    self.cells_[k] = (float(share), int(sums[k][1]), len(sums[k][2]))
+        self.band_share_ = {k[0]: v[0] for k, v in self.cells_.items() if len(k) == 1}
+        self.n_reactions_ = len(set(reactions))
+        return self
+
+    def _lookup(self, rows: pd.DataFrame, field: int) -> np.ndarray:
+        out = np.full(len(rows), np.nan)
+        for i, chain in enumerate(_keys(rows)):
+            for k in reversed(chain):
+                if k in self.cells_:
+                    out[i] = self.cells_[k][field]
+                    break
+        return out
+
+    def predict_proba(self, rows: pd.DataFrame) -> np.ndarray:
+        """The confidence of each row (columns ``rank``, ``reaction_kind``,
+        ``motifs``): its narrowest fitted cell's share."""
+        return self._lookup(rows, 0)
+
+    def held_out_like(self, rows: pd.DataFrame) -> np.ndarray:
+        """How many history benchmark reactions back each row's confidence:
+        those in its narrowest fitted cell."""
+        return self._lookup(rows, 2)
+
+    def cell_values(self, rows: pd.DataFrame, what: str = "share") -> np.ndarray:
+        """Each row's cell ``share`` (as :meth:`predict_proba`) or ``rows``."""
+        if what not in ("share", "rows"):
+            raise ValueError(f"what is {what!r}; expected 'share' or 'rows'")
+        return self._lookup(rows, 0 if what == "share" else 1)
+
+
+def cells_table(calibrator: HistoryCalibrator) -> pd.DataFrame:
+    """The fitted cells of ``calibrator``, one row each: ``rank_band``,
+    ``reaction_kind`` and ``motifs`` (empty where the cell is wider),
+    ``confidence``, ``rows``, ``reactions``."""
+    out = []
+    for key, (share, n, reactions) in calibrator.cells_.items():
+        lo, hi = RANK_BANDS[key[0]]
+        out.append({"rank_band": str(lo) if lo == hi else f"{lo}+" if hi >= 10 ** 9 else f"{lo}-{hi}",
+                    "reaction_kind": key[1] if len(key) > 1 else "", "motifs": key[2] if len(key) > 2 else "",
+                    "confidence": share, "rows": n, "reactions": reactions})
+    return pd.DataFrame(out, columns=["rank_band", "reaction_kind", "motifs", "confidence", "rows", "reactions"])
