@@ -44,6 +44,8 @@ rule metabolic_release_split:
         evidence=MET["ranking"]["evidence"],
         top_n=MET["ranking"]["top_n"],
         releases=lambda wc: [wc.older, wc.newer],
+        # the config key a pair that gained no gene is named by
+        config_key="metabolic.release_history",
         seed=config["seed"],
     script:
         "../scripts/metabolic_time_split.py"

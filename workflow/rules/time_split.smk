@@ -37,6 +37,7 @@ use rule metabolic_release_split as metabolic_time_split with:
     params:
         newer_sha256=content_sha256(MET["datasets"][TIME_SPLIT["newer"]]["network"]),
         releases=[TIME_SPLIT["older"], TIME_SPLIT["newer"]],
+        config_key="metabolic.time_split",
 
 
 # Publishes the time split as one set (common/publish.py): a failed rerun of

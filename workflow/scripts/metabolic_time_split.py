@@ -60,7 +60,7 @@ orphans["model_reactions"] = net.reactions.loc[orphans.index, "model_reactions"]
 benchmark = later_genes(orphans, later_rules)
 if not benchmark:
     raise ConfigValueError(
-        f"metabolic.time_split: the newer release ({p.releases[1]}, {smk.input.newer_network}) gives no gene to "
+        f"{p.config_key}: the newer release ({p.releases[1]}, {smk.input.newer_network}) gives no gene to "
         f"any of the {len(orphans)} orphans of the older one ({p.releases[0]}): nothing to validate; name "
         "releases further apart, or check that both use the same reaction ids")
 log.info("older orphans: %d (%d to rank); the newer release gave genes to %d of them (%s)", len(orphans),
