@@ -159,8 +159,10 @@ def shown_order_rows(rows: pd.DataFrame, shown: pd.DataFrame, positions, ranking
     ``positions`` (:func:`rank.shown_order.shown_positions`): every later
     gene among ``shown`` (columns ``reaction``, ``gene``: the ranking's
     best candidates of each benchmark reaction) takes its position there,
-    the others keep their rank; ``best_rank`` and ``best_gene`` follow.
-    Rows of other rankings are returned unchanged.
+    the others keep their rank; ``best_rank`` and ``best_gene`` follow, and
+    ``homology_ranks`` where the rows have it (the positions of the shown
+    rows whose column ``homology`` is set). Rows of other rankings are
+    returned unchanged.
 
     Examples
     --------
@@ -172,6 +174,20 @@ def shown_order_rows(rows: pd.DataFrame, shown: pd.DataFrame, positions, ranking
     """
     at = {(r, g): int(k) for r, g, k in zip(shown["reaction"], shown["gene"], np.asarray(positions))}
     out = rows.copy()
+    if "homology_ranks" in out.columns:
+        if "homology" not in shown.columns:
+            raise ValueError("shown_order_rows: the rows have 'homology_ranks' but the shown rows no column "
+                             "'homology'; pass shown rows with the candidate flags (rank.calibration.shown_rows)")
+        similar: dict[str, list[int]] = {}
+        for r, k, h in zip(shown["reaction"], np.asarray(positions), shown["homology"].astype(bool)):
+            similar.setdefault(r, [])
+            if h:
+                similar[r].append(int(k))
+        col = out.columns.get_loc("homology_ranks")
+        for i in np.flatnonzero((out["ranking"] == ranking).to_numpy()):
+            r = out["reaction"].iat[i]
+            if r in similar:
+                out.iat[i, col] = ";".join(map(str, sorted(similar[r])))
     for i in np.flatnonzero((out["ranking"] == ranking).to_numpy()):
         r = out["reaction"].iat[i]
         genes = [g for g in str(out["later_genes"].iat[i]).split(";") if g]
@@ -464,7 +480,7 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
                     decisions: Mapping[str, Callable[[np.ndarray], np.ndarray]],
                     rankings: Sequence[tuple[str, str, str]], batch_size: int = 2048,
                     shown: tuple[str, int] | None = None,
-                    n_jobs: int = 1) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
+                    n_jobs: int = 1, homology_top_n: int = 0) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """Best later-gene rank of every benchmark reaction under every ranking.
 
     Each model scores *every* eligible orphan (the reference set of a gene
@@ -496,6 +512,12 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     n_jobs : int, default 1
         Forked processes scoring the orphans (:func:`rank.scoring.score_matrix`;
         the scores are the same).
+    homology_top_n : int, default 0
+        With the ``homology`` block in the features and ``homology_top_n`` >
+        0, the column ``homology_ranks``: which of each ranking's first
+        ``homology_top_n`` candidates have homology evidence
+        (:func:`rank.calibration.homology_flags`; what the release
+        history's confidence reads).
 
     Returns
     -------
@@ -504,11 +526,13 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
         :func:`time_split_table`, plus ``later_genes`` (``;``-joined),
         ``later_gene_ranks`` (:func:`later_gene_ranks` of each, in the same
         order; all 0 when the reaction was not ranked) and ``best_gene``
-        (the best-ranked later gene, "" if none).
+        (the best-ranked later gene, "" if none); and ``homology_ranks``
+        (above; their ranks ``;``-joined, "" for none or a reaction not
+        ranked).
     shown : DataFrame
         Only with ``shown``.
     """
-    from rank.calibration import CANDIDATE_FLAGS, calibration_rows
+    from rank.calibration import CANDIDATE_FLAGS, HOMOLOGY_FLAG, calibration_rows, candidate_flag_names
 
     cands = list(dict.fromkeys(candidates))
     in_cands = set(cands)
@@ -527,6 +551,8 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     where = {r: i for i, r in enumerate(eligible)}
     gene_rank = gene_id_ranks(cands)
     shown_frames = []
+    homology = homology_top_n > 0 and HOMOLOGY_FLAG in candidate_flag_names(featurizer)
+    firsts = []  # with homology: per row, the candidate indices of its first homology_top_n (None: not ranked)
     if shown is not None and shown[0] not in [name for name, _, _ in rankings]:
         raise ValueError(f"time_split_rows: shown ranking {shown[0]!r} is not one of the rankings")
     for name, model, correction in rankings:
@@ -550,6 +576,8 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
                 # one ordering per reaction: the best later gene is the one at the smallest rank
                 ranks = later_gene_ranks(C[where[r]], cands, genes, gene_rank)
                 best, best_gene = _best_later(ranks)
+            if homology:
+                firsts.append(candidate_order(C[where[r]], gene_rank)[:homology_top_n] if r in where else None)
             rows.append({"ranking": name, "reaction": r, "reaction_kind": orphans.loc[r, "reaction_kind"],
                          "ranked": r in where, "best_rank": best, "best_gene": best_gene,
                          "n_candidates": len(cands), "n_later_genes": len(genes),
@@ -558,7 +586,28 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     out = pd.DataFrame(rows, columns=["ranking", "reaction", "reaction_kind", "ranked", "best_rank", "best_gene",
                                       "n_candidates", "n_later_genes", "n_later_candidates", "later_genes",
                                       "later_gene_ranks"])
+    if homology:
+        out["homology_ranks"] = _homology_ranks(featurizer, out["reaction"].tolist(), firsts, cands)
     if shown is None:
         return out
     columns = ["reaction", "rank", "gene", "score", "score_z", "gap_next_z", "gap_top_z", "label"]
     return out, (pd.concat(shown_frames, ignore_index=True) if shown_frames else pd.DataFrame(columns=columns))
+
+
+def _homology_ranks(featurizer, reactions: Sequence[str], firsts: Sequence, cands: Sequence[str]) -> list[str]:
+    """Per row, the ranks (``;``-joined) among its first candidates
+    (``firsts``: candidate indices in rank order, None for a reaction not
+    ranked) whose candidate has homology evidence; one candidate matrix per
+    reaction, of the union of its rows' first candidates."""
+    from rank.calibration import homology_flags
+
+    union: dict[str, dict[int, None]] = {}
+    for r, first in zip(reactions, firsts):
+        if first is not None:
+            union.setdefault(r, {}).update(dict.fromkeys(int(j) for j in first))
+    flag = {}
+    for r, idx in union.items():
+        genes = [cands[j] for j in idx]
+        flag[r] = dict(zip(idx, homology_flags(featurizer, featurizer.candidate_matrix(r, genes))))
+    return ["" if first is None else ";".join(str(k + 1) for k, j in enumerate(first) if flag[r][int(j)])
+            for r, first in zip(reactions, firsts)]

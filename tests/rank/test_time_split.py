@@ -220,3 +220,43 @@ def test_shown_order_rows_moves_only_the_shown_later_genes():
     # listed at their score ranks (positions = the shown rows' ranks), nothing changes
     same = shown_order_rows(rows, shown.assign(gene=["X", "Y", "V", "P", "Q"]), [1, 2, 3, 1, 2], "m")
     pd.testing.assert_frame_equal(same, rows)
+
+
+def _homology_featurizers():
+    from toy_pairs import homology_hits, homology_toy
+
+    from featurize.metabolic.pairs import PairFeaturizer
+
+    net, motifs, sources = homology_toy()
+    return (net, PairFeaturizer(net, motifs, sources, adjacency=False, homology=homology_hits()),
+            PairFeaturizer(net, motifs, sources, adjacency=False))
+
+
+def test_time_split_rows_mark_the_shown_candidates_with_homology_evidence():
+    """On the homology toy, a ranking that lists the candidates in the order
+    given (G1, G2, G3, G4, G6, G7): among its first 3, G1 and G2 have
+    homology evidence for R4; among all 6, G6 (rank 5) too. Without the
+    block, or without homology_top_n, no column. Listed by confidence, the
+    ranks follow the shown rows."""
+    from rank.time_split import shown_order_rows, time_split_rows
+
+    _, on, off = _homology_featurizers()
+    cands = ["G1", "G2", "G3", "G4", "G6", "G7"]
+    orphans = pd.DataFrame({"reaction_kind": ["transport", "enzymatic"], "eligible": [True, False]},
+                           index=["R4", "R3"])
+    benchmark = {"R4": frozenset({"G6"}), "R3": frozenset({"G6"})}
+    decisions = {"m": lambda X: -np.arange(len(X), dtype=float)}
+    plan = [("m", "m", "none")]
+    top3 = time_split_rows(on, orphans, cands, benchmark, decisions, plan, batch_size=10, homology_top_n=3)
+    assert top3["homology_ranks"].tolist() == ["1;2", ""] and top3["best_rank"].tolist() == [5, 0]
+    six = time_split_rows(on, orphans, cands, benchmark, decisions, plan, batch_size=10, homology_top_n=6)
+    assert six["homology_ranks"].tolist() == ["1;2;5", ""]
+    plain = time_split_rows(off, orphans, cands, benchmark, decisions, plan, batch_size=10, homology_top_n=3)
+    assert plain.columns.tolist() == top3.columns[:-1].tolist()
+    assert "homology_ranks" not in time_split_rows(on, orphans, cands, benchmark, decisions, plan).columns
+    # the first three listed in the order G3, G1, G2
+    shown = pd.DataFrame({"reaction": "R4", "gene": ["G1", "G2", "G3"], "homology": [True, True, False]})
+    moved = shown_order_rows(top3, shown, [2, 3, 1], "m")
+    assert moved["homology_ranks"].tolist() == ["2;3", ""]
+    with pytest.raises(ValueError, match="^shown_order_rows: the rows have 'homology_ranks'"):
+        shown_order_rows(top3, shown.drop(columns="homology"), [2, 3, 1], "m")

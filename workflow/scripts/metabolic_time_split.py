@@ -74,8 +74,11 @@ calibration = load_pickle(smk.input.calibrator)
 if calibration["ranking"] not in (None, default):
     raise ValueError(f"{smk.input.calibrator}: calibrated for {calibration['ranking']!r}, but the older "
                      f"release's ranking is {default!r}; rerun its ranking validation")
+# with the homology block, which shown candidates of every ranking have homology evidence (the
+# release history's confidence reads it)
 rows, shown = time_split_rows(featurizer, orphans, candidates, benchmark, decisions, plan,
-                              batch_size=p.batch_size, shown=(default, p.top_n), n_jobs=smk.threads)
+                              batch_size=p.batch_size, shown=(default, p.top_n), n_jobs=smk.threads,
+                              homology_top_n=p.top_n)
 shown = shown_rows(shown, featurizer, net.reactions["reaction_kind"], n_jobs=smk.threads)
 CHECK = "time split (reactions that gained a gene)"
 older_reliability = pd.read_csv(smk.input.older_reliability, sep="\t")
