@@ -42,7 +42,7 @@ from common.checks import check_param, int_at_least, open_unit_interval
 from rank.scoring import candidate_order, correct_scores, gene_id_ranks, no_evidence_last, score_matrix
 
 __all__ = ["HIT_KS", "LATER_GENE_EVIDENCE", "later_genes", "orphan_gain_table", "best_later_ranks", "later_gene_ranks",
-           "later_gene_evidence", "later_gene_table", "random_expectation", "shown_order_rows",
+           "later_gene_evidence", "later_gene_columns", "later_gene_table", "random_expectation", "shown_order_rows",
            "time_split_metrics", "time_split_rows", "time_split_table"]
 
 #: The k of the hit@k columns.
@@ -225,17 +225,22 @@ def later_gene_evidence(featurizer, benchmark: Mapping[str, frozenset], ranked: 
     DataFrame
         ``reaction``, ``gene``, ``later_gene_evidence`` and ``candidate``
         (the gene is one of ``candidates``), in the order of ``benchmark``
-        and of the gene ids.
+        and of the gene ids; with the ``homology`` block, then ``homolog``:
+        the gene's protein is like one of the older model's genes that the
+        block weighs for the reaction (some item > 0,
+        :func:`rank.calibration.homology_flags`), whatever its class.
     """
-    from rank.calibration import evidence_flags
+    from rank.calibration import HOMOLOGY_FLAG, candidate_flag_names, evidence_flags, homology_flags
 
     in_cands, ranked = set(candidates), set(ranked)
+    homology = HOMOLOGY_FLAG in candidate_flag_names(featurizer)
     rows = []
     for r, genes in benchmark.items():
         genes = sorted(genes)
         scored = [g for g in genes if g in in_cands] if r in ranked else []
         flags = dict(zip(scored, evidence_flags(featurizer, featurizer.candidate_matrix(r, scored)))) \
             if scored else {}
+        similar = homology_flags(featurizer, featurizer.candidate_matrix(r, genes)) if homology else None
         for g in genes:
             if r not in ranked:
                 kind = "reaction_not_ranked"
@@ -247,8 +252,36 @@ def later_gene_evidence(featurizer, benchmark: Mapping[str, frozenset], ranked: 
                 kind = "other_reactions"
             else:
                 kind = "no_older_reaction"
-            rows.append({"reaction": r, "gene": g, "later_gene_evidence": kind, "candidate": g in in_cands})
-    return pd.DataFrame(rows, columns=["reaction", "gene", "later_gene_evidence", "candidate"])
+            rows.append({"reaction": r, "gene": g, "later_gene_evidence": kind, "candidate": g in in_cands,
+                         **({"homolog": bool(similar[genes.index(g)])} if homology else {})})
+    return pd.DataFrame(rows, columns=["reaction", "gene", "later_gene_evidence", "candidate",
+                                       *(["homolog"] if homology else [])])
+
+
+def later_gene_columns(rows: pd.DataFrame, evidence: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` (:func:`time_split_rows`) with, per later gene (``;``-joined,
+    in the order of ``later_genes``), its ``later_gene_evidence`` class and,
+    where ``evidence`` (:func:`later_gene_evidence`) has ``homolog``,
+    ``later_gene_homolog`` (``yes``/``no``).
+
+    >>> rows = pd.DataFrame({"reaction": ["a"], "later_genes": ["G1;G2"]})
+    >>> ev = pd.DataFrame({"reaction": ["a", "a"], "gene": ["G1", "G2"], "candidate": True,
+    ...                    "later_gene_evidence": ["other_reactions", "no_older_reaction"], "homolog": [False, True]})
+    >>> later_gene_columns(rows, ev)[["later_gene_evidence", "later_gene_homolog"]].values.tolist()
+    [['other_reactions;no_older_reaction', 'no;yes']]
+    """
+    out = rows.copy()
+    kind_of = {(r, g): k for r, g, k in evidence[["reaction", "gene", "later_gene_evidence"]].itertuples(index=False)}
+    pairs = [[(r, g) for g in str(genes).split(";")] for r, genes in zip(out["reaction"], out["later_genes"])]
+    for pair in (p for ps in pairs for p in ps):
+        if pair not in kind_of:
+            raise ValueError(f"later_gene_columns: no evidence class for later gene {pair[1]!r} of {pair[0]!r}; "
+                             "pass later_gene_evidence of the same benchmark")
+    out["later_gene_evidence"] = [";".join(kind_of[p] for p in ps) for ps in pairs]
+    if "homolog" in evidence.columns:
+        similar = {(r, g): bool(h) for r, g, h in evidence[["reaction", "gene", "homolog"]].itertuples(index=False)}
+        out["later_gene_homolog"] = [";".join("yes" if similar[p] else "no" for p in ps) for ps in pairs]
+    return out
 
 
 def _log_comb(n, k):
@@ -420,13 +453,14 @@ def later_gene_table(rows: pd.DataFrame, evidence: pd.DataFrame, n_boot: int = 1
         ``n_candidates``.
     evidence : DataFrame
         :func:`later_gene_evidence`: ``reaction``, ``gene``, ``later_gene_evidence``,
-        ``candidate``.
+        ``candidate``, and ``homolog`` with the ``homology`` block.
 
     Returns
     -------
     DataFrame
         ``ranking``, ``later_gene_evidence``, ``later_genes`` (the (reaction,
-        later gene) pairs of the class), ``reactions``, ``share`` (of the
+        later gene) pairs of the class), ``with_homolog`` (those of them
+        with ``homolog``; only where ``evidence`` has it), ``reactions``, ``share`` (of the
         ranking's pairs), then the metrics of :func:`time_split_metrics`
         over the pairs (a gene at rank k or better is a hit; intervals by
         resampling reactions, their pairs together), ``random_*`` being
@@ -448,6 +482,9 @@ def later_gene_table(rows: pd.DataFrame, evidence: pd.DataFrame, n_boot: int = 1
     """
     kind = {(r, g): (k, bool(c)) for r, g, k, c in
             evidence[["reaction", "gene", "later_gene_evidence", "candidate"]].itertuples(index=False)}
+    homolog = "homolog" in evidence.columns
+    similar = {(r, g): bool(h) for r, g, h in evidence[["reaction", "gene", "homolog"]].itertuples(index=False)} \
+        if homolog else {}
     pairs = []
     for rec in rows.to_dict("records"):
         genes, ranks = str(rec["later_genes"]).split(";"), str(rec["later_gene_ranks"]).split(";")
@@ -461,16 +498,19 @@ def later_gene_table(rows: pd.DataFrame, evidence: pd.DataFrame, n_boot: int = 1
             c, candidate = kind[(rec["reaction"], g)]
             pairs.append({"ranking": rec["ranking"], "reaction": rec["reaction"], "class": c,
                           "best_rank": int(k), "n_candidates": rec["n_candidates"],
-                          "n_later_candidates": int(candidate)})
+                          "n_later_candidates": int(candidate), "homolog": similar.get((rec["reaction"], g), False)})
     pairs = pd.DataFrame(pairs, columns=["ranking", "reaction", "class", "best_rank", "n_candidates",
-                                         "n_later_candidates"])
+                                         "n_later_candidates", "homolog"])
     out = []
     for ranking in dict.fromkeys(pairs["ranking"]):
         p = pairs[pairs["ranking"] == ranking]
         groups = [("all", p)] + [(c, p[p["class"] == c]) for c in LATER_GENE_EVIDENCE if (p["class"] == c).any()]
         for c, g in groups:
             m = time_split_metrics(g, n_boot=n_boot, seed=seed, clusters=g["reaction"].to_numpy())
-            out.append({"ranking": ranking, "later_gene_evidence": c, "later_genes": m.pop("reactions"),
+            counts = {"later_genes": m.pop("reactions")}
+            if homolog:
+                counts["with_homolog"] = int(g["homolog"].sum())
+            out.append({"ranking": ranking, "later_gene_evidence": c, **counts,
                         "reactions": int(g["reaction"].nunique()), "share": len(g) / len(p), **m})
     return pd.DataFrame(out)
 
