@@ -8,7 +8,9 @@ the top candidates of each held-out reaction, are the calibration rows
 reaction's other candidates, the reaction kind, which evidence the reaction
 and the candidate have, whether the candidate already does the reaction's
 kind of work (:data:`OWN_KIND_FLAGS`), whether it is localized where the
-reaction runs (:data:`SITE_FLAGS`), and whether it is a true gene.
+reaction runs (:data:`SITE_FLAGS`), with the ``homology`` block whether its
+protein is like one of the genes around the reaction
+(:data:`HOMOLOGY_FLAG`), and whether it is a true gene.
 :class:`ConfidenceCalibrator` fits a logistic regression of the label on
 these (Platt scaling [1]_ with more than the score): the rank and score act
 separately for each evidence pattern (:data:`EVIDENCE_PATTERNS`), the rows
@@ -70,7 +72,7 @@ __all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrat
            "THRESHOLD_GRID", "shown_rows", "check_table", "CHECK_COLUMNS", "EVIDENCE_PATTERNS",
            "evidence_pattern", "family_weights", "NETWORK_FLAGS", "wilson_lower", "without_network_evidence",
            "bare_first_share", "OWN_KIND_FLAGS", "CANDIDATE_FLAGS", "candidate_flags", "OWN_KINDS", "own_kind",
-           "THIN_SUPPORT", "SITE_FLAGS"]
+           "THIN_SUPPORT", "SITE_FLAGS", "HOMOLOGY_FLAG", "candidate_flag_names", "homology_flags"]
 
 #: Candidate evidence flags: ``motifs`` (the reaction has motif neighbour
 #: genes), ``adjacent`` (the candidate already catalyses a related reaction:
@@ -107,7 +109,15 @@ OWN_KINDS = ("role", "domain", "none")
 SITE_FLAGS = ("site_match", "site_elsewhere")
 #: The flags of a candidate read from its candidate matrix (:func:`candidate_flags`).
 CANDIDATE_FLAGS = (*NETWORK_FLAGS, *OWN_KIND_FLAGS, *SITE_FLAGS)
-#: Columns of the calibration rows: one per (held-out reaction, shown candidate).
+#: The candidate has homology evidence: one of the ``homology`` block's items
+#: is > 0 (its protein is like one of the model genes around the reaction,
+#: :mod:`featurize.metabolic.pairs.homology`). A flag of
+#: :func:`candidate_flags`, a column of the calibration rows (before
+#: ``label``) and a calibrator input only when the block is in the features
+#: (:func:`candidate_flag_names`); not part of the evidence pattern.
+HOMOLOGY_FLAG = "homology"
+#: Columns of the calibration rows: one per (held-out reaction, shown candidate);
+#: with the ``homology`` block, :data:`HOMOLOGY_FLAG` before ``label``.
 CALIBRATION_COLUMNS = ["fold", "reaction", "reaction_kind", "gene", "rank", "score", "score_z",
                        "gap_next_z", "gap_top_z", *EVIDENCE_FLAGS, *OWN_KIND_FLAGS, *SITE_FLAGS, "label"]
 
@@ -124,6 +134,44 @@ OWN_KIND_FEATURES = {"role": r":role_[^:]+:same_kind_log1p_count$",
                      "kind_domain": r":domain_kind_[^:]+:max_share$"}
 #: Feature name (regular expression) behind the :data:`SITE_FLAGS`.
 SITE_FEATURE = r":site:match_share$"
+#: Feature names (regular expression) behind :data:`HOMOLOGY_FLAG`.
+HOMOLOGY_FEATURE = r"(^|:)homology:[^:]+$"
+
+
+def _homology_columns(featurizer) -> list[int]:
+    return [i for i, n in enumerate(featurizer.feature_names_) if re.search(HOMOLOGY_FEATURE, n)]
+
+
+def candidate_flag_names(featurizer) -> tuple[str, ...]:
+    """The flags :func:`candidate_flags` gives for ``featurizer``:
+    :data:`CANDIDATE_FLAGS`, then :data:`HOMOLOGY_FLAG` when the
+    ``homology`` block is in its features.
+
+    >>> from types import SimpleNamespace
+    >>> candidate_flag_names(SimpleNamespace(feature_names_=["candidate:homology:motif_max"]))[-2:]
+    ('site_elsewhere', 'homology')
+    """
+    return (*CANDIDATE_FLAGS, HOMOLOGY_FLAG) if _homology_columns(featurizer) else CANDIDATE_FLAGS
+
+
+def homology_flags(featurizer, X: np.ndarray) -> np.ndarray | None:
+    """:data:`HOMOLOGY_FLAG` of the rows of a candidate matrix ``X``: some
+    feature of the ``homology`` block is > 0 (absent counts as 0); None
+    when the block is not in the features.
+
+    >>> from types import SimpleNamespace
+    >>> f = SimpleNamespace(feature_names_=["fork:loc:a", "candidate:homology:motif_max",
+    ...                                     "candidate:homology:subsystem_max"])
+    >>> homology_flags(f, np.array([[1.0, np.nan, 0.2], [1.0, 0.0, np.nan], [1.0, np.nan, np.nan]])).tolist()
+    [True, False, False]
+    >>> homology_flags(SimpleNamespace(feature_names_=["fork:loc:a"]), np.ones((1, 1))) is None
+    True
+    """
+    cols = _homology_columns(featurizer)
+    if not cols:
+        return None
+    X = np.asarray(X, dtype=np.float64)
+    return (np.nan_to_num(X[:, cols], nan=0.0) > 0).any(axis=1)
 
 
 def evidence_flags(featurizer, X: np.ndarray) -> np.ndarray:
@@ -150,12 +198,13 @@ def evidence_flags(featurizer, X: np.ndarray) -> np.ndarray:
 
 
 def candidate_flags(featurizer, X: np.ndarray) -> np.ndarray:
-    """The :data:`CANDIDATE_FLAGS` of the rows of a candidate matrix ``X``,
-    shape ``(n, 7)``: :func:`evidence_flags`, then ``role`` and
-    ``kind_domain`` (:data:`OWN_KIND_FEATURES`; a flag is set when one of
-    its features is > 0, absent features counting as 0), then
+    """The flags of :func:`candidate_flag_names` of the rows of a candidate
+    matrix ``X``, shape ``(n, 7)``: :func:`evidence_flags`, then ``role``
+    and ``kind_domain`` (:data:`OWN_KIND_FEATURES`; a flag is set when one
+    of its features is > 0, absent features counting as 0), then
     ``site_match`` and ``site_elsewhere`` (:data:`SITE_FEATURE` > 0, and
-    = 0; both False where it is absent).
+    = 0; both False where it is absent); with the ``homology`` block, shape
+    ``(n, 8)``, :func:`homology_flags` last.
 
     >>> from types import SimpleNamespace
     >>> f = SimpleNamespace(feature_names_=["candidate:role_transport:same_kind_log1p_count",
@@ -180,11 +229,13 @@ def candidate_flags(featurizer, X: np.ndarray) -> np.ndarray:
         match = X[:, cols[0]]
         site[:, 0] = match > 0
         site[:, 1] = match == 0
-    return np.hstack([evidence_flags(featurizer, X), own, site])
+    homology = homology_flags(featurizer, X)
+    return np.hstack([evidence_flags(featurizer, X), own, site,
+                      *([] if homology is None else [homology[:, None]])])
 
 
-def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence: np.ndarray
-                     ) -> dict[str, np.ndarray]:
+def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence: np.ndarray,
+                     flags: Sequence[str] = CANDIDATE_FLAGS) -> dict[str, np.ndarray]:
     """The shown rows of one reaction's ranking, as calibration features.
 
     Parameters
@@ -196,8 +247,10 @@ def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence
         Candidate indices, best first (:func:`rank.scoring.candidate_order`).
     top_n : int
         Rows shown per reaction.
-    evidence : ndarray of shape (n_candidates, 7) of bool
-        The candidate flags (:data:`CANDIDATE_FLAGS`, :func:`candidate_flags`).
+    evidence : ndarray of shape (n_candidates, len(flags)) of bool
+        The candidate flags (:func:`candidate_flags`).
+    flags : sequence of str, default :data:`CANDIDATE_FLAGS`
+        Their names (:func:`candidate_flag_names`).
 
     Returns
     -------
@@ -206,7 +259,7 @@ def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence
         ``score``, ``score_z`` (the score standardised over the reaction's
         scored candidates), ``gap_next_z`` (to the next row's score, in the
         same units; 0 for the last candidate) and ``gap_top_z`` (below the
-        first row), and the :data:`CANDIDATE_FLAGS`.
+        first row), and the ``flags``.
 
     Examples
     --------
@@ -216,10 +269,10 @@ def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence
     ([1, 3], [1, 2], [1.225, 1.225])
     """
     top_n = check_param("calibration_rows", "top_n", top_n, *int_at_least(1))
-    evidence = np.asarray(evidence, dtype=bool)
-    if evidence.shape != (len(scores), len(CANDIDATE_FLAGS)):
+    evidence, flags = np.asarray(evidence, dtype=bool), tuple(flags)
+    if evidence.shape != (len(scores), len(flags)):
         raise ValueError(f"calibration_rows: evidence of shape {evidence.shape}; expected "
-                         f"({len(scores)}, {len(CANDIDATE_FLAGS)}), one column per flag of {CANDIDATE_FLAGS}")
+                         f"({len(scores)}, {len(flags)}), one column per flag of {flags}")
     scored = order[~np.isnan(scores[order])]
     finite = scores[scored]
     sd = float(np.std(finite)) if len(finite) > 1 else 0.0
@@ -231,7 +284,7 @@ def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence
     # (the validation holds these rows for every ranking of every held-out reaction)
     return {"index": scored[:k].copy(), "rank": np.arange(1, k + 1), "score": finite[:k].copy(),
             "score_z": z[:k].copy(), "gap_next_z": z[:k] - nxt, "gap_top_z": (z[0] - z[:k]) if k else z[:k].copy(),
-            **{flag: evidence[scored[:k], j] for j, flag in enumerate(CANDIDATE_FLAGS)}}
+            **{flag: evidence[scored[:k], j] for j, flag in enumerate(flags)}}
 
 
 def evidence_pattern(rows: pd.DataFrame) -> np.ndarray:
@@ -246,7 +299,7 @@ def evidence_pattern(rows: pd.DataFrame) -> np.ndarray:
     return np.array(["".join("1" if v else "0" for v in r) for r in flags], dtype=object)
 
 
-def calibration_features(rows: pd.DataFrame) -> np.ndarray:
+def calibration_features(rows: pd.DataFrame, homology: bool | None = None) -> np.ndarray:
     """The calibrator's inputs: log rank, ``score_z``, ``gap_top_z``, one
     indicator per kind of :data:`KINDS`, the :data:`EVIDENCE_FLAGS`, then
     one indicator per evidence pattern of :data:`EVIDENCE_PATTERNS` and the
@@ -254,7 +307,10 @@ def calibration_features(rows: pd.DataFrame) -> np.ndarray:
     score weigh differently for each pattern), then the :data:`OWN_KIND_FLAGS`
     ``role`` and ``kind_domain``, alone and times "without network evidence"
     (:func:`without_network_evidence`), then the :data:`SITE_FLAGS`
-    ``site_elsewhere`` and ``site_match``, in that order: 64 columns.
+    ``site_elsewhere`` and ``site_match``, in that order: 64 columns. With
+    ``homology`` (default: whether ``rows`` has the column
+    :data:`HOMOLOGY_FLAG`, i.e. the ``homology`` block is in the features)
+    a 65th, that flag.
 
     The own-kind flags say whether the candidate does this kind of work
     elsewhere or carries a domain of genes that do. Without network evidence
@@ -287,8 +343,9 @@ def calibration_features(rows: pd.DataFrame) -> np.ndarray:
     >>> X[1, [10 + p, 26 + p, 42 + p]].round(3).tolist()
     [1.0, 1.386, 0.5]
     """
+    homology = HOMOLOGY_FLAG in rows.columns if homology is None else bool(homology)
     missing = [c for c in ("rank", "score_z", "gap_top_z", "reaction_kind", *EVIDENCE_FLAGS, *OWN_KIND_FLAGS,
-                           *SITE_FLAGS) if c not in rows.columns]
+                           *SITE_FLAGS, *((HOMOLOGY_FLAG,) if homology else ())) if c not in rows.columns]
     if missing:
         raise ValueError(f"calibration rows: missing column(s) {missing}; expected {CALIBRATION_COLUMNS} "
                          "(rows written by an older version: rerun the ranking validation)")
@@ -307,6 +364,8 @@ def calibration_features(rows: pd.DataFrame) -> np.ndarray:
     bare = without_network_evidence(rows).astype(np.float64) if len(rows) else np.zeros(0)
     cols += own + [o * bare for o in own]
     cols += [rows[f].astype(bool).to_numpy(dtype=np.float64) for f in ("site_elsewhere", "site_match")]
+    if homology:
+        cols.append(rows[HOMOLOGY_FLAG].astype(bool).to_numpy(dtype=np.float64))
     X = np.column_stack(cols) if len(rows) else np.empty((0, len(cols)))
     if not np.isfinite(X).all():
         raise ValueError("calibration rows: score_z and gap_top_z must be finite")
@@ -402,6 +461,11 @@ class ConfidenceCalibrator:
         there is none).
     kinds_ : list of str
         The reaction kinds of the fitted rows; a row of any other kind gets 0.
+    homology_ : bool
+        Whether the fitted rows had the column :data:`HOMOLOGY_FLAG` (the
+        ``homology`` block in the features): then the fit reads it
+        (:func:`calibration_features`) and every row to predict must have
+        it. The caps do not read it.
     like_cells_ : pandas.DataFrame
         One row per (``reaction_kind``, ``pattern``, ``own_kind``) of the
         fitted rows (:func:`own_kind`): ``groups``, the held-out reactions
@@ -429,6 +493,7 @@ class ConfidenceCalibrator:
 
         validate_params(self)
         X = calibration_features(rows)
+        self.homology_ = HOMOLOGY_FLAG in rows.columns
         y = np.asarray(y).astype(int).reshape(-1)
         if len(y) != len(X):
             raise ValueError(f"ConfidenceCalibrator.fit: {len(X)} rows but {len(y)} labels")
@@ -479,6 +544,12 @@ class ConfidenceCalibrator:
         """The logistic fit's probability of a true gene, before either cap."""
         if not hasattr(self, "pipeline_"):
             raise ValueError("ConfidenceCalibrator: call fit before predict_proba")
+        homology = getattr(self, "homology_", False)
+        if homology and HOMOLOGY_FLAG not in rows.columns:
+            raise ValueError(f"ConfidenceCalibrator: fitted on rows with the column {HOMOLOGY_FLAG!r} (the homology "
+                             "block), but the rows to predict have none; score them with the same features")
+        if not homology and HOMOLOGY_FLAG in rows.columns:
+            rows = rows.drop(columns=HOMOLOGY_FLAG)  # fitted without the block: the flag is no input
         X = calibration_features(rows)
         return self.pipeline_.predict_proba(X)[:, 1] if len(X) else np.empty(0)
 
@@ -806,9 +877,11 @@ def shown_rows(top: pd.DataFrame, featurizer, kind_of, n_jobs: int = 1) -> pd.Da
     them): ``top`` plus ``reaction_kind`` (``kind_of``: reaction -> kind)
     and the :data:`EVIDENCE_FLAGS`, :data:`OWN_KIND_FLAGS` and :data:`SITE_FLAGS`, computed as
     the validation computes them for its calibration rows (per reaction, by ``n_jobs`` forked
-    processes, :func:`common.parallel.fork_map`)."""
+    processes, :func:`common.parallel.fork_map`); with the ``homology`` block
+    also :data:`HOMOLOGY_FLAG` (:func:`candidate_flag_names`)."""
     out = top.reset_index(drop=True).copy()
-    flags = np.zeros((len(out), len(CANDIDATE_FLAGS)), dtype=bool)
+    names = candidate_flag_names(featurizer)
+    flags = np.zeros((len(out), len(names)), dtype=bool)
     groups = out.groupby("reaction", sort=False).indices
     genes = out["gene"].to_numpy()
 
@@ -820,7 +893,7 @@ def shown_rows(top: pd.DataFrame, featurizer, kind_of, n_jobs: int = 1) -> pd.Da
     motifs = {r: bool(featurizer.has_motif_gene(r)) for r in pd.unique(out["reaction"])}
     out["reaction_kind"] = [kind_of.get(r, "") if hasattr(kind_of, "get") else kind_of[r] for r in out["reaction"]]
     out["motifs"] = out["reaction"].map(motifs).astype(bool) if len(out) else pd.Series(dtype=bool)
-    for j, flag in enumerate(CANDIDATE_FLAGS):
+    for j, flag in enumerate(names):
         out[flag] = flags[:, j]
     return out
 

@@ -231,24 +231,42 @@ def labelled_rows(rows: pd.DataFrame, ranking: str, top_n: int, ranked_on: Mappi
     by ``ranked_on``): one row per ranked benchmark reaction and shown rank
     ``1 .. min(top_n, n_candidates)``, ``label`` 1 where a later gene
     stands at that rank, ``motifs`` whether it was ranked on motif
-    neighbours.
+    neighbours. Where the rows have ``homology_ranks`` (the ``homology``
+    block: :func:`rank.time_split.time_split_rows`), also ``homology``:
+    the candidate at that rank has homology evidence.
 
     >>> rows = pd.DataFrame({"ranking": "m", "reaction": ["r"], "reaction_kind": ["transport"],
     ...                      "ranked": [True], "n_candidates": [9], "later_gene_ranks": ["2;0"],
     ...                      "ranked_on": ["motifs"]})
     >>> labelled_rows(rows, "m", 3)[["rank", "label"]].values.tolist()
     [[1, 0], [2, 1], [3, 0]]
+    >>> labelled_rows(rows.assign(homology_ranks="1;3"), "m", 3)["homology"].tolist()
+    [True, False, True]
     """
-    columns = ["reaction", "rank", "reaction_kind", "ranked_on", "motifs", "label"]
+    homology = "homology_ranks" in rows.columns
+    columns = ["reaction", "rank", "reaction_kind", "ranked_on", "motifs", *(["homology"] if homology else []),
+               "label"]
     mine = rows[(rows["ranking"].astype(str) == ranking) & rows["ranked"].astype(str).str.lower().eq("true")]
     out = []
     for r in mine.to_dict("records"):
         later = {int(k) for k in str(r["later_gene_ranks"]).split(";") if k not in ("", "0", "nan")}
+        similar = _rank_set(r["homology_ranks"]) if homology else set()
         on = ranked_on[r["reaction"]] if ranked_on is not None else r["ranked_on"]
         for k in range(1, min(int(top_n), int(r["n_candidates"])) + 1):
-            out.append({"reaction": r["reaction"], "rank": k, "reaction_kind": r["reaction_kind"],
-                        "ranked_on": on, "motifs": "motifs" in str(on).split("+"), "label": int(k in later)})
+            row = {"reaction": r["reaction"], "rank": k, "reaction_kind": r["reaction_kind"],
+                   "ranked_on": on, "motifs": "motifs" in str(on).split("+"), "label": int(k in later)}
+            if homology:
+                row["homology"] = k in similar
+            out.append(row)
     return pd.DataFrame(out, columns=columns)
+
+
+def _rank_set(value) -> set[int]:
+    """The ranks of a ``;``-joined field (empty or NaN: none; a lone rank
+    read back as a float counts as its integer)."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return set()
+    return {int(float(k)) for k in str(value).split(";") if k.strip() not in ("", "nan")}
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """The release history's confidence: the share of later genes among the
 history's shown rows, per cell of rank band x reaction kind x motif
-evidence (:class:`HistoryCalibrator`), and its cells as a table
+evidence, and x homology evidence where the history's rows have some
+(:class:`HistoryCalibrator`), and its cells as a table
 (:func:`cells_table`). Fitted by :func:`rank.history.fit_history`."""
 
 from __future__ import annotations
@@ -24,11 +25,21 @@ def _band(rank) -> np.ndarray:
     return out
 
 
-def _keys(rows: pd.DataFrame) -> list[tuple]:
+#: The rows' column of the homology key: the shown candidate has homology
+#: evidence (:data:`rank.calibration.HOMOLOGY_FLAG`).
+HOMOLOGY = "homology"
+
+
+def _keys(rows: pd.DataFrame, homology: bool = False) -> list[tuple]:
+    """Each row's cells, widest first: (band,), (band, kind), (band, kind,
+    motifs), and with ``homology`` (band, kind, motifs, homology)."""
     band = _band(rows["rank"].to_numpy())
     kind = rows["reaction_kind"].astype(str).to_numpy()
     motifs = rows["motifs"].astype(bool).to_numpy()
-    return [((b,), (b, k), (b, k, bool(m))) for b, k, m in zip(band, kind, motifs)]
+    if not homology:
+        return [((b,), (b, k), (b, k, bool(m))) for b, k, m in zip(band, kind, motifs)]
+    hom = rows[HOMOLOGY].astype(bool).to_numpy()
+    return [((b,), (b, k), (b, k, bool(m)), (b, k, bool(m), bool(h))) for b, k, m, h in zip(band, kind, motifs, hom)]
 
 
 class HistoryCalibrator(BaseEstimator):
@@ -37,10 +48,15 @@ class HistoryCalibrator(BaseEstimator):
 
     A row's confidence is the share of later genes among the history's
     shown rows of its cell: rank band (:data:`RANK_BANDS`) x reaction kind x
-    whether the reaction was ranked on motif neighbours. Each cell borrows
-    ``prior_strength`` rows' worth of its wider cell's share (band x kind,
-    then band; the band's own share is pooled over kinds, with a Jeffreys
-    prior), so a cell with few history rows stays near the wider one. Within
+    whether the reaction was ranked on motif neighbours x, when some fitted
+    row has homology evidence (column ``homology``: the shown candidate's
+    protein is like one of the genes around the reaction), whether the row
+    has it. Each cell borrows ``prior_strength`` rows' worth of its wider
+    cell's share (band x kind x motifs, band x kind, then band; the band's
+    own share is pooled over kinds, with a Jeffreys prior), so a cell with
+    few history rows stays near the wider one. Without homology evidence in
+    the fitted rows (the block off) the cells stop at band x kind x motifs
+    and the column is not read. Within
     each cell the shares are made non-increasing over the rank bands
     (weighted isotonic regression, level by level before the narrower cells
     borrow from them): a later band is never more likely than an earlier
@@ -56,6 +72,8 @@ class HistoryCalibrator(BaseEstimator):
     ----------
     cells_ : dict
         Cell key -> (share, rows, reactions) for every cell seen in fit.
+    homology_ : bool
+        Whether the cells have the homology key.
     band_share_ : dict
         Band -> its pooled share (the prior of unseen kinds).
     n_reactions_ : int
@@ -83,17 +101,18 @@ class HistoryCalibrator(BaseEstimator):
             raise ValueError("HistoryCalibrator.fit: no labelled rows (the history ranked no benchmark reaction)")
         m = float(self.prior_strength)
         y = rows["label"].to_numpy(dtype=float)
-        keys = _keys(rows)
+        self.homology_ = HOMOLOGY in rows.columns and bool(rows[HOMOLOGY].astype(bool).any())
+        keys = _keys(rows, self.homology_)
         reactions = rows["reaction"].astype(str).to_numpy()
         sums: dict = {}
-        for (k1, k2, k3), v, r in zip(keys, y, reactions):
-            for k in (k1, k2, k3):
+        for chain, v, r in zip(keys, y, reactions):
+            for k in chain:
                 s = sums.setdefault(k, [0.0, 0, set()])
                 s[0] += v
                 s[1] += 1
                 s[2].add(r)
         self.cells_ = {}
-        for length in (1, 2, 3):
+        for length in range(1, len(keys[0]) + 1):
             level = {}
             for k in (k for k in sums if len(k) == length):
                 hits, n, _ = sums[k]
@@ -115,8 +134,12 @@ class HistoryCalibrator(BaseEstimator):
         return self
 
     def _lookup(self, rows: pd.DataFrame, field: int) -> np.ndarray:
+        homology = getattr(self, "homology_", False)
+        if homology and HOMOLOGY not in rows.columns:
+            raise ValueError(f"HistoryCalibrator: its cells have the homology key, but the rows have no column "
+                             f"{HOMOLOGY!r}; score them with the homology block, as the history was")
         out = np.full(len(rows), np.nan)
-        for i, chain in enumerate(_keys(rows)):
+        for i, chain in enumerate(_keys(rows, homology)):
             for k in reversed(chain):
                 if k in self.cells_:
                     out[i] = self.cells_[k][field]
@@ -125,7 +148,8 @@ class HistoryCalibrator(BaseEstimator):
 
     def predict_proba(self, rows: pd.DataFrame) -> np.ndarray:
         """The confidence of each row (columns ``rank``, ``reaction_kind``,
-        ``motifs``): its narrowest fitted cell's share."""
+        ``motifs``, and ``homology`` when the cells have that key): its
+        narrowest fitted cell's share."""
         return self._lookup(rows, 0)
 
     def held_out_like(self, rows: pd.DataFrame) -> np.ndarray:
@@ -142,12 +166,15 @@ class HistoryCalibrator(BaseEstimator):
 
 def cells_table(calibrator: HistoryCalibrator) -> pd.DataFrame:
     """The fitted cells of ``calibrator``, one row each: ``rank_band``,
-    ``reaction_kind`` and ``motifs`` (empty where the cell is wider),
-    ``confidence``, ``rows``, ``reactions``."""
+    ``reaction_kind``, ``motifs`` and, when the cells have that key,
+    ``homology`` (each empty where the cell is wider), ``confidence``,
+    ``rows``, ``reactions``."""
+    homology = getattr(calibrator, "homology_", False)
+    keys = ["rank_band", "reaction_kind", "motifs", *([HOMOLOGY] if homology else [])]
     out = []
     for key, (share, n, reactions) in calibrator.cells_.items():
         lo, hi = RANK_BANDS[key[0]]
-        out.append({"rank_band": str(lo) if lo == hi else f"{lo}+" if hi >= 10 ** 9 else f"{lo}-{hi}",
-                    "reaction_kind": key[1] if len(key) > 1 else "", "motifs": key[2] if len(key) > 2 else "",
-                    "confidence": share, "rows": n, "reactions": reactions})
-    return pd.DataFrame(out, columns=["rank_band", "reaction_kind", "motifs", "confidence", "rows", "reactions"])
+        row = {"rank_band": str(lo) if lo == hi else f"{lo}+" if hi >= 10 ** 9 else f"{lo}-{hi}"}
+        row.update({name: key[j] if len(key) > j else "" for j, name in enumerate(keys[1:], start=1)})
+        out.append({**row, "confidence": share, "rows": n, "reactions": reactions})
+    return pd.DataFrame(out, columns=[*keys, "confidence", "rows", "reactions"])

@@ -42,7 +42,7 @@ from common.checks import check_param, int_at_least, open_unit_interval
 from rank.scoring import candidate_order, correct_scores, gene_id_ranks, no_evidence_last, score_matrix
 
 __all__ = ["HIT_KS", "LATER_GENE_EVIDENCE", "later_genes", "orphan_gain_table", "best_later_ranks", "later_gene_ranks",
-           "later_gene_evidence", "later_gene_table", "random_expectation", "shown_order_rows",
+           "later_gene_evidence", "later_gene_columns", "later_gene_table", "random_expectation", "shown_order_rows",
            "time_split_metrics", "time_split_rows", "time_split_table"]
 
 #: The k of the hit@k columns.
@@ -159,8 +159,10 @@ def shown_order_rows(rows: pd.DataFrame, shown: pd.DataFrame, positions, ranking
     ``positions`` (:func:`rank.shown_order.shown_positions`): every later
     gene among ``shown`` (columns ``reaction``, ``gene``: the ranking's
     best candidates of each benchmark reaction) takes its position there,
-    the others keep their rank; ``best_rank`` and ``best_gene`` follow.
-    Rows of other rankings are returned unchanged.
+    the others keep their rank; ``best_rank`` and ``best_gene`` follow, and
+    ``homology_ranks`` where the rows have it (the positions of the shown
+    rows whose column ``homology`` is set). Rows of other rankings are
+    returned unchanged.
 
     Examples
     --------
@@ -172,6 +174,20 @@ def shown_order_rows(rows: pd.DataFrame, shown: pd.DataFrame, positions, ranking
     """
     at = {(r, g): int(k) for r, g, k in zip(shown["reaction"], shown["gene"], np.asarray(positions))}
     out = rows.copy()
+    if "homology_ranks" in out.columns:
+        if "homology" not in shown.columns:
+            raise ValueError("shown_order_rows: the rows have 'homology_ranks' but the shown rows no column "
+                             "'homology'; pass shown rows with the candidate flags (rank.calibration.shown_rows)")
+        similar: dict[str, list[int]] = {}
+        for r, k, h in zip(shown["reaction"], np.asarray(positions), shown["homology"].astype(bool)):
+            similar.setdefault(r, [])
+            if h:
+                similar[r].append(int(k))
+        col = out.columns.get_loc("homology_ranks")
+        for i in np.flatnonzero((out["ranking"] == ranking).to_numpy()):
+            r = out["reaction"].iat[i]
+            if r in similar:
+                out.iat[i, col] = ";".join(map(str, sorted(similar[r])))
     for i in np.flatnonzero((out["ranking"] == ranking).to_numpy()):
         r = out["reaction"].iat[i]
         genes = [g for g in str(out["later_genes"].iat[i]).split(";") if g]
@@ -209,17 +225,22 @@ def later_gene_evidence(featurizer, benchmark: Mapping[str, frozenset], ranked: 
     DataFrame
         ``reaction``, ``gene``, ``later_gene_evidence`` and ``candidate``
         (the gene is one of ``candidates``), in the order of ``benchmark``
-        and of the gene ids.
+        and of the gene ids; with the ``homology`` block, then ``homolog``:
+        the gene's protein is like one of the older model's genes that the
+        block weighs for the reaction (some item > 0,
+        :func:`rank.calibration.homology_flags`), whatever its class.
     """
-    from rank.calibration import evidence_flags
+    from rank.calibration import HOMOLOGY_FLAG, candidate_flag_names, evidence_flags, homology_flags
 
     in_cands, ranked = set(candidates), set(ranked)
+    homology = HOMOLOGY_FLAG in candidate_flag_names(featurizer)
     rows = []
     for r, genes in benchmark.items():
         genes = sorted(genes)
         scored = [g for g in genes if g in in_cands] if r in ranked else []
         flags = dict(zip(scored, evidence_flags(featurizer, featurizer.candidate_matrix(r, scored)))) \
             if scored else {}
+        similar = homology_flags(featurizer, featurizer.candidate_matrix(r, genes)) if homology else None
         for g in genes:
             if r not in ranked:
                 kind = "reaction_not_ranked"
@@ -231,8 +252,36 @@ def later_gene_evidence(featurizer, benchmark: Mapping[str, frozenset], ranked: 
                 kind = "other_reactions"
             else:
                 kind = "no_older_reaction"
-            rows.append({"reaction": r, "gene": g, "later_gene_evidence": kind, "candidate": g in in_cands})
-    return pd.DataFrame(rows, columns=["reaction", "gene", "later_gene_evidence", "candidate"])
+            rows.append({"reaction": r, "gene": g, "later_gene_evidence": kind, "candidate": g in in_cands,
+                         **({"homolog": bool(similar[genes.index(g)])} if homology else {})})
+    return pd.DataFrame(rows, columns=["reaction", "gene", "later_gene_evidence", "candidate",
+                                       *(["homolog"] if homology else [])])
+
+
+def later_gene_columns(rows: pd.DataFrame, evidence: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` (:func:`time_split_rows`) with, per later gene (``;``-joined,
+    in the order of ``later_genes``), its ``later_gene_evidence`` class and,
+    where ``evidence`` (:func:`later_gene_evidence`) has ``homolog``,
+    ``later_gene_homolog`` (``yes``/``no``).
+
+    >>> rows = pd.DataFrame({"reaction": ["a"], "later_genes": ["G1;G2"]})
+    >>> ev = pd.DataFrame({"reaction": ["a", "a"], "gene": ["G1", "G2"], "candidate": True,
+    ...                    "later_gene_evidence": ["other_reactions", "no_older_reaction"], "homolog": [False, True]})
+    >>> later_gene_columns(rows, ev)[["later_gene_evidence", "later_gene_homolog"]].values.tolist()
+    [['other_reactions;no_older_reaction', 'no;yes']]
+    """
+    out = rows.copy()
+    kind_of = {(r, g): k for r, g, k in evidence[["reaction", "gene", "later_gene_evidence"]].itertuples(index=False)}
+    pairs = [[(r, g) for g in str(genes).split(";")] for r, genes in zip(out["reaction"], out["later_genes"])]
+    for pair in (p for ps in pairs for p in ps):
+        if pair not in kind_of:
+            raise ValueError(f"later_gene_columns: no evidence class for later gene {pair[1]!r} of {pair[0]!r}; "
+                             "pass later_gene_evidence of the same benchmark")
+    out["later_gene_evidence"] = [";".join(kind_of[p] for p in ps) for ps in pairs]
+    if "homolog" in evidence.columns:
+        similar = {(r, g): bool(h) for r, g, h in evidence[["reaction", "gene", "homolog"]].itertuples(index=False)}
+        out["later_gene_homolog"] = [";".join("yes" if similar[p] else "no" for p in ps) for ps in pairs]
+    return out
 
 
 def _log_comb(n, k):
@@ -404,13 +453,14 @@ def later_gene_table(rows: pd.DataFrame, evidence: pd.DataFrame, n_boot: int = 1
         ``n_candidates``.
     evidence : DataFrame
         :func:`later_gene_evidence`: ``reaction``, ``gene``, ``later_gene_evidence``,
-        ``candidate``.
+        ``candidate``, and ``homolog`` with the ``homology`` block.
 
     Returns
     -------
     DataFrame
         ``ranking``, ``later_gene_evidence``, ``later_genes`` (the (reaction,
-        later gene) pairs of the class), ``reactions``, ``share`` (of the
+        later gene) pairs of the class), ``with_homolog`` (those of them
+        with ``homolog``; only where ``evidence`` has it), ``reactions``, ``share`` (of the
         ranking's pairs), then the metrics of :func:`time_split_metrics`
         over the pairs (a gene at rank k or better is a hit; intervals by
         resampling reactions, their pairs together), ``random_*`` being
@@ -432,6 +482,9 @@ def later_gene_table(rows: pd.DataFrame, evidence: pd.DataFrame, n_boot: int = 1
     """
     kind = {(r, g): (k, bool(c)) for r, g, k, c in
             evidence[["reaction", "gene", "later_gene_evidence", "candidate"]].itertuples(index=False)}
+    homolog = "homolog" in evidence.columns
+    similar = {(r, g): bool(h) for r, g, h in evidence[["reaction", "gene", "homolog"]].itertuples(index=False)} \
+        if homolog else {}
     pairs = []
     for rec in rows.to_dict("records"):
         genes, ranks = str(rec["later_genes"]).split(";"), str(rec["later_gene_ranks"]).split(";")
@@ -445,16 +498,19 @@ def later_gene_table(rows: pd.DataFrame, evidence: pd.DataFrame, n_boot: int = 1
             c, candidate = kind[(rec["reaction"], g)]
             pairs.append({"ranking": rec["ranking"], "reaction": rec["reaction"], "class": c,
                           "best_rank": int(k), "n_candidates": rec["n_candidates"],
-                          "n_later_candidates": int(candidate)})
+                          "n_later_candidates": int(candidate), "homolog": similar.get((rec["reaction"], g), False)})
     pairs = pd.DataFrame(pairs, columns=["ranking", "reaction", "class", "best_rank", "n_candidates",
-                                         "n_later_candidates"])
+                                         "n_later_candidates", "homolog"])
     out = []
     for ranking in dict.fromkeys(pairs["ranking"]):
         p = pairs[pairs["ranking"] == ranking]
         groups = [("all", p)] + [(c, p[p["class"] == c]) for c in LATER_GENE_EVIDENCE if (p["class"] == c).any()]
         for c, g in groups:
             m = time_split_metrics(g, n_boot=n_boot, seed=seed, clusters=g["reaction"].to_numpy())
-            out.append({"ranking": ranking, "later_gene_evidence": c, "later_genes": m.pop("reactions"),
+            counts = {"later_genes": m.pop("reactions")}
+            if homolog:
+                counts["with_homolog"] = int(g["homolog"].sum())
+            out.append({"ranking": ranking, "later_gene_evidence": c, **counts,
                         "reactions": int(g["reaction"].nunique()), "share": len(g) / len(p), **m})
     return pd.DataFrame(out)
 
@@ -464,7 +520,7 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
                     decisions: Mapping[str, Callable[[np.ndarray], np.ndarray]],
                     rankings: Sequence[tuple[str, str, str]], batch_size: int = 2048,
                     shown: tuple[str, int] | None = None,
-                    n_jobs: int = 1) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
+                    n_jobs: int = 1, homology_top_n: int = 0) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """Best later-gene rank of every benchmark reaction under every ranking.
 
     Each model scores *every* eligible orphan (the reference set of a gene
@@ -496,6 +552,12 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     n_jobs : int, default 1
         Forked processes scoring the orphans (:func:`rank.scoring.score_matrix`;
         the scores are the same).
+    homology_top_n : int, default 0
+        With the ``homology`` block in the features and ``homology_top_n`` >
+        0, the column ``homology_ranks``: which of each ranking's first
+        ``homology_top_n`` candidates have homology evidence
+        (:func:`rank.calibration.homology_flags`; what the release
+        history's confidence reads).
 
     Returns
     -------
@@ -504,11 +566,13 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
         :func:`time_split_table`, plus ``later_genes`` (``;``-joined),
         ``later_gene_ranks`` (:func:`later_gene_ranks` of each, in the same
         order; all 0 when the reaction was not ranked) and ``best_gene``
-        (the best-ranked later gene, "" if none).
+        (the best-ranked later gene, "" if none); and ``homology_ranks``
+        (above; their ranks ``;``-joined, "" for none or a reaction not
+        ranked).
     shown : DataFrame
         Only with ``shown``.
     """
-    from rank.calibration import CANDIDATE_FLAGS, calibration_rows
+    from rank.calibration import CANDIDATE_FLAGS, HOMOLOGY_FLAG, calibration_rows, candidate_flag_names
 
     cands = list(dict.fromkeys(candidates))
     in_cands = set(cands)
@@ -527,6 +591,8 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     where = {r: i for i, r in enumerate(eligible)}
     gene_rank = gene_id_ranks(cands)
     shown_frames = []
+    homology = homology_top_n > 0 and HOMOLOGY_FLAG in candidate_flag_names(featurizer)
+    firsts = []  # with homology: per row, the candidate indices of its first homology_top_n (None: not ranked)
     if shown is not None and shown[0] not in [name for name, _, _ in rankings]:
         raise ValueError(f"time_split_rows: shown ranking {shown[0]!r} is not one of the rankings")
     for name, model, correction in rankings:
@@ -550,6 +616,8 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
                 # one ordering per reaction: the best later gene is the one at the smallest rank
                 ranks = later_gene_ranks(C[where[r]], cands, genes, gene_rank)
                 best, best_gene = _best_later(ranks)
+            if homology:
+                firsts.append(candidate_order(C[where[r]], gene_rank)[:homology_top_n] if r in where else None)
             rows.append({"ranking": name, "reaction": r, "reaction_kind": orphans.loc[r, "reaction_kind"],
                          "ranked": r in where, "best_rank": best, "best_gene": best_gene,
                          "n_candidates": len(cands), "n_later_genes": len(genes),
@@ -558,7 +626,28 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     out = pd.DataFrame(rows, columns=["ranking", "reaction", "reaction_kind", "ranked", "best_rank", "best_gene",
                                       "n_candidates", "n_later_genes", "n_later_candidates", "later_genes",
                                       "later_gene_ranks"])
+    if homology:
+        out["homology_ranks"] = _homology_ranks(featurizer, out["reaction"].tolist(), firsts, cands)
     if shown is None:
         return out
     columns = ["reaction", "rank", "gene", "score", "score_z", "gap_next_z", "gap_top_z", "label"]
     return out, (pd.concat(shown_frames, ignore_index=True) if shown_frames else pd.DataFrame(columns=columns))
+
+
+def _homology_ranks(featurizer, reactions: Sequence[str], firsts: Sequence, cands: Sequence[str]) -> list[str]:
+    """Per row, the ranks (``;``-joined) among its first candidates
+    (``firsts``: candidate indices in rank order, None for a reaction not
+    ranked) whose candidate has homology evidence; one candidate matrix per
+    reaction, of the union of its rows' first candidates."""
+    from rank.calibration import homology_flags
+
+    union: dict[str, dict[int, None]] = {}
+    for r, first in zip(reactions, firsts):
+        if first is not None:
+            union.setdefault(r, {}).update(dict.fromkeys(int(j) for j in first))
+    flag = {}
+    for r, idx in union.items():
+        genes = [cands[j] for j in idx]
+        flag[r] = dict(zip(idx, homology_flags(featurizer, featurizer.candidate_matrix(r, genes))))
+    return ["" if first is None else ";".join(str(k + 1) for k, j in enumerate(first) if flag[r][int(j)])
+            for r, first in zip(reactions, firsts)]

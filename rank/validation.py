@@ -41,7 +41,8 @@ from threadpoolctl import threadpool_limits
 
 from featurize.metabolic.genes import canonical_gene_id
 from rank.baselines import ADJACENCY, BASELINES, baseline_scores
-from rank.calibration import CALIBRATION_COLUMNS, CANDIDATE_FLAGS, calibration_rows, candidate_flags
+from rank.calibration import (CALIBRATION_COLUMNS, CANDIDATE_FLAGS, HOMOLOGY_FLAG, calibration_rows,
+                              candidate_flag_names, candidate_flags)
 from rank.metrics import bootstrap_ranking_metrics, choose_ranking_method, top1_concentration, top1_record
 from rank.scoring import (MARGIN_RULES, candidate_order, correct_scores, gene_id_ranks, no_evidence_last,
                           ranking_decisions, ranking_name, ranks_in_order, score_matrix)
@@ -152,7 +153,7 @@ class _PartScorer:
     """Scores a part of a fold's reactions against every candidate with the
     baselines and every method's fold model: ``(reactions, candidates,
     len(scored))``, the last axis in the order of ``plan["scored"]``, and
-    the candidates' flags ``(reactions, candidates, 5)``
+    the candidates' flags ``(reactions, candidates, n_flags)``
     (:func:`rank.calibration.candidate_flags`)."""
 
     def __init__(self, featurizer, cvs, candidates, plan, margin_rule, batch_size, shared_models):
@@ -181,7 +182,7 @@ class _PartScorer:
             # the candidate flags ride along as the last columns
             return np.column_stack([*(columns[name] for name in plan["scored"]), candidate_flags(featurizer, X)])
         S = score_matrix(score, reactions, self.candidates, self.batch_size,
-                         n_scores=len(plan["scored"]) + len(CANDIDATE_FLAGS))
+                         n_scores=len(plan["scored"]) + len(candidate_flag_names(featurizer)))
         n = len(plan["scored"])
         return S[:, :, :n], S[:, :, n:].astype(bool)
 
@@ -212,6 +213,7 @@ def _rank_fold(fold: int, reactions: list[str], S3: np.ndarray, plan: dict, net,
     calib: dict[str, list[dict]] = {}
     cand_ids = np.array([canonical_gene_id(g)[0] for g in candidates], dtype=object) if top_n else None
     motifs = [bool(featurizer.has_motif_gene(r)) for r in reactions] if top_n else None
+    flags = candidate_flag_names(featurizer) if top_n else None
     kind_of = net.reactions["reaction_kind"] if "reaction_kind" in net.reactions.columns else None
     true = [list(net.reactions.at[reaction, "genes"]) for reaction in reactions]
     where = {g: i for i, g in enumerate(candidates)}  # distinct (validate_ranking checks)
@@ -231,7 +233,7 @@ def _rank_fold(fold: int, reactions: list[str], S3: np.ndarray, plan: dict, net,
                 tops.append((name, fold, reaction, top,
                              bool(top) and canonical_gene_id(top)[0] in true_ids[i], kinds[i]))
                 if top_n:
-                    c = calibration_rows(s, order, top_n, E[i])
+                    c = calibration_rows(s, order, top_n, E[i], flags)
                     c.update(fold=fold, reaction=reaction, reaction_kind=kinds[i], motifs=motifs[i],
                              label=np.isin(cand_ids[c["index"]], list(true_ids[i])))
                     calib.setdefault(name, []).append(c)
@@ -406,7 +408,9 @@ def validate_ranking(featurizer, net, candidates: Sequence[str], instances: pd.D
 
 def calibration_table(parts: Sequence[dict], candidates: Sequence[str], name: str) -> pd.DataFrame:
     """The calibration rows (:data:`rank.calibration.CALIBRATION_COLUMNS`, plus
-    ``ranking`` = ``name`` first) from :func:`_rank_fold`'s per-reaction parts."""
+    ``ranking`` = ``name`` first, and :data:`rank.calibration.HOMOLOGY_FLAG`
+    before ``label`` where the parts have it) from :func:`_rank_fold`'s
+    per-reaction parts."""
     cands = np.asarray(list(candidates), dtype=object)
     frames = []
     for c in parts:
@@ -416,7 +420,8 @@ def calibration_table(parts: Sequence[dict], candidates: Sequence[str], name: st
             "reaction_kind": np.full(n, c["reaction_kind"], dtype=object), "gene": cands[c["index"]],
             "rank": c["rank"], "score": c["score"], "score_z": c["score_z"], "gap_next_z": c["gap_next_z"],
             "gap_top_z": c["gap_top_z"], "motifs": np.full(n, c["motifs"]),
-            **{flag: c[flag] for flag in CANDIDATE_FLAGS}, "label": c["label"].astype(int)}))
+            **{flag: c[flag] for flag in (*CANDIDATE_FLAGS, HOMOLOGY_FLAG) if flag in c},
+            "label": c["label"].astype(int)}))
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=CALIBRATION_COLUMNS)
     out.insert(0, "ranking", name)
     return out

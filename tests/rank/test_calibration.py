@@ -520,3 +520,71 @@ def test_held_out_like_counts_the_fold_groups_of_each_cell_by_hand():
     del cal.like_cells_
     with pytest.raises(ValueError, match="older version"):
         cal.held_out_like(probe)
+
+
+def test_homology_flag_by_hand_only_with_the_block():
+    """On the homology toy (tests/featurize/metabolic/test_homology.py), for
+    the orphan R4: G1, G2 and G6 have a homology item > 0, G3 and G4 only
+    zeros (a sequence, no hit), G7 no sequence (absent). Without the block,
+    the flags are the seven of before."""
+    from toy_pairs import HOMOLOGY_GENES, homology_hits, homology_toy
+
+    from featurize.metabolic.pairs import PairFeaturizer
+    from rank.calibration import CANDIDATE_FLAGS, candidate_flag_names, candidate_flags, homology_flags
+
+    net, motifs, sources = homology_toy()
+    on = PairFeaturizer(net, motifs, sources, adjacency=False, homology=homology_hits())
+    off = PairFeaturizer(net, motifs, sources, adjacency=False)
+    assert candidate_flag_names(on) == (*CANDIDATE_FLAGS, "homology") and candidate_flag_names(off) == CANDIDATE_FLAGS
+    X = on.candidate_matrix("R4", HOMOLOGY_GENES)
+    want = [True, True, False, False, True, False]
+    assert homology_flags(on, X).tolist() == want
+    flags = candidate_flags(on, X)
+    assert flags.shape == (6, 8) and flags[:, -1].tolist() == want
+    np.testing.assert_array_equal(flags[:, :7], candidate_flags(off, off.candidate_matrix("R4", HOMOLOGY_GENES)))
+    assert homology_flags(off, X[:, :1]) is None
+
+
+def test_calibration_rows_and_table_carry_the_homology_flag_only_with_the_block():
+    from rank.calibration import CALIBRATION_COLUMNS, CANDIDATE_FLAGS
+    from rank.validation import calibration_table
+
+    ev = np.array([[1, 0, 0, 1, 0, 0, 1, 1], [0, 0, 1, 0, 1, 1, 0, 0], [0] * 8], dtype=bool)
+    c = calibration_rows(np.array([3.0, 2.0, 1.0]), np.array([0, 1, 2]), 2, ev, (*CANDIDATE_FLAGS, "homology"))
+    c.update(fold=1, reaction="R1", reaction_kind="transport", motifs=True, label=np.array([True, False]))
+    t = calibration_table([c], ["G1", "G2", "G3"], "m")
+    assert t.columns.tolist() == ["ranking", *CALIBRATION_COLUMNS[:-1], "homology", "label"]
+    assert t["homology"].tolist() == [True, False] and t["site_elsewhere"].tolist() == [True, False]
+    with pytest.raises(ValueError, match="one column per flag"):
+        calibration_rows(np.array([3.0, 2.0, 1.0]), np.array([0, 1, 2]), 2, ev)
+
+
+def test_confidence_reads_homology_evidence_only_when_the_rows_have_it():
+    """Rows whose candidate has homology evidence are right more often, at
+    the same rank, score and evidence pattern: fitted with the column, the
+    calibrator gives them more; the 65th input is the flag. Fitted without
+    it (the block off), a column in the rows to predict changes nothing."""
+    rng = np.random.default_rng(8)
+    n = 3000
+    hom = rng.random(n) < 0.5
+    rows = pd.DataFrame({"rank": rng.integers(1, 21, n), "score_z": rng.normal(1, 1, n), "gap_next_z": 0.0,
+                         "gap_top_z": rng.exponential(1, n), "reaction_kind": "transport", "motifs": True,
+                         "adjacent": False, "subsystem": False, "compound": True, "role": False,
+                         "kind_domain": False, "site_match": False, "site_elsewhere": False})
+    logit = -np.log(rows["rank"]) + 0.5 * rows["score_z"] - 1 + np.where(hom, 1.5, -1.5)
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    X = calibration_features(rows.assign(homology=hom))
+    assert X.shape == (n, 65) and X[:, -1].tolist() == hom.astype(float).tolist()
+    np.testing.assert_array_equal(X[:, :64], calibration_features(rows))
+    cal = ConfidenceCalibrator().fit(rows.assign(homology=hom), y)
+    assert cal.homology_
+    probe = rows.iloc[:2].assign(rank=2, score_z=1.5, gap_top_z=0.5, homology=[True, False])
+    p = cal.uncapped_proba(probe)
+    assert p[0] - p[1] > 0.2
+    with pytest.raises(ValueError, match="^ConfidenceCalibrator: fitted on rows with the column 'homology'"):
+        cal.predict_proba(probe.drop(columns="homology"))
+    without = ConfidenceCalibrator().fit(rows, y)
+    assert not without.homology_
+    assert without.predict_proba(probe).tobytes() == without.predict_proba(probe.drop(columns="homology")).tobytes()
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['homology'\]"):
+        calibration_features(rows, homology=True)

@@ -111,6 +111,84 @@ def test_a_later_band_is_never_more_likely_than_an_earlier_one():
     assert cal.band_share_[0] == pytest.approx((1.5 / 11 * 10 + 0.5 / 11 * 10 + 4.5 / 11 * 10) / 30)
 
 
+def _shrink_rows():
+    """The rows of test_calibrator_shrinks_each_cell_to_its_wider_one, plus
+    band-2 rows, so that the isotonic step has work."""
+    first = pd.DataFrame({"reaction": list("abcdefgh"), "rank": 1,
+                          "reaction_kind": ["enzymatic"] * 4 + ["transport"] * 4,
+                          "motifs": [True] * 4 + [False] * 4, "label": [1, 1, 0, 0, 0, 0, 0, 0]})
+    return pd.concat([first, first.assign(rank=2, label=[0, 0, 1, 1, 0, 1, 0, 0])], ignore_index=True)
+
+
+def test_without_homology_evidence_the_cells_are_exactly_as_before():
+    """No row with homology evidence (the block off: no column; or the
+    column all False): the same cells, the same bytes of confidence and the
+    same cells table as without the key, and the hand-made answer of
+    test_calibrator_shrinks_each_cell_to_its_wider_one."""
+    from rank.history_calibrator import cells_table
+
+    rows = _shrink_rows()
+    off = HistoryCalibrator(prior_strength=4).fit(rows)
+    none = HistoryCalibrator(prior_strength=4).fit(rows.assign(homology=False))
+    assert not off.homology_ and not none.homology_
+    assert off.cells_ == none.cells_ and all(len(k) <= 3 for k in none.cells_)
+    assert off.predict_proba(rows).tobytes() == none.predict_proba(rows.assign(homology=True)).tobytes()
+    assert off.held_out_like(rows).tobytes() == none.held_out_like(rows).tobytes()
+    assert cells_table(off).to_csv(sep="\t") == cells_table(none).to_csv(sep="\t")
+    assert cells_table(none).columns.tolist() == ["rank_band", "reaction_kind", "motifs", "confidence", "rows",
+                                                  "reactions"]
+    first = rows[rows["rank"] == 1].assign(homology=False)
+    band = (2 + 0.5) / (8 + 1)
+    enz = (2 + 4 * band) / (4 + 4)
+    assert HistoryCalibrator(prior_strength=4).fit(first).predict_proba(first)[0] == pytest.approx((2 + 4 * enz) / 8)
+
+
+def test_homology_evidence_is_a_cell_key_shrunk_to_the_cell_without_it():
+    """By hand: band 1, enzymatic with motifs, 4 rows; the two with homology
+    evidence right, the two without wrong. Each homology cell borrows
+    prior_strength rows of the band x kind x motifs share."""
+    from rank.history_calibrator import cells_table
+
+    rows = pd.DataFrame({"reaction": list("abcd"), "rank": 1, "reaction_kind": "enzymatic", "motifs": True,
+                         "homology": [True, True, False, False], "label": [1, 1, 0, 0]})
+    cal = HistoryCalibrator(prior_strength=2).fit(rows)
+    band = (2 + 0.5) / (4 + 1)                    # 0.5
+    kind = (2 + 2 * band) / (4 + 2)               # 0.5
+    motifs = (2 + 2 * kind) / (4 + 2)             # 0.5
+    assert cal.homology_
+    assert cal.predict_proba(rows).tolist() == pytest.approx([(2 + 2 * motifs) / 4] * 2 + [(0 + 2 * motifs) / 4] * 2)
+    assert cal.held_out_like(rows).tolist() == [2, 2, 2, 2]
+    t = cells_table(cal)
+    assert t.columns.tolist() == ["rank_band", "reaction_kind", "motifs", "homology", "confidence", "rows",
+                                  "reactions"]
+    assert t["homology"].tolist() == ["", "", "", True, False] and t["rows"].tolist() == [4, 4, 4, 2, 2]
+    # a row of a cell the history did not see falls back on the wider cell
+    new = pd.DataFrame({"rank": [1], "reaction_kind": ["enzymatic"], "motifs": [False], "homology": [True]})
+    assert cal.predict_proba(new)[0] == pytest.approx(kind)
+    # within a homology cell a later band is never more likely than an earlier one
+    later = pd.concat([rows, rows.assign(rank=2, reaction=list("efgh"), label=[1, 1, 1, 0])], ignore_index=True)
+    p = HistoryCalibrator(prior_strength=2).fit(later).predict_proba(
+        pd.DataFrame({"rank": [1, 2], "reaction_kind": "enzymatic", "motifs": True, "homology": True}))
+    assert p[0] >= p[1]
+    with pytest.raises(ValueError, match="^HistoryCalibrator: its cells have the homology key, but the rows have "
+                                         "no column 'homology'"):
+        cal.predict_proba(rows.drop(columns="homology"))
+
+
+def test_labelled_rows_read_the_homology_ranks():
+    rows = _rows("a", [2, 0, 1], n=3).assign(homology_ranks=["1;3", np.nan, 2.0])
+    lab = labelled_rows(rows, "a", top_n=10)
+    assert lab.groupby("reaction")["homology"].apply(list).to_dict() == {
+        "x0": [True, False, True], "x1": [False, False, False], "x2": [False, True, False]}
+    # without the column (the block off): no homology column
+    assert "homology" not in labelled_rows(_rows("a", [2], n=3), "a", 10).columns
+    # fitted through fit_history: the cells have the key
+    cv = pd.DataFrame({"method": ["a"], "mrr": [0.1], "hit@1": [0.0], "hit@10": [0.0]})
+    counts = pd.DataFrame({"reaction_kind": ["enzymatic"], "ranked": [10], "ranked_gained": [3]})
+    model = fit_history({"p->q": rows}, {"p->q": counts}, cv, ["a"], min_reactions=1, top_n=3)
+    assert model.calibrator.homology_
+
+
 def test_threshold_from_history():
     t, rule = history_threshold([0.1] * 6 + [0.5] * 6, [0] * 6 + [1, 1, 0, 0, 0, 0], min_reactions=5)
     # all: 2 of 12; at 0.5: 2 of 6, twice the rate

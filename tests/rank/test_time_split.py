@@ -220,3 +220,92 @@ def test_shown_order_rows_moves_only_the_shown_later_genes():
     # listed at their score ranks (positions = the shown rows' ranks), nothing changes
     same = shown_order_rows(rows, shown.assign(gene=["X", "Y", "V", "P", "Q"]), [1, 2, 3, 1, 2], "m")
     pd.testing.assert_frame_equal(same, rows)
+
+
+def _homology_featurizers():
+    from toy_pairs import homology_hits, homology_toy
+
+    from featurize.metabolic.pairs import PairFeaturizer
+
+    net, motifs, sources = homology_toy()
+    return (net, PairFeaturizer(net, motifs, sources, adjacency=False, homology=homology_hits()),
+            PairFeaturizer(net, motifs, sources, adjacency=False))
+
+
+def test_later_gene_evidence_says_which_later_genes_had_a_homolog():
+    """On the homology toy (tests/featurize/metabolic/test_homology.py) the
+    orphan R4's homology items are > 0 for G1, G2 and G6, zero for G3 and
+    G4, absent for G7 (no sequence). G6 and G7 have no older reaction: G6
+    has a homolog among the genes around R4, G7 none; G9 is not a candidate
+    and unknown. Without the block the table is the one of before."""
+    from rank.time_split import later_gene_evidence
+
+    net, on, off = _homology_featurizers()
+    benchmark = {"R4": frozenset({"G3", "G6", "G7", "G9"}), "R3": frozenset({"G6"})}
+    model_genes = {g for genes in net.reactions["genes"] for g in genes}
+    cands = ["G1", "G2", "G3", "G4", "G6", "G7"]
+    got = later_gene_evidence(on, benchmark, ["R4"], cands, model_genes)
+    assert got.values.tolist() == [
+        ["R4", "G3", "other_reactions", True, False], ["R4", "G6", "no_older_reaction", True, True],
+        ["R4", "G7", "no_older_reaction", True, False], ["R4", "G9", "not_a_candidate", False, False],
+        # R3 was not ranked; G6 still has a homolog among R3's genes (s(G6, G2) on its motif neighbour R2)
+        ["R3", "G6", "reaction_not_ranked", True, True]]
+    before = later_gene_evidence(off, benchmark, ["R4"], cands, model_genes)
+    pd.testing.assert_frame_equal(before, got.drop(columns="homolog"))
+
+
+def test_later_gene_table_counts_the_genes_with_a_homolog():
+    from rank.time_split import later_gene_columns, later_gene_table
+
+    rows = pd.DataFrame({"ranking": ["m", "m", "m"], "reaction": ["a", "b", "c"], "n_candidates": [100] * 3,
+                         "later_genes": ["G1;G2;G3", "G4", "G5;G6"], "later_gene_ranks": ["1;7;40", "0", "0;0"]})
+    ev = pd.DataFrame({"reaction": ["a", "a", "a", "b", "c", "c"], "gene": ["G1", "G2", "G3", "G4", "G5", "G6"],
+                       "later_gene_evidence": ["catalyses_adjacent", "no_older_reaction", "no_older_reaction",
+                                               "not_a_candidate", "no_older_reaction", "no_older_reaction"],
+                       "candidate": [True, True, True, False, True, True],
+                       "homolog": [True, True, False, False, False, True]})
+    t = later_gene_table(rows, ev, n_boot=50).set_index("later_gene_evidence")
+    assert t.columns[:3].tolist() == ["ranking", "later_genes", "with_homolog"]
+    assert t["later_genes"].tolist() == [6, 1, 1, 4] and t["with_homolog"].tolist() == [3, 0, 1, 2]
+    # without the column (the block off): the table of before, to the byte
+    before = later_gene_table(rows, ev.drop(columns="homolog"), n_boot=50)
+    assert "with_homolog" not in before.columns
+    pd.testing.assert_frame_equal(before, t.reset_index()[before.columns])
+    # per reaction, each later gene's class and whether it had a homolog, in the order of later_genes
+    cols = later_gene_columns(rows, ev)
+    assert cols["later_gene_evidence"].tolist() == ["catalyses_adjacent;no_older_reaction;no_older_reaction",
+                                                    "not_a_candidate", "no_older_reaction;no_older_reaction"]
+    assert cols["later_gene_homolog"].tolist() == ["yes;yes;no", "no", "no;yes"]
+    assert "later_gene_homolog" not in later_gene_columns(rows, ev.drop(columns="homolog")).columns
+    with pytest.raises(ValueError, match="^later_gene_columns: no evidence class for later gene 'G1' of 'a'"):
+        later_gene_columns(rows, ev.iloc[1:])
+
+
+def test_time_split_rows_mark_the_shown_candidates_with_homology_evidence():
+    """On the homology toy, a ranking that lists the candidates in the order
+    given (G1, G2, G3, G4, G6, G7): among its first 3, G1 and G2 have
+    homology evidence for R4; among all 6, G6 (rank 5) too. Without the
+    block, or without homology_top_n, no column. Listed by confidence, the
+    ranks follow the shown rows."""
+    from rank.time_split import shown_order_rows, time_split_rows
+
+    _, on, off = _homology_featurizers()
+    cands = ["G1", "G2", "G3", "G4", "G6", "G7"]
+    orphans = pd.DataFrame({"reaction_kind": ["transport", "enzymatic"], "eligible": [True, False]},
+                           index=["R4", "R3"])
+    benchmark = {"R4": frozenset({"G6"}), "R3": frozenset({"G6"})}
+    decisions = {"m": lambda X: -np.arange(len(X), dtype=float)}
+    plan = [("m", "m", "none")]
+    top3 = time_split_rows(on, orphans, cands, benchmark, decisions, plan, batch_size=10, homology_top_n=3)
+    assert top3["homology_ranks"].tolist() == ["1;2", ""] and top3["best_rank"].tolist() == [5, 0]
+    six = time_split_rows(on, orphans, cands, benchmark, decisions, plan, batch_size=10, homology_top_n=6)
+    assert six["homology_ranks"].tolist() == ["1;2;5", ""]
+    plain = time_split_rows(off, orphans, cands, benchmark, decisions, plan, batch_size=10, homology_top_n=3)
+    assert plain.columns.tolist() == top3.columns[:-1].tolist()
+    assert "homology_ranks" not in time_split_rows(on, orphans, cands, benchmark, decisions, plan).columns
+    # the first three listed in the order G3, G1, G2
+    shown = pd.DataFrame({"reaction": "R4", "gene": ["G1", "G2", "G3"], "homology": [True, True, False]})
+    moved = shown_order_rows(top3, shown, [2, 3, 1], "m")
+    assert moved["homology_ranks"].tolist() == ["2;3", ""]
+    with pytest.raises(ValueError, match="^shown_order_rows: the rows have 'homology_ranks'"):
+        shown_order_rows(top3, shown.drop(columns="homology"), [2, 3, 1], "m")

@@ -22,8 +22,8 @@ from rank.metrics import choose_ranking_method
 from rank.refit import ranking_decisions_for
 from rank.scoring import ranking_name, split_ranking_name
 from rank.shown_order import shown_positions
-from rank.time_split import (later_gene_evidence, later_gene_table, later_genes, orphan_gain_table,
-                             shown_order_rows, time_split_rows, time_split_table)
+from rank.time_split import (later_gene_columns, later_gene_evidence, later_gene_table, later_genes,
+                             orphan_gain_table, shown_order_rows, time_split_rows, time_split_table)
 from report.figures import plot_reliability
 
 from _bootstrap import setup
@@ -74,8 +74,11 @@ calibration = load_pickle(smk.input.calibrator)
 if calibration["ranking"] not in (None, default):
     raise ValueError(f"{smk.input.calibrator}: calibrated for {calibration['ranking']!r}, but the older "
                      f"release's ranking is {default!r}; rerun its ranking validation")
+# with the homology block, which shown candidates of every ranking have homology evidence (the
+# release history's confidence reads it)
 rows, shown = time_split_rows(featurizer, orphans, candidates, benchmark, decisions, plan,
-                              batch_size=p.batch_size, shown=(default, p.top_n), n_jobs=smk.threads)
+                              batch_size=p.batch_size, shown=(default, p.top_n), n_jobs=smk.threads,
+                              homology_top_n=p.top_n)
 shown = shown_rows(shown, featurizer, net.reactions["reaction_kind"], n_jobs=smk.threads)
 CHECK = "time split (reactions that gained a gene)"
 older_reliability = pd.read_csv(smk.input.older_reliability, sep="\t")
@@ -137,9 +140,10 @@ for r in mine.to_dict("records"):
     log.info("%s, later genes %s: %d of %d (%d reactions); hit@1 %.3f, hit@20 %.3f", default,
              r["later_gene_evidence"], r["later_genes"], mine["later_genes"].iloc[0], r["reactions"],
              r["hit@1"], r["hit@20"])
-kind_of = {(r, g): k for r, g, k in evidence[["reaction", "gene", "later_gene_evidence"]].itertuples(index=False)}
-rows["later_gene_evidence"] = [";".join(kind_of[(r, g)] for g in genes.split(";"))
-                               for r, genes in zip(rows["reaction"], rows["later_genes"])]
+if "homolog" in evidence.columns:
+    log.info("later genes with a homolog among the older model's genes the homology block weighs: %s",
+             evidence.groupby("later_gene_evidence")["homolog"].agg(["sum", "size"]).to_dict("index"))
+rows = later_gene_columns(rows, evidence)
 # the evidence each reaction was ranked on (the release history's confidence reads it)
 rows["ranked_on"] = rows["reaction"].map(orphans["ranked_on"]).fillna("")
 write_tsv_atomic(rows, smk.output.reactions)
