@@ -95,3 +95,13 @@ def homology_hits(**changed):
     from featurize.metabolic.homology import Homology
 
     return Homology(table, frozenset({"G1", "G2", "G3", "G4", "G6"}))
+
+
+def homology_featurizers():
+    """The homology toy's network and two featurizers of it: with the
+    homology block (the hits of :func:`homology_hits`) and without it."""
+    from featurize.metabolic.pairs import PairFeaturizer
+
+    net, motifs, sources = homology_toy()
+    return (net, PairFeaturizer(net, motifs, sources, adjacency=False, homology=homology_hits()),
+            PairFeaturizer(net, motifs, sources, adjacency=False))

@@ -22,8 +22,8 @@ from rank.metrics import choose_ranking_method
 from rank.refit import ranking_decisions_for
 from rank.scoring import ranking_name, split_ranking_name
 from rank.shown_order import shown_positions
-from rank.time_split import (later_gene_columns, later_gene_evidence, later_gene_table, later_genes,
-                             orphan_gain_table, shown_order_rows, time_split_rows, time_split_table)
+from rank.later_genes import later_gene_columns, later_gene_evidence, later_gene_table
+from rank.time_split import later_genes, orphan_gain_table, shown_order_rows, time_split_rows, time_split_table
 from report.figures import plot_reliability
 
 from _bootstrap import setup
