@@ -1,7 +1,8 @@
-"""Errors raised by :mod:`featurize` and :mod:`data` for bad input files.
+"""Errors raised by :mod:`featurize` and :mod:`data` for bad input files, and
+by :mod:`common.publish` for a disk that cannot hold a publish.
 
-Every message names the file (and field, row or value where known), says
-what was expected and how to fix the problem.
+Every message names the file or folder (and field, row or value where known),
+says what was expected and how to fix the problem.
 """
 
 from __future__ import annotations
@@ -47,3 +48,9 @@ class SourceCoverageError(GeomarginInputError):
 class ConfigValueError(GeomarginInputError):
     """A configuration value cannot work with the data (e.g. more folds than
     groups); the message names the config key, the value and what is expected."""
+
+
+class DiskSpaceError(RuntimeError):
+    """A folder's file system has too little free space for what a step is
+    about to write; the message names the folder, the space needed and the
+    space free."""

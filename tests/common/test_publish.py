@@ -1,5 +1,7 @@
 """common.publish: a publish stopped at any step leaves the previous complete
-set or the new complete set, and the next publish completes and cleans up.
+set or the new complete set, and the next publish completes and cleans up; a
+publish the disk cannot hold stops first, with one line naming the folder, the
+space needed and the space free (``check_space``).
 
 A kill is modelled by raising an exception that nothing in the module may
 catch (a ``BaseException``) at the k-th file-system call, for every k up to
@@ -18,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import common.publish as P
+from common.exceptions import DiskSpaceError
 
 OLD = {"enzyme_ranking.tsv": b"old ranking\n", "metabolic/provenance.tsv": b"old provenance\n",
        "metabolic/accuracy.png": b"old png"}
@@ -154,3 +157,91 @@ def _stop_after_first(real):
 def test_path_outside_the_root_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not under the set's root"):
         P.publish_set({tmp_path / "elsewhere.tsv": b"x"}, tmp_path / "results")
+
+
+# ------------------------------------------------------------- disk space
+def _usage(free: int):
+    """What shutil.disk_usage returns, with ``free`` bytes free."""
+    return shutil._ntuple_diskusage(10**12, 10**12 - free, free)
+
+
+def _staged_and_published(tmp_path: Path, monkeypatch) -> dict[Path, Path | None]:
+    """A published set of 7 kB in results/ (the working directory is
+    tmp_path), and a new one of 30 kB staged: published path -> source, with
+    the provenance made by the publish job itself (None)."""
+    monkeypatch.chdir(tmp_path)
+    root = Path("results")
+    _publish(root, {"enzyme_ranking.tsv": b"r" * 4000, "metabolic/provenance.tsv": b"p" * 3000})
+    staged = root / "metabolic" / "staged"
+    staged.mkdir(parents=True)
+    (staged / "enzyme_ranking.tsv").write_bytes(b"n" * 27000)
+    return {root / "enzyme_ranking.tsv": staged / "enzyme_ranking.tsv", root / "metabolic/provenance.tsv": None}
+
+
+def test_space_check_names_the_folder_the_space_needed_and_free(tmp_path, monkeypatch):
+    """The new set (the staged 27 kB and the provenance at its published
+    size) and Snakemake's copy of the published set (7 kB) on one file
+    system, with the margin: one line, sizes in decimal units."""
+    files = _staged_and_published(tmp_path, monkeypatch)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: _usage(500_000))
+    with pytest.raises(DiskSpaceError) as err:
+        P.check_space(files, "results")
+    assert str(err.value) == (
+        "results/: publishing needs 1.1 MB (the new set 30.0 kB, Snakemake's copy of the published set in "
+        ".snakemake/backups/ 7.0 kB, 1.0 MB to spare), 500.0 kB free; free space there and rerun")
+    assert "\n" not in str(err.value) and P.SPACE_MARGIN == 1 << 20
+    # enough space: the line for the log, nothing raised
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: _usage(30_000 + 7_000 + P.SPACE_MARGIN))
+    assert P.check_space(files, "results") == (
+        "results/: publishing needs 1.1 MB (the new set 30.0 kB, Snakemake's copy of the published set in "
+        ".snakemake/backups/ 7.0 kB, 1.0 MB to spare), 1.1 MB free")
+
+
+def test_space_check_of_backups_on_another_file_system(tmp_path, monkeypatch):
+    """Snakemake's copy needs room where .snakemake/ is: on a file system of
+    its own, it is checked there and its folder named."""
+    files = _staged_and_published(tmp_path, monkeypatch)
+    Path(".snakemake").mkdir()
+    monkeypatch.setattr(P, "_device", lambda path: 1 if Path(path).parts[0] == ".snakemake" else 2)
+    free = {".snakemake": 5_000}
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: _usage(free.get(Path(path).name, 10**9)))
+    with pytest.raises(DiskSpaceError) as err:
+        P.check_space(files, "results", margin=0)
+    assert str(err.value) == (".snakemake/backups/: publishing needs 7.0 kB (Snakemake's copy of the published "
+                              "set in .snakemake/backups/ 7.0 kB, 0 B to spare), 5.0 kB free; free space there "
+                              "and rerun")
+    free[".snakemake"] = 7_000
+    assert P.check_space(files, "results", margin=0) == (
+        "results/: publishing needs 30.0 kB (the new set 30.0 kB, 0 B to spare), 1.0 GB free; "
+        ".snakemake/backups/: publishing needs 7.0 kB (Snakemake's copy of the published set in "
+        ".snakemake/backups/ 7.0 kB, 0 B to spare), 7.0 kB free")
+
+
+def test_first_publish_needs_no_backup(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("staged.tsv").write_bytes(b"x" * 2500)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: _usage(1000))
+    with pytest.raises(DiskSpaceError, match=r"^results/: publishing needs 2\.5 kB \(the new set 2\.5 kB, "
+                                               r"0 B to spare\), 1\.0 kB free; free space there and rerun$"):
+        P.check_space({Path("results/a.tsv"): "staged.tsv"}, "results", margin=0)
+
+
+def test_publish_short_of_space_writes_nothing(tmp_path, monkeypatch):
+    """publish_set checks the space too: short of it, the published set
+    keeps its bytes and mtimes and no generation is started."""
+    _publish(tmp_path, OLD)
+    before = _view(tmp_path)
+    generations = sorted((tmp_path / P.STORE).iterdir())
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: _usage(P.SPACE_MARGIN))
+    with pytest.raises(DiskSpaceError, match=r": publishing needs 1\.0 MB \(the new set 34 B, 1\.0 MB to spare\), "
+                                               r"1\.0 MB free; free space there and rerun$"):
+        _publish(tmp_path, NEW)
+    assert _view(tmp_path) == before
+    assert sorted((tmp_path / P.STORE).iterdir()) == generations
+
+
+@pytest.mark.parametrize("n, shown", [(0, "0 B"), (999, "999 B"), (1000, "1.0 kB"), (12_345, "12.3 kB"),
+                                      (999_949, "999.9 kB"), (999_950, "1.0 MB"), (4_100_000_000, "4.1 GB"),
+                                      (2 * 10**15, "2000.0 TB")])
+def test_sizes_are_shown_in_decimal_units(n, shown):
+    assert P._human(n) == shown

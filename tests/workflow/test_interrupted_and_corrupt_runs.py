@@ -6,6 +6,10 @@
 * A run killed while it publishes its results (the last job) leaves the
   previous complete set of results, or the new complete set, never a mix and
   never a missing file; restarted, it publishes the new set.
+* A rerun that would publish with too little free space (a small tmpfs, or
+  free space reported short) stops before the publish job with one line
+  naming the folder, the space needed and the space free; the published set
+  keeps its bytes and mtimes, and the next run with space publishes.
 * Two runs with the same seed give identical outputs; another seed draws other
   impostor pairs.
 * A corrupt or mismatched input stops the run, exits non-zero, names the file
@@ -20,8 +24,10 @@ they are the only columns that may differ, and the tests check they exist.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -34,6 +40,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from common.publish import SPACE_MARGIN, _human
 from workflow_helpers import (MAIN_OUTPUTS, MAIN_TARGET, REPO, TRACEBACK, console, output_bytes,
                               run_snakemake, small_config, snakemake_cmd)
 
@@ -208,6 +215,111 @@ def test_killed_during_publish_keeps_a_complete_set(tmp_path, toy_inputs, refere
     # one generation of the set is kept, nothing half-written
     store = workdir / "results/.published"
     assert len([p for p in store.iterdir() if p.name.startswith("set-")]) == 1
+
+
+# ------------------------------------------------------- full disk while publishing
+# The jobs of a run with too little free space see shutil.disk_usage report
+# GEOMARGIN_TEST_FREE_BYTES free (this module first on their PYTHONPATH).
+SHORT_DISK_SITECUSTOMIZE = """import os, shutil
+_disk_usage = shutil.disk_usage
+def disk_usage(path):
+    usage = _disk_usage(path)
+    return usage._replace(free=min(usage.free, int(os.environ["GEOMARGIN_TEST_FREE_BYTES"])))
+shutil.disk_usage = disk_usage
+"""
+
+
+def _published_links(workdir: Path) -> dict[str, tuple[bytes, int]]:
+    """Every published path of the main job (a link into results/.published/):
+    its bytes and mtime."""
+    return {str(p.relative_to(workdir)): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted((workdir / "results").rglob("*"))
+            if p.is_symlink() and p.is_file() and ".published" not in p.parts}
+
+
+@contextlib.contextmanager
+def _small_disk(directory: Path, size: str = "8m"):
+    """A tmpfs of ``size`` mounted on ``directory``, unmounted after."""
+    directory.mkdir()
+    try:
+        proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(directory)],
+                              capture_output=True, text=True)
+    except FileNotFoundError:
+        pytest.skip("a real full disk needs a small file system: no mount command")
+    if proc.returncode != 0:
+        pytest.skip("a real full disk needs a small file system: mounting a tmpfs was refused "
+                    f"({proc.stderr.strip() or proc.returncode}; it needs root with CAP_SYS_ADMIN)")
+    try:
+        yield directory
+    finally:
+        if subprocess.run(["umount", str(directory)]).returncode != 0:
+            subprocess.run(["umount", "-l", str(directory)], check=True)
+
+
+@pytest.mark.parametrize("disk, free_share", [("tmpfs", 0.5), ("tmpfs", 1.5), ("reported", 0.5)],
+                         ids=["tmpfs-backup-too-big", "tmpfs-new-set-too-big", "reported-free-space"])
+def test_full_disk_stops_before_the_publish(tmp_path, toy_inputs, reference_run, disk, free_share):
+    """#71, class 6. A rerun that would publish a new set with too little
+    free space stops before the publish job, with one line naming the folder,
+    the space needed (the new set, Snakemake's copy of the published set in
+    .snakemake/backups/, the margin) and the space free; the published set
+    keeps its bytes and mtimes, and the next run with space publishes.
+
+    ``free_share`` is the free space as a share of the published set's
+    bytes: below 1 Snakemake's own copy of the published set fails (a raw
+    traceback before the check); at 1.5 that copy fits and the new set does
+    not (a raw OSError in the publish job, then Snakemake copies the old set
+    back through its links: new mtimes). ``tmpfs``: the run is on a small
+    file system filled to that free space; ``reported``: the jobs are told
+    that much is free (any machine)."""
+    with contextlib.ExitStack() as stack:
+        workdir = tmp_path / "run"
+        if disk == "tmpfs":
+            workdir = stack.enter_context(_small_disk(tmp_path / "disk")) / "run"
+        shutil.copytree(reference_run, workdir, symlinks=True)
+        before = _published_links(workdir)
+        assert len(before) == 12
+        published_bytes = sum(len(data) for data, _ in before.values())
+        free = int(free_share * published_bytes)
+        env = None
+        if disk == "tmpfs":
+            filler = workdir.parent / "filler"
+            filler.write_bytes(b"\0" * (shutil.disk_usage(workdir).free - free))
+        else:
+            (tmp_path / "site").mkdir()
+            (tmp_path / "site" / "sitecustomize.py").write_text(SHORT_DISK_SITECUSTOMIZE)
+            env = {"PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")]),
+                   "GEOMARGIN_TEST_FREE_BYTES": str(free)}
+        config = small_config(toy_inputs, workdir)
+        config["metabolic"]["ranking"]["top_n"] = 2  # a new ranking to publish
+        proc = run_snakemake(workdir, config, MAIN_TARGET, env=env, timeout=600)
+        out = console(proc)
+        assert proc.returncode != 0 and TRACEBACK not in out, out[-4000:]
+        # the new set: each staged file (the provenance, made by the publish job, at its present size)
+        staged = workdir / "results/metabolic/staged"
+        new = sum((staged / Path(rel).name).stat().st_size if (staged / Path(rel).name).is_file()
+                  else len(before[rel][0]) for rel in before)
+        line = (re.escape(f"[metabolic_publish_space] DiskSpaceError: results/: publishing needs "
+                          f"{_human(new + published_bytes + SPACE_MARGIN)} (the new set {_human(new)}, Snakemake's "
+                          f"copy of the published set in .snakemake/backups/ {_human(published_bytes)}, "
+                          f"{_human(SPACE_MARGIN)} to spare), ")
+                # the free space the check saw: on the tmpfs, what the jobs before it left
+                + (re.escape(_human(free)) if disk == "reported" else r"[0-9.]+ k?B")
+                + re.escape(" free; free space there and rerun\n"))
+        assert re.search(line, out), out[-4000:]
+        assert "Error in rule metabolic_publish_space" in out and "rule metabolic_provenance:" not in out
+        assert _published_links(workdir) == before  # bytes and mtimes
+        assert not (workdir / ".snakemake/backups").exists() or not any((workdir / ".snakemake/backups").iterdir())
+
+        # with the space freed, the next run publishes the new set
+        if disk == "tmpfs":
+            filler.unlink()
+        rerun = run_snakemake(workdir, config, MAIN_TARGET, timeout=600)
+        assert rerun.returncode == 0, console(rerun)[-4000:]
+        prov = pd.read_csv(workdir / PROVENANCE, sep="\t").set_index("name")
+        assert json.loads(prov.loc["metabolic", "value"])["ranking"]["top_n"] == 2
+        assert (workdir / "results/enzyme_ranking.tsv").read_bytes() != before["results/enzyme_ranking.tsv"][0]
+        assert not (workdir / "results/metabolic/staged/publish_space.txt").exists()  # temp(): checked again next time
 
 
 # ------------------------------------------------------------- bad inputs

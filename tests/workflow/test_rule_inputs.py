@@ -32,6 +32,11 @@ SPREAD = {"**metabolic_inputs()": ("network", "expression", "annotation", "local
           "**homology_inputs()": ("proteome", "homology"),
           "**history_ranking_inputs()": ("history", "history_test"),
           "**history_test_input()": ("history_test",),
+          "**metabolic_staged()": ("staged_history_test", "staged_history_test_rankings",
+                                   "staged_history_test_confidence", "staged_ranking", "staged_quality",
+                                   "staged_orphans", "staged_browser", "staged_accuracy", "staged_accuracy_plot",
+                                   "staged_validation", "staged_shown_validation", "staged_calibration",
+                                   "staged_calibration_reliability", "staged_calibration_plot"),
           '**release_split_inputs(TIME_SPLIT["older"], TIME_SPLIT["newer"])': _SPLIT,
           "unpack(lambda wc: release_split_inputs(wc.older, wc.newer))": _SPLIT}
 

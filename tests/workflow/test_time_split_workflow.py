@@ -204,6 +204,17 @@ def test_confidence_is_checked_on_the_time_split_and_never_fitted_on_it(time_spl
     assert after == before
 
 
+def test_time_split_publish_checks_the_space_first(time_split_run):
+    """The space the time split's publish needs is checked in a job before it
+    (#71, class 6; the full-disk test is on the main publish, which shares the
+    script: tests/workflow/test_interrupted_and_corrupt_runs.py); its marker
+    is temp(), so the check runs again before every publish."""
+    tmp, _, _ = time_split_run
+    log = (tmp / "logs/metabolic/time_split_publish_space.log").read_text()
+    assert "[metabolic_time_split_publish_space] results/metabolic/: publishing needs " in log
+    assert not (tmp / "results/metabolic/staged/time_split/publish_space.txt").exists()
+
+
 def test_releases_without_a_gained_gene_stop_with_one_line(time_split_run):
     """A newer release that gives no older orphan a gene leaves nothing to
     validate: the step stops, naming the config key and both releases, and

@@ -348,6 +348,33 @@ def history_staged():
     }
 
 
+def metabolic_staged():
+    """The staged results the last step publishes, by role (with the release
+    history's tables, when it applies); called by rules of metabolic.smk
+    defined after the rules that make them."""
+    return {
+        **history_staged(),
+        "staged_ranking": rules.enzyme_ranking.output.ranking,
+        "staged_quality": rules.enzyme_ranking.output.quality,
+        "staged_orphans": rules.enzyme_ranking.output.orphans,
+        "staged_browser": rules.enzyme_browser.output[0],
+        "staged_accuracy": rules.metabolic_accuracy.output.table,
+        "staged_accuracy_plot": rules.metabolic_accuracy.output.plot,
+        "staged_validation": rules.metabolic_ranking_validation.output.table,
+        "staged_shown_validation": rules.metabolic_calibration.output.shown_validation,
+        "staged_calibration": rules.metabolic_calibration.output.table,
+        "staged_calibration_reliability": rules.metabolic_calibration.output.reliability,
+        "staged_calibration_plot": rules.metabolic_calibration.output.plot,
+    }
+
+
+def published_sources(publish):
+    """Published path -> the staged input role that the publish rule
+    ``publish`` swaps in there ("" for the provenance, made by the job)."""
+    staged = {out: role for role, out in publish.params.published.items()}
+    return {str(path): staged.get(name, "") for name, path in publish.output.items()}
+
+
 def history_published():
     """The published release-history tables, by role (update(): the
     previous set stays until the publish swaps the new one in)."""

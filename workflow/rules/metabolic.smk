@@ -291,26 +291,40 @@ rule metabolic_inputs_read:
         "../scripts/metabolic_inputs_read.py"
 
 
+# Before the publish: stop with one line when the disk cannot hold it
+# (common.publish.check_space). A job of its own: Snakemake copies the
+# publish job's update() outputs to .snakemake/backups/ before that job
+# starts, and back through their links (new mtimes) when it fails. temp():
+# gone after the publish, so it runs again before every publish.
+rule metabolic_publish_space:
+    input:
+        **metabolic_staged(),
+    output:
+        temp(f"{MET_STAGED}/publish_space.txt"),
+    log:
+        "logs/metabolic/publish_space.log",
+    conda:
+        "../envs/geomargin.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        # a function: the publish rule is defined below
+        published=lambda wildcards: published_sources(rules.metabolic_provenance),
+    script:
+        "../scripts/publish_space.py"
+
+
 # Last step: publish the results and their provenance as one set, swapped in
 # at once (common/publish.py). update(): Snakemake must not delete the
 # previous set before the job, so a killed publish leaves it in place.
 rule metabolic_provenance:
     input:
         **metabolic_inputs(),
-        # the release history's staged tables, when it applies
-        **history_staged(),
+        **metabolic_staged(),
         inputs_table=rules.metabolic_inputs_read.output[0],
-        staged_ranking=rules.enzyme_ranking.output.ranking,
-        staged_quality=rules.enzyme_ranking.output.quality,
-        staged_orphans=rules.enzyme_ranking.output.orphans,
-        staged_browser=rules.enzyme_browser.output[0],
-        staged_accuracy=rules.metabolic_accuracy.output.table,
-        staged_accuracy_plot=rules.metabolic_accuracy.output.plot,
-        staged_validation=rules.metabolic_ranking_validation.output.table,
-        staged_shown_validation=rules.metabolic_calibration.output.shown_validation,
-        staged_calibration=rules.metabolic_calibration.output.table,
-        staged_calibration_reliability=rules.metabolic_calibration.output.reliability,
-        staged_calibration_plot=rules.metabolic_calibration.output.plot,
+        space_checked=rules.metabolic_publish_space.output[0],
     output:
         **history_published(),
         ranking=report(

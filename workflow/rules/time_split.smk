@@ -40,12 +40,26 @@ use rule metabolic_release_split as metabolic_time_split with:
         config_key="metabolic.time_split",
 
 
+# The space the time split's publish needs, checked before it (as for the
+# main publish: metabolic_publish_space).
+use rule metabolic_publish_space as metabolic_time_split_publish_space with:
+    input:
+        **{k: f"{TS_STAGED}/{v}" for k, v in TIME_SPLIT_OUTPUTS.items()},
+    output:
+        temp(f"{TS_STAGED}/publish_space.txt"),
+    log:
+        "logs/metabolic/time_split_publish_space.log",
+    params:
+        published={f"{MET_DIR}/{v}": k for k, v in TIME_SPLIT_OUTPUTS.items()},
+
+
 # Publishes the time split as one set (common/publish.py): a failed rerun of
 # the time split leaves the previous set (bytes and mtimes). update():
 # Snakemake must not delete the previous set before the job.
 rule metabolic_time_split_publish:
     input:
         **{k: f"{TS_STAGED}/{v}" for k, v in TIME_SPLIT_OUTPUTS.items()},
+        space_checked=rules.metabolic_time_split_publish_space.output[0],
     output:
         table=report(
             update(f"{MET_DIR}/time_split_validation.tsv"),

@@ -39,12 +39,13 @@ def setup(snakemake) -> logging.Logger:
     logger.propagate = False
 
     def excepthook(exc_type, exc, tb):
-        # Bad input and failed fetches are explained by their message (file,
-        # value, what was expected): show it on the console and in the log.
-        # Anything else is a bug: full traceback in the log, summary on both.
-        from common.exceptions import FetchError, GeomarginInputError
+        # Bad input, failed fetches and a disk too full to publish are
+        # explained by their message (file or folder, value, what was
+        # expected): show it on the console and in the log. Anything else is
+        # a bug: full traceback in the log, summary on both.
+        from common.exceptions import DiskSpaceError, FetchError, GeomarginInputError
 
-        if issubclass(exc_type, (GeomarginInputError, FetchError)):
+        if issubclass(exc_type, (GeomarginInputError, FetchError, DiskSpaceError)):
             logger.error("%s: %s", exc_type.__name__, exc)
         else:
             traceback.print_exception(exc_type, exc, tb, file=log_file)
