@@ -9,6 +9,13 @@ import pytest
 
 from toy_pairs import homology_featurizers
 
+def _three_reactions() -> pd.DataFrame:
+    """Time-split rows of one ranking over three reactions: a's later genes
+    at ranks 1, 7 and 40 of 100 candidates; b's and c's missed."""
+    return pd.DataFrame({"ranking": ["m", "m", "m"], "reaction": ["a", "b", "c"], "n_candidates": [100] * 3,
+                         "later_genes": ["G1;G2;G3", "G4", "G5;G6"], "later_gene_ranks": ["1;7;40", "0", "0;0"]})
+
+
 def test_later_gene_evidence_by_hand_on_the_toy_network():
     """Each later gene's class is what the older release showed of it, by
     hand on the toy network: R4's related reactions are R2 (funnel, G2) and
@@ -33,8 +40,7 @@ def test_later_gene_evidence_by_hand_on_the_toy_network():
 def test_later_gene_table_counts_genes_and_resamples_reactions():
     from rank.later_genes import later_gene_table
 
-    rows = pd.DataFrame({"ranking": ["m", "m", "m"], "reaction": ["a", "b", "c"], "n_candidates": [100] * 3,
-                         "later_genes": ["G1;G2;G3", "G4", "G5;G6"], "later_gene_ranks": ["1;7;40", "0", "0;0"]})
+    rows = _three_reactions()
     ev = pd.DataFrame({"reaction": ["a", "a", "a", "b", "c", "c"], "gene": ["G1", "G2", "G3", "G4", "G5", "G6"],
                        "later_gene_evidence": ["catalyses_adjacent", "other_reactions", "other_reactions",
                                                "not_a_candidate", "reaction_not_ranked", "reaction_not_ranked"],
@@ -84,8 +90,7 @@ def test_later_gene_evidence_says_which_later_genes_had_a_homolog():
 def test_later_gene_table_counts_the_genes_with_a_homolog():
     from rank.later_genes import later_gene_columns, later_gene_table
 
-    rows = pd.DataFrame({"ranking": ["m", "m", "m"], "reaction": ["a", "b", "c"], "n_candidates": [100] * 3,
-                         "later_genes": ["G1;G2;G3", "G4", "G5;G6"], "later_gene_ranks": ["1;7;40", "0", "0;0"]})
+    rows = _three_reactions()
     ev = pd.DataFrame({"reaction": ["a", "a", "a", "b", "c", "c"], "gene": ["G1", "G2", "G3", "G4", "G5", "G6"],
                        "later_gene_evidence": ["catalyses_adjacent", "no_older_reaction", "no_older_reaction",
                                                "not_a_candidate", "no_older_reaction", "no_older_reaction"],
