@@ -22,10 +22,10 @@ of the release history never is. The figures of the block's own goals
 (hit@50 of those genes, the ranking's hit@20 over the history's benchmark
 reactions) are reported beside the rule, not part of it.
 
-Command line (prints a markdown table; ``--out`` also writes it as a page
+Command line (prints the tables; ``--out`` also writes them as a page
 stamped with both runs' commits)::
 
-    python -m rank.adoption --without RUN_DIR --with RUN_DIR [--out FILE]
+    python -m report.adoption --without RUN_DIR --with RUN_DIR [--out FILE] [--run-command TEXT]
 
 Example
 -------
@@ -49,7 +49,15 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["AdoptionRule", "run_figures", "adoption_table", "adopted", "main"]
+from common.io import atomic_path
+
+from .results_pages import machine, render_table
+
+__all__ = ["AdoptionRule", "run_figures", "adoption_table", "adopted", "render", "page", "main"]
+
+GENERATED = "<!-- Written by `python -m report.adoption`; do not edit by hand. -->"
+RUN_COMMAND = ("snakemake --cores all results/enzyme_ranking.tsv in each working copy, the second with "
+               "homology_features: true")
 
 
 @dataclass(frozen=True)
@@ -133,6 +141,8 @@ def adopted(table: pd.DataFrame) -> bool:
 
 
 def _commit(run: Path) -> str:
+    """The commit of the working copy ``run``, ``(dirty)`` if its tracked
+    files differ from it."""
     try:
         head = subprocess.run(["git", "-C", str(run), "rev-parse", "HEAD"], capture_output=True, text=True,
                               check=True).stdout.strip()
@@ -143,10 +153,45 @@ def _commit(run: Path) -> str:
     return head + (" (dirty)" if dirty else "")
 
 
-def _markdown(table: pd.DataFrame) -> str:
-    head = "| " + " | ".join(table.columns) + " |\n|" + "---|" * len(table.columns) + "\n"
-    return head + "".join("| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in r) + " |\n"
-                          for r in table.itertuples(index=False))
+def _tables_read(run: Path, rule: AdoptionRule) -> list[Path]:
+    split = run / "results" / "metabolic" / "release_history" / rule.history_pair[0] / rule.history_pair[1]
+    return [run / "results" / "enzyme_ranking_quality.tsv", split / "time_split_later_genes.tsv",
+            split / "time_split_validation.tsv"]
+
+
+def _as_text(table: pd.DataFrame) -> pd.DataFrame:
+    """Cells as the text written: numbers unrounded, ``None`` as empty."""
+    return table.map(lambda v: "" if v is None else str(v))
+
+
+def render(without: dict, with_: dict, rule: AdoptionRule = AdoptionRule()) -> str:
+    """The tables of the rule and of every figure read, as markdown in the
+    layout of :mod:`report.results_pages` (each under a level-2 heading
+    naming it in backquotes, cells as their exact text), and the verdict."""
+    table = adoption_table(without, with_, rule)
+    figures = pd.DataFrame({"figure": list(without), "without": list(without.values()),
+                            "with": [with_[k] for k in without]})
+    return (f"## `rule`\n\nOne row per criterion; the block is adopted only if every one holds.\n\n"
+            f"{render_table(_as_text(table))}\nadopted: {adopted(table)}\n\n"
+            f"## `figures`\n\nEvery figure read from the two runs, the block's own goals among them.\n\n"
+            f"{render_table(_as_text(figures))}")
+
+
+def page(without_run: Path, with_run: Path, out: Path, run_command: str, rule: AdoptionRule = AdoptionRule()) -> str:
+    """The whole page: title, the stamp of :mod:`report.results_pages`
+    (commit of both runs, date of the newest table read, machine, run
+    command, writing command), then :func:`render`."""
+    without, with_ = run_figures(without_run, rule), run_figures(with_run, rule)
+    read = _tables_read(without_run, rule) + _tables_read(with_run, rule)
+    newest = max(p.stat().st_mtime for p in read)
+    stamp = {"commit": f"without the block {_commit(without_run)}; with it {_commit(with_run)}",
+             "run date": f"{datetime.fromtimestamp(newest, tz=timezone.utc):%Y-%m-%d %H:%M} UTC "
+                         "(newest table read)",
+             "machine": machine(),
+             "run command": f"`{run_command}`",
+             "written by": f"`python -m report.adoption --without <run> --with <run> --out {out}`"}
+    head = ["# Homology block: adoption", "", GENERATED, "", *(f"- **{k}**: {v}" for k, v in stamp.items()), ""]
+    return "\n".join(head) + "\n" + render(without, with_, rule)
 
 
 def main(argv=None) -> int:
@@ -154,24 +199,15 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--without", type=Path, required=True, help="working copy of the run without the block")
     ap.add_argument("--with", dest="with_", type=Path, required=True, help="working copy of the run with it")
-    ap.add_argument("--out", type=Path, help="also write the tables to this markdown page")
+    ap.add_argument("--out", type=Path, help="also write the page (stamped with both runs' commits) here")
+    ap.add_argument("--run-command", default=RUN_COMMAND, help="how the two runs were made (for the stamp)")
     args = ap.parse_args(argv)
     rule = AdoptionRule()
-    without, with_ = run_figures(args.without, rule), run_figures(args.with_, rule)
-    table = adoption_table(without, with_, rule)
-    figures = pd.DataFrame({"figure": list(without), "without": list(without.values()),
-                            "with": [with_[k] for k in without]})
-    text = (f"## The rule\n\n{_markdown(table)}\nadopted: {adopted(table)}\n\n"
-            f"## Every figure read\n\n{_markdown(figures)}")
-    print(text)
+    print(render(run_figures(args.without, rule), run_figures(args.with_, rule), rule))
     if args.out:
-        stamp = (f"# Homology block: adoption\n\n<!-- Written by `python -m rank.adoption`; do not edit by hand. -->\n\n"
-                 f"- **without**: {_commit(args.without)}\n- **with**: {_commit(args.with_)}\n"
-                 f"- **written**: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by "
-                 f"`python -m rank.adoption --without <run> --with <run> --out {args.out}`\n\n")
-        tmp = args.out.with_name(args.out.name + ".tmp")
-        tmp.write_text(stamp + text)
-        tmp.replace(args.out)
+        text = page(args.without, args.with_, args.out, args.run_command, rule)
+        with atomic_path(args.out) as tmp:
+            Path(tmp).write_text(text)
     return 0
 
 

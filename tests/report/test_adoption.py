@@ -1,4 +1,4 @@
-"""Tests for rank.adoption: the block adoption rule on hand-made tables of
+"""Tests for report.adoption: the block adoption rule on hand-made tables of
 two runs, with known answers, and its errors naming the file."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from rank.adoption import AdoptionRule, adopted, adoption_table, main, run_figures
+from report.adoption import AdoptionRule, adopted, adoption_table, main, run_figures
+from report.results_pages import parse_stamp, parse_tables, render_table, table_blocks
 
 
 def _run(root: Path, *, mrr: float, share: float, earned: bool, median: float, ranking: str = "m") -> Path:
@@ -74,4 +75,13 @@ def test_command_prints_the_verdict_and_writes_the_page(tmp_path, capsys):
     assert main(["--without", str(a), "--with", str(b), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "adopted: False" in printed
-    assert out.read_text().startswith("# Homology block: adoption") and "adopted: False" in out.read_text()
+    text = out.read_text()
+    assert text.startswith("# Homology block: adoption") and "adopted: False" in text
+    assert {"commit", "run date", "machine", "run command", "written by"} <= set(parse_stamp(text))
+    # the tables are the rule's, cell for cell, in the layout of report.results_pages
+    rule = parse_tables(text)["rule"]
+    assert rule["holds"].tolist() == ["True", "True", "False"]
+    assert rule["with"].tolist() == ["0.31", "0.01", "900.0"]
+    for name, block in table_blocks(text).items():
+        assert render_table(parse_tables(text)[name]) == block, name
+    assert parse_tables(text)["figures"].set_index("figure").loc["history_hit@20", "with"] == "0.3"
