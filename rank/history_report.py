@@ -20,11 +20,23 @@ def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int 
 
     ``first`` has one row per ranked test benchmark reaction: ``confidence``
     (of its rank-1 row, from a calibrator that never saw the test) and
-    ``label`` (a later gene is first). Returns ``rank1_rows``,
-    ``rank1_mean_confidence``, ``rank1_later_gene_share``, their ratio,
-    ``rank1_ece``, and the credible reactions' (confidence at or above
-    ``threshold``) share with a later gene first against all, with a
-    percentile bootstrap interval of the ratio over reactions.
+    ``label`` (a later gene is first). Returns
+
+    - ``rank1_rows``, ``rank1_mean_confidence``, ``rank1_later_gene_share``
+      and ``rank1_confidence_over_share``, the share and the ratio with a
+      95% percentile bootstrap interval over reactions (``_lo``/``_hi``; the
+      ratio's upper end is ``inf`` when a resample has no later gene first);
+    - ``rank1_ece`` and what a perfectly calibrated confidence would show on
+      the same rows: ``rank1_ece_if_calibrated`` and its 95th percentile
+      ``rank1_ece_if_calibrated_hi``, over ``n_boot`` label sets drawn from
+      the confidences themselves, so an ECE within that range is what the
+      test's size allows;
+    - ``rank1_calibrated_p``: the two-sided probability, if each label were
+      drawn from its confidence, of a count of later genes first as far
+      from the confidences' sum as the one seen (Poisson binomial);
+    - the credible reactions' (confidence at or above ``threshold``) share
+      with a later gene first against all, with a percentile bootstrap
+      interval of the ratio over reactions.
 
     >>> first = pd.DataFrame({"confidence": [0.1, 0.1, 0.3, 0.3], "label": [0, 0, 1, 0]})
     >>> c = check_test_confidence(first, 0.3, n_boot=20)
@@ -42,6 +54,7 @@ def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int 
     out["rank1_confidence_over_share"] = (out["rank1_mean_confidence"] / out["rank1_later_gene_share"]
                                           if out["rank1_later_gene_share"] else np.nan)
     out["rank1_ece"] = float(expected_calibration_error(y, c, n_bins=ece_bins)) if len(c) else np.nan
+    out.update(_rank1_spread(c, y, n_boot=n_boot, seed=seed, ece_bins=ece_bins))
     out["credible_reactions"] = int(cred.sum())
     out["credible_top1_is_later"] = float(y[cred].mean()) if cred.any() else np.nan
     out["all_top1_is_later"] = out["rank1_later_gene_share"]
@@ -60,6 +73,36 @@ def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int 
     lo, hi = (np.quantile(boots, [0.025, 0.975]) if len(boots) else (np.nan, np.nan))
     out["credible_vs_all_lo"], out["credible_vs_all_hi"] = float(lo), float(hi)
     return out
+
+
+def _rank1_spread(c: np.ndarray, y: np.ndarray, *, n_boot: int, seed: int, ece_bins: int) -> dict:
+    """How far the test's size lets its rank-1 figures move: the bootstrap
+    interval of the share and of the confidence over it, the ECE of labels
+    drawn from the confidences, and the Poisson-binomial check of the count
+    (see :func:`check_test_confidence`)."""
+    from scipy.stats import poisson_binom
+
+    from rank.calibration import expected_calibration_error
+
+    keys = ("rank1_later_gene_share_lo", "rank1_later_gene_share_hi", "rank1_confidence_over_share_lo",
+            "rank1_confidence_over_share_hi", "rank1_ece_if_calibrated", "rank1_ece_if_calibrated_hi",
+            "rank1_calibrated_p")
+    if not len(c) or n_boot < 1:
+        return dict.fromkeys(keys, np.nan)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(c), (n_boot, len(c)))
+    share, conf = y[idx].mean(axis=1), c[idx].mean(axis=1)
+    # share over confidence is finite; its percentiles, inverted, are the ratio's
+    inv_lo, inv_hi = np.quantile(share / conf, [0.025, 0.975]) if (conf > 0).all() else (np.nan, np.nan)
+    drawn = rng.random((n_boot, len(c))) < c
+    eces = np.array([expected_calibration_error(d.astype(float), c, n_bins=ece_bins) for d in drawn])
+    dist = poisson_binom(np.clip(c, 0.0, 1.0))
+    k = int(y.sum())
+    p = min(1.0, 2 * min(float(dist.cdf(k)), float(dist.sf(k - 1))))
+    lo, hi = np.quantile(share, [0.025, 0.975])
+    return dict(zip(keys, (float(lo), float(hi), float(1 / inv_hi) if inv_hi > 0 else np.nan,
+                           float(1 / inv_lo) if inv_lo > 0 else np.inf, float(np.median(eces)),
+                           float(np.quantile(eces, 0.95)), p)))
 
 
 def score_test_split(model: HistoryModel, rows: pd.DataFrame, name: str, *, top_n: int, n_boot: int = 1000,

@@ -91,7 +91,9 @@
       el("div", { class: "explain", text:
         "Confidence on that test: the first candidates showed " + pctOf(h, "test_rank1_mean_confidence") +
         " on average and a later gene was first for " + pctOf(h, "test_rank1_later_gene_share") +
-        " (calibration error " + numOf(h, "test_rank1_ece") + "). " + (h.test_credible_reactions ?
+        " (calibration error " + numOf(h, "test_rank1_ece") + "; on this many reactions a perfectly " +
+        "calibrated confidence shows about " + numOf(h, "test_rank1_ece_if_calibrated") + ", up to " +
+        numOf(h, "test_rank1_ece_if_calibrated_hi") + " in 95% of draws). " + (h.test_credible_reactions ?
         "Reactions marked credible had a later gene first " + pctOf(h, "test_credible_top1_is_later") +
         " of the time, against " + pctOf(h, "test_all_top1_is_later") + " for all (" +
         Math.round(h.test_credible_reactions) + " credible). " :

@@ -208,6 +208,28 @@ def test_gain_shares_and_test_confidence_check():
     assert c["credible_vs_all_lo"] <= 2.5 <= c["credible_vs_all_hi"]
     # ECE over the two bins: 0.8 * |0.1 - 0.125| + 0.2 * |0.5 - 0.5|
     assert c["rank1_ece"] == pytest.approx(0.8 * 0.025)
+    assert c["rank1_later_gene_share_lo"] <= 0.2 <= c["rank1_later_gene_share_hi"]
+    assert c["rank1_confidence_over_share_lo"] <= 0.9 and c["rank1_confidence_over_share_hi"] == np.inf
+
+
+def test_test_confidence_spread_against_known_answers():
+    """What the test's size allows: labels that are the confidences (0 or 1)
+    leave no room; half of ten at 0.5 is the expected count; all ten right
+    at 0.1 is far from it."""
+    exact = check_test_confidence(pd.DataFrame({"confidence": [0.0] * 5 + [1.0] * 5, "label": [0] * 5 + [1] * 5}),
+                                  2.0, n_boot=100)
+    assert exact["rank1_ece_if_calibrated"] == 0 and exact["rank1_ece_if_calibrated_hi"] == 0
+    assert exact["rank1_calibrated_p"] == 1.0
+    half = check_test_confidence(pd.DataFrame({"confidence": [0.5] * 10, "label": [1] * 5 + [0] * 5}), 2.0,
+                                 n_boot=400, seed=3)
+    assert half["rank1_calibrated_p"] == pytest.approx(1.0)
+    # ten draws at 0.5 in one bin: the ECE is |k/10 - 0.5|, whose median over Binomial(10, 0.5) is 0.1
+    assert half["rank1_ece_if_calibrated"] == pytest.approx(0.1)
+    assert half["rank1_later_gene_share_lo"] < 0.5 < half["rank1_later_gene_share_hi"]
+    assert half["rank1_confidence_over_share_lo"] < 1.0 < half["rank1_confidence_over_share_hi"] < np.inf
+    far = check_test_confidence(pd.DataFrame({"confidence": [0.1] * 10, "label": [1] * 10}), 2.0, n_boot=50)
+    assert far["rank1_calibrated_p"] == pytest.approx(2 * 0.1 ** 10)
+    assert far["rank1_confidence_over_share_lo"] == far["rank1_confidence_over_share_hi"] == pytest.approx(0.1)
 
 
 def test_fit_then_score_the_test_pair():

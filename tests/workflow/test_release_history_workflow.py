@@ -143,6 +143,10 @@ def test_browser_header_leads_with_the_test_pair(history_run):
     assert f"hit@1 {pct}" in text
     assert f"MRR {summary['test_mrr']:.3f}" in text
     assert "Time split (the test on real orphans" not in text
+    # the confidence on its first candidates, beside what a calibrated one shows on a test this small
+    assert f"(calibration error {summary['test_rank1_ece']:.3f}; on this many reactions a perfectly calibrated " \
+           f"confidence shows about {summary['test_rank1_ece_if_calibrated']:.3f}, up to " \
+           f"{summary['test_rank1_ece_if_calibrated_hi']:.3f} in 95% of draws)" in text
     # then what today's ranking was chosen on, with its history and cross-validated figures
     quality = pd.read_csv(tmp / "results/enzyme_ranking_quality.tsv", sep="\t").iloc[0]
     assert f"The candidates below are ranked by {quality['method']}, chosen on history " \
