@@ -112,9 +112,13 @@ PAGES = (
               "as column and value).", "transpose"),
         Table("metabolic/history_test_confidence.tsv",
               "The history's confidence checked on the test pair's first candidates, over all kinds and per "
-              "kind: mean confidence beside the share with a later gene first, their expected calibration "
-              "error, and how much more often the reactions marked credible had a later gene first than all, "
-              "with a 95% bootstrap interval."),
+              "kind: mean confidence beside the share with a later gene first (the share and their ratio "
+              "with 95% bootstrap intervals over reactions), their expected calibration error beside the one "
+              "a perfectly calibrated confidence shows on so few reactions (`_if_calibrated`: median and 95th "
+              "percentile over labels drawn from the confidences; `rank1_calibrated_p`: the Poisson-binomial "
+              "probability of a count of later genes first this far from the confidences' sum), and how much "
+              "more often the reactions marked credible had a later gene first than all, with a 95% bootstrap "
+              "interval."),
         Table("metabolic/history_test_rankings.tsv",
               "Every ranking on the test pair, in score order, per reaction kind: hit@k, MRR and median rank "
               "with 95% bootstrap intervals over reactions and a random order's expectation; chosen marks "
