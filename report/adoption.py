@@ -177,11 +177,13 @@ def render(without: dict, with_: dict, rule: AdoptionRule = AdoptionRule()) -> s
             f"{render_table(_as_text(figures))}")
 
 
-def page(without_run: Path, with_run: Path, out: Path, run_command: str, rule: AdoptionRule = AdoptionRule()) -> str:
-    """The whole page: title, the stamp of :mod:`report.results_pages`
-    (commit of both runs, date of the newest table read, machine, run
-    command, writing command), then :func:`render`."""
-    without, with_ = run_figures(without_run, rule), run_figures(with_run, rule)
+def page(without_run: Path, with_run: Path, without: dict, with_: dict, out: Path, run_command: str,
+         rule: AdoptionRule = AdoptionRule()) -> str:
+    """The whole page of the runs in ``without_run`` and ``with_run`` (their
+    figures ``without`` and ``with_``, from :func:`run_figures`): title, the
+    stamp of :mod:`report.results_pages` (commit of both runs, date of the
+    newest table read, machine, run command, writing command), then
+    :func:`render`."""
     read = _tables_read(without_run, rule) + _tables_read(with_run, rule)
     newest = max(p.stat().st_mtime for p in read)
     stamp = {"commit": f"without the block {_commit(without_run)}; with it {_commit(with_run)}",
@@ -203,9 +205,10 @@ def main(argv=None) -> int:
     ap.add_argument("--run-command", default=RUN_COMMAND, help="how the two runs were made (for the stamp)")
     args = ap.parse_args(argv)
     rule = AdoptionRule()
-    print(render(run_figures(args.without, rule), run_figures(args.with_, rule), rule))
+    without, with_ = run_figures(args.without, rule), run_figures(args.with_, rule)
+    print(render(without, with_, rule))
     if args.out:
-        text = page(args.without, args.with_, args.out, args.run_command, rule)
+        text = page(args.without, args.with_, without, with_, args.out, args.run_command, rule)
         with atomic_path(args.out) as tmp:
             Path(tmp).write_text(text)
     return 0
