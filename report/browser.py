@@ -33,7 +33,8 @@ import pandas as pd
 from featurize.metabolic.genes import canonical_gene_id
 from rank.calibration import THIN_SUPPORT
 
-__all__ = ["history_test_summary", "time_split_summary", "browser_data", "render_browser", "embed_json", "validated_quality"]
+__all__ = ["history_test_summary", "time_split_summary", "unearned_top_gene", "browser_data", "render_browser",
+           "embed_json", "validated_quality"]
 
 _ASSETS = Path(__file__).with_name("browser_assets")
 
@@ -136,11 +137,50 @@ def history_test_summary(table: pd.DataFrame, quality: pd.DataFrame | None = Non
     return out
 
 
+def unearned_top_gene(quality: pd.DataFrame, ranking: pd.DataFrame) -> dict | None:
+    """The gene first for the most orphans, when the validation does not
+    earn it (``orphan_top1_earned`` of the quality table, one row: see
+    :func:`rank.metrics.top1_record`) and it is first for more than one
+    orphan; else None. The header names it, so a reader weighs its first
+    places against its record on held-out reactions.
+
+    Returns ``gene``, ``name`` (its ``gene_name`` in ``ranking``, "" if
+    none), ``reactions`` and ``share`` (of the ranked orphans it tops),
+    ``validated_tops`` and ``validated_correct`` (held-out reactions it
+    topped, and of those where it was a true gene).
+
+    >>> q = pd.DataFrame([{"orphan_top1_gene": "YAL026C", "orphan_top1_reactions": 112, "orphan_top1_share": 0.0655,
+    ...                    "orphan_top1_validated_tops": 16, "orphan_top1_validated_correct": 0,
+    ...                    "orphan_top1_earned": False}])
+    >>> r = pd.DataFrame({"gene": ["YAL026C"], "gene_name": ["DRS2"]})
+    >>> unearned_top_gene(q, r)["name"], unearned_top_gene(q.assign(orphan_top1_earned=True), r)
+    ('DRS2', None)
+    """
+    if len(quality) != 1:
+        raise ValueError(f"the quality table has {len(quality)} rows; expected one (enzyme_ranking_quality.tsv)")
+    row = quality.iloc[0]
+    keys = ("orphan_top1_gene", "orphan_top1_reactions", "orphan_top1_share", "orphan_top1_validated_tops",
+            "orphan_top1_validated_correct", "orphan_top1_earned")
+    missing = [k for k in keys if k not in row.index]
+    if missing:
+        raise ValueError(f"the quality table has no column {missing[0]!r} (enzyme_ranking_quality.tsv)")
+    earned = str(row["orphan_top1_earned"]).strip().lower() == "true"
+    if earned or not _str(row["orphan_top1_gene"]) or not int(row["orphan_top1_reactions"]) > 1:
+        return None
+    gene = _str(row["orphan_top1_gene"])
+    names = ranking.loc[ranking["gene"].astype(str) == gene, "gene_name"] if "gene_name" in ranking else []
+    return {"gene": gene, "name": _str(names.iloc[0]) if len(names) else "",
+            "reactions": int(row["orphan_top1_reactions"]), "share": _num(row["orphan_top1_share"]),
+            "validated_tops": int(row["orphan_top1_validated_tops"]),
+            "validated_correct": int(row["orphan_top1_validated_correct"])}
+
+
 def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
                  quality: Mapping[str, object] | None = None, dataset: str = "",
                  reaction_url: str = "", time_split: Mapping[str, object] | None = None,
                  calibration: Mapping[str, object] | None = None,
-                 history_test: Mapping[str, object] | None = None) -> dict:
+                 history_test: Mapping[str, object] | None = None,
+                 top_gene: Mapping[str, object] | None = None) -> dict:
     """Everything the page shows, as JSON-ready Python objects.
 
     Parameters
@@ -170,6 +210,8 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
     history_test : mapping, optional
         :func:`history_test_summary` of the release history's test pair;
         the header leads with it (None: no release history in this run).
+    top_gene : mapping, optional
+        :func:`unearned_top_gene`: the header names it (None: no such gene).
     """
     if reaction_url and "{id}" not in reaction_url:
         raise ValueError(f"reaction_url is {reaction_url!r}; expected an address with {{id}} for the "
@@ -254,6 +296,7 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
                      "thin_support": THIN_SUPPORT,
                      "calibration": {str(k): (v if isinstance(v, str) else _num(v))
                                      for k, v in dict(calibration or {}).items()},
+                     "top_gene": None if top_gene is None else dict(top_gene),
                      "history_test": None if history_test is None else
                      {str(k): (v if isinstance(v, str) else _num(v)) for k, v in history_test.items()},
                      "time_split": None if time_split is None else

@@ -172,12 +172,18 @@
         "gave them): not run in this job. Config metabolic.time_split.in_main_job adds it; " +
         "target results/metabolic/time_split_validation.tsv runs it alone." })];
     }
+    var tg = META.top_gene;
+    var topPart = tg ? el("div", { class: "explain warn", text:
+      (tg.name ? tg.name + " (" + tg.gene + ")" : tg.gene) + " is the first candidate of " + tg.reactions +
+      " ranked orphans (" + (100 * tg.share).toFixed(1) + "%). The validation does not earn that: it was " +
+      "first for " + tg.validated_tops + " held-out reactions and a true gene of " + tg.validated_correct +
+      " of them. Read its first places with doubt and look at the next candidates." }) : null;
     var nR = DATA.reactions.length;
     var nRanked = DATA.reactions.filter(function (r) { return r.ranked; }).length;
     return el("header", null, [
       el("h1", { text: "Candidate enzymes and transporters for orphan reactions" }),
       el("div", { class: "meta", text: "Input set: " + (META.dataset || "?") + " \u2022 method: " +
-        (META.method || "?") + " \u2022 " + nR + " orphan reactions, " + nRanked + " ranked" })
+        (META.method || "?") + " \u2022 " + nR + " orphan reactions, " + nRanked + " ranked" }), topPart
       ].concat(hist ? historyTestPart(hist).concat([el("h2", { class: "test-head",
         text: "Cross-validation on reactions with known genes" })]) : [])
       .concat([metrics, explain, calPart]).concat(tsPart));

@@ -254,3 +254,30 @@ def test_input_text_is_shown_as_text_and_never_runs(page, driver):
     listed = driver.find_elements(By.CSS_SELECTOR, "#reactions tbody tr")
     assert any(NAME_PAYLOAD in r.text for r in listed)
     assert _severe(driver) == []
+
+
+def test_header_names_an_unearned_top_gene(page, tmp_path):
+    """The toy run's header names the gene first for the most orphans exactly
+    when report.browser.unearned_top_gene does; the same page's data with a
+    known unearned gene shows the sentence, with its figures, in Chromium."""
+    from chromium import header_text
+
+    from report.browser import render_browser, unearned_top_gene
+
+    tmp, _ = page
+    html = (tmp / "results/enzyme_ranking.html").read_text()
+    data = json.loads(html.split('<script type="application/json" id="geomargin-data">', 1)[1]
+                      .split("</script>", 1)[0])
+    ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
+    expected = unearned_top_gene(pd.read_csv(tmp / "results/enzyme_ranking_quality.tsv", sep="\t"), ranking)
+    assert data["meta"]["top_gene"] == expected
+    assert ("is the first candidate of" in header_text(tmp / "results/enzyme_ranking.html")) == (expected is not None)
+    data["meta"]["top_gene"] = {"gene": "YAL026C", "name": "DRS2", "reactions": 112, "share": 0.0612,
+                                "validated_tops": 16, "validated_correct": 0}
+    known = tmp_path / "known.html"
+    known.write_text(render_browser(data))
+    assert ("DRS2 (YAL026C) is the first candidate of 112 ranked orphans (6.1%). The validation does not earn "
+            "that: it was first for 16 held-out reactions and a true gene of 0 of them.") in header_text(known)
+    data["meta"]["top_gene"] = None
+    known.write_text(render_browser(data))
+    assert "is the first candidate of" not in header_text(known)

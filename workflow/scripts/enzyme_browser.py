@@ -4,7 +4,8 @@ import pandas as pd
 
 from common.io import atomic_path
 from featurize.metabolic.bundle import FeatureBundle
-from report.browser import browser_data, history_test_summary, render_browser, time_split_summary, validated_quality
+from report.browser import (browser_data, history_test_summary, render_browser, time_split_summary,
+                            unearned_top_gene, validated_quality)
 
 from _bootstrap import setup
 
@@ -38,13 +39,17 @@ if hasattr(smk.input, "history_test"):
     history_test = history_test_summary(pd.read_csv(smk.input.history_test, sep="\t"),
                                         pd.read_csv(smk.input.quality, sep="\t"))
     log.info("release history, test %s: %s", history_test["test_split"], history_test)
+# the gene first for the most orphans, named in the header when the validation does not earn it
+top_gene = unearned_top_gene(pd.read_csv(smk.input.quality, sep="\t"), ranking)
+log.info("gene first for the most orphans, unearned: %s", top_gene)
 calibration = pd.read_csv(smk.input.calibration, sep="\t")
 calibration = calibration[calibration["reaction_kind"] == "all"]
 calibration = ({k: calibration.iloc[0][k] for k in ("threshold", "ece", "brier", "check")}
                if len(calibration) else None)
 data = browser_data(ranking, orphans, featurizer, quality=quality, dataset=smk.params.dataset,
                     reaction_url=smk.params.reaction_url, time_split=time_split,
-                    calibration=None if history_test is not None else calibration, history_test=history_test)
+                    calibration=None if history_test is not None else calibration, history_test=history_test,
+                    top_gene=top_gene)
 html = render_browser(data)
 with atomic_path(smk.output[0]) as tmp:
     tmp.write_text(html, encoding="utf-8")
