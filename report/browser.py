@@ -145,11 +145,11 @@ def unearned_top_gene(quality: pd.DataFrame, ranking: pd.DataFrame) -> dict | No
     places against its record on held-out reactions.
 
     Returns ``gene``, ``name`` (its ``gene_name`` in ``ranking``, "" if
-    none), ``reactions`` and ``share`` (of the ranked orphans it tops),
+    none), ``reactions`` and ``share`` (of the ``orphans_ranked`` it tops),
     ``validated_tops`` and ``validated_correct`` (held-out reactions it
     topped, and of those where it was a true gene).
 
-    >>> q = pd.DataFrame([{"orphan_top1_gene": "YAL026C", "orphan_top1_reactions": 112, "orphan_top1_share": 0.0655,
+    >>> q = pd.DataFrame([{"orphans_ranked": 1710, "orphan_top1_gene": "YAL026C", "orphan_top1_reactions": 112,
     ...                    "orphan_top1_validated_tops": 16, "orphan_top1_validated_correct": 0,
     ...                    "orphan_top1_earned": False}])
     >>> r = pd.DataFrame({"gene": ["YAL026C"], "gene_name": ["DRS2"]})
@@ -159,7 +159,7 @@ def unearned_top_gene(quality: pd.DataFrame, ranking: pd.DataFrame) -> dict | No
     if len(quality) != 1:
         raise ValueError(f"the quality table has {len(quality)} rows; expected one (enzyme_ranking_quality.tsv)")
     row = quality.iloc[0]
-    keys = ("orphan_top1_gene", "orphan_top1_reactions", "orphan_top1_share", "orphan_top1_validated_tops",
+    keys = ("orphans_ranked", "orphan_top1_gene", "orphan_top1_reactions", "orphan_top1_validated_tops",
             "orphan_top1_validated_correct", "orphan_top1_earned")
     missing = [k for k in keys if k not in row.index]
     if missing:
@@ -170,7 +170,9 @@ def unearned_top_gene(quality: pd.DataFrame, ranking: pd.DataFrame) -> dict | No
     gene = _str(row["orphan_top1_gene"])
     names = ranking.loc[ranking["gene"].astype(str) == gene, "gene_name"] if "gene_name" in ranking else []
     return {"gene": gene, "name": _str(names.iloc[0]) if len(names) else "",
-            "reactions": int(row["orphan_top1_reactions"]), "share": _num(row["orphan_top1_share"]),
+            "reactions": int(row["orphan_top1_reactions"]),
+            # from the counts: the table's share is rounded
+            "share": int(row["orphan_top1_reactions"]) / int(row["orphans_ranked"]),
             "validated_tops": int(row["orphan_top1_validated_tops"]),
             "validated_correct": int(row["orphan_top1_validated_correct"])}
 

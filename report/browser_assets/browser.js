@@ -174,7 +174,8 @@
     }
     var tg = META.top_gene;
     var topPart = tg ? el("div", { class: "explain warn", text:
-      (tg.name ? tg.name + " (" + tg.gene + ")" : tg.gene) + " is the first candidate of " + tg.reactions +
+      (tg.name && tg.name !== tg.gene ? tg.name + " (" + tg.gene + ")" : tg.gene) + " is the first candidate of " +
+      tg.reactions +
       " ranked orphans (" + (100 * tg.share).toFixed(1) + "%). The validation does not earn that: it was " +
       "first for " + tg.validated_tops + " held-out reactions and a true gene of " + tg.validated_correct +
       " of them. Read its first places with doubt and look at the next candidates." }) : null;

@@ -33,7 +33,8 @@ def test_time_split_summary_is_the_default_ranking_over_all_kinds():
 
 
 def _quality(**kw):
-    row = {"orphan_top1_gene": "YAL026C", "orphan_top1_reactions": 112, "orphan_top1_share": 0.0655,
+    row = {"orphans_ranked": 1710, "orphan_top1_gene": "YAL026C", "orphan_top1_reactions": 112,
+           "orphan_top1_share": 0.0655,
            "orphan_top1_validated_tops": 16, "orphan_top1_validated_correct": 0, "orphan_top1_earned": False}
     return pd.DataFrame([{**row, **kw}])
 
@@ -41,7 +42,7 @@ def _quality(**kw):
 def test_unearned_top_gene_is_named_only_when_the_validation_does_not_earn_it():
     ranking = pd.DataFrame({"gene": ["YBR001C", "YAL026C"], "gene_name": ["NTH2", "DRS2"]})
     assert unearned_top_gene(_quality(), ranking) == {
-        "gene": "YAL026C", "name": "DRS2", "reactions": 112, "share": 0.0655, "validated_tops": 16,
+        "gene": "YAL026C", "name": "DRS2", "reactions": 112, "share": 112 / 1710, "validated_tops": 16,
         "validated_correct": 0}
     # read back from a TSV, the flag is text
     assert unearned_top_gene(_quality(orphan_top1_earned="False"), ranking)["gene"] == "YAL026C"
