@@ -49,7 +49,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from common.checks import int_at_least, one_of, positive_float, validate_params
 from models._kernels import (REPRESENTATIONS, SVC_PARAMETER_CONSTRAINTS, _check_representation, _resolve_representation,
-                             _distinct_byte_rows, _rows_qp, _use_rows, kernel_from_gram)
+                             _rows_qp, _use_rows, kernel_from_gram)
+from models._rows import _distinct_byte_rows
 from models._validation import (
     AbsentFeatureClassifierMixin,
     validate_binary_y,

@@ -2,8 +2,8 @@
 
 :class:`GeometricMarginSVC` is the iterative non-separable algorithm of
 Chechik, Heitz, Elidan, Abbeel & Koller ("Max-margin classification of data
-with absent features", JMLR 9, 2008, Sec. 4; NIPS 2006). :class:`AverageNormSVC`
-is the paper's ``avg|w|`` variant. Both take ``X`` with NaN where a feature is
+with absent features", JMLR 9, 2008, Sec. 4; NIPS 2006); the paper's
+``avg|w|`` variant is :class:`models.average_norm.AverageNormSVC`. Both take ``X`` with NaN where a feature is
 structurally absent and solve every QP with libsvm (``sklearn.svm.SVC``, on a
 precomputed kernel or, for the linear kernel with few features, on the
 rows; see ``representation``); for large linear problems
@@ -15,21 +15,20 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import SVC, LinearSVC
+from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import (int_at_least, none_or_positive_float, one_of, positive_float, positive_float_or,
-                           validate_params)
+from common.checks import (int_at_least, none_or_positive_float, one_of, positive_float, validate_params)
 
-from ._kernels import (REPRESENTATIONS, SVC_PARAMETER_CONSTRAINTS, PatternNorms, _check_representation,
-                       _kernel_from_filled, _resolve_representation, _rows_qp, _use_rows, columns_dot,
+from ._pattern_norms import PatternNorms
+from ._kernels import (REPRESENTATIONS, _resolve_representation, _use_rows, columns_dot,
                        resolve_gamma)
-from ._validation import (AbsentFeatureClassifierMixin, validate_binary_y,
+from ._masked_svc import _MaskedSVCBase, _train_val_kernels
+from ._validation import (validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 
-__all__ = ["GeometricMarginSVC", "AverageNormSVC", "S_MIN"]
+__all__ = ["GeometricMarginSVC", "S_MIN"]
 
 #: Lower bound on the scale ``s = ||w^(x)|| / ||w||`` of an instance that has
 #: valid features: a numerical guard so that ``K_ij / (s_i s_j)`` stays
@@ -44,57 +43,6 @@ S_MIN = 1e-3
 #: descent's iteration cap.
 LIBLINEAR_INTERCEPT_SCALING = 3.0
 LIBLINEAR_MAX_ITER = 20000
-
-
-#: libsvm kernel cache (MB) of ``cache_size="auto"``: on the rows, and on a precomputed kernel
-ROWS_CACHE_MB, PRECOMPUTED_CACHE_MB = 500.0, 64.0
-
-
-def _cache_mb(cache_size, precomputed: bool) -> float:
-    """libsvm's ``cache_size`` for ``cache_size`` (a float, or ``"auto"``)."""
-    if cache_size == "auto":
-        return PRECOMPUTED_CACHE_MB if precomputed else ROWS_CACHE_MB
-    return float(cache_size)
-
-
-class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
-    """Shared prediction code: a kernel expansion over stored support vectors."""
-
-    _parameter_constraints: dict = {**SVC_PARAMETER_CONSTRAINTS, "cache_size": positive_float_or("auto")}
-
-    def _svc(self, rows: bool = False, shape: tuple[int, int] | None = None):
-        """libsvm on a precomputed kernel, or (``rows``) the QP on the rows of
-        ``shape`` with the linear kernel (:func:`models._kernels._rows_qp`:
-        libsvm or the primal interior point, by ``representation``): the
-        same QP when the precomputed kernel is ``X0 @ X0.T`` of those rows."""
-        if rows:
-            return _rows_qp(self.representation, self.kernel, *shape, C=self.C, tol=self.tol,
-                            cache_size=_cache_mb(self.cache_size, precomputed=False))
-        return SVC(kernel="precomputed", C=float(self.C), tol=float(self.tol),
-                   cache_size=_cache_mb(self.cache_size, precomputed=True))
-
-    def _check_representation(self) -> None:
-        _check_representation(self)
-
-    def _kernel(self, X0, M, Z0, Mz, G=None):
-        """Masked kernel with the estimators' convention for rows with no
-        valid feature: ``phi(x) = 0``, i.e. their kernel rows/columns are 0.
-        ``G = X0 @ Z0.T`` may be given (it is not modified).
-
-        (The raw masked formula would give ``coef0 ** degree`` for ``poly``
-        and 1 for ``rbf``.) Training, the pattern norms and prediction must
-        all use this same kernel: mixing the two conventions puts the empty
-        support vectors' ``beta_j`` into ``w`` at prediction time only.
-        """
-        K = _kernel_from_filled(X0, M, Z0, Mz, self.kernel, self.degree,
-                                self.gamma_, self.coef0, G=G)
-        if self.kernel != "linear":
-            ex, ez = ~M.any(axis=1), ~Mz.any(axis=1)
-            if ex.any():
-                K[ex, :] = 0.0
-            if ez.any():
-                K[:, ez] = 0.0
-        return K
 
 
 class GeometricMarginSVC(_MaskedSVCBase):
@@ -626,7 +574,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
 
     def prepare_scoring(self) -> "GeometricMarginSVC":
         """Precompute what makes scoring many distinct missingness patterns
-        cheap (:meth:`models._kernels.PatternNorms.prepare`: the moment
+        cheap (:meth:`models._pattern_norms.PatternNorms.prepare`: the moment
         tensors of a degree-3 polynomial kernel; nothing for other kernels).
         Scores are unchanged up to rounding. Worth it before scoring the
         windows of many scenes."""
@@ -687,15 +635,6 @@ class GeometricMarginSVC(_MaskedSVCBase):
         return f, s
 
 
-def _train_val_kernels(est, X0, M, X0v, Mv, gram: dict):
-    """``(K_train, K_val_train)``: ``est._kernel`` on the linear Gram matrices
-    cached in ``gram`` (computed on first use, shared by every kernel)."""
-    if "G" not in gram:
-        gram["G"] = X0 @ X0.T
-        gram["Gv"] = X0v @ X0.T
-    return est._kernel(X0, M, X0, M, G=gram["G"]), est._kernel(X0v, Mv, X0, M, G=gram["Gv"])
-
-
 def _scales(norms: PatternNorms, M: np.ndarray, wn2: float,
             num: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
     """Per-row ``s = ||w^(i)|| / ||w||`` (1 for empty rows, floored at S_MIN).
@@ -710,208 +649,3 @@ def _scales(norms: PatternNorms, M: np.ndarray, wn2: float,
     np.maximum(s, S_MIN, out=s)
     s[~M.any(axis=1)] = 1.0
     return s, True
-
-
-def _avg_norm_scale(X: np.ndarray) -> np.ndarray:
-    """``1 / sqrt(p_k)`` per feature, ``p_k`` the fraction of the rows of ``X``
-    in which feature ``k`` is valid; 0 for a feature never valid (dropped):
-    :attr:`AverageNormSVC.feature_scale_`."""
-    p = (~np.isnan(X)).mean(axis=0)
-    scale = np.zeros(X.shape[1])
-    scale[p > 0] = 1.0 / np.sqrt(p[p > 0])
-    return scale
-
-
-class AverageNormSVC(_MaskedSVCBase):
-    """The ``avg|w|`` variant of Chechik et al. (JMLR 2008).
-
-    Minimises ``(1/n) sum_i ||w^(i)||^2 / 2 + C sum_i xi_i`` subject to
-    ``y_i (w.x_i + b) >= 1 - xi_i``. Since
-    ``(1/n) sum_i ||w^(i)||^2 = sum_k p_k w_k^2`` with ``p_k`` the fraction of
-    training instances in which feature ``k`` is valid, this is *exactly* a
-    standard SVM on zero-filled data after scaling feature ``k`` by
-    ``1 / sqrt(p_k)`` (for the linear kernel); features never valid in
-    training are dropped (their weight is 0). For ``poly`` and ``rbf`` the
-    same input scaling is applied before the masked kernel: this is an
-    approximation of the feature-space ``avg|w|`` objective, not the exact
-    optimum.
-
-    Parameters
-    ----------
-    C, kernel, degree, gamma, coef0, tol, cache_size
-        As in :class:`GeometricMarginSVC` (``gamma="scale"`` is computed on
-        the rescaled data).
-    groups : array-like of int of shape (n_features,), default=None
-        Accepted for a uniform interface and validated; ``p_k`` is per feature
-        so the result does not depend on it.
-    representation : {"auto", "gram", "rows", "primal"}, default="auto"
-        What the QP is solved on, as in :class:`GeometricMarginSVC`: libsvm
-        on the precomputed n x n kernel (``"gram"``) or, for
-        ``kernel="linear"``, on the rescaled zero-filled rows (``"rows"``),
-        or the same QP's primal on those rows by the interior point
-        (``"primal"``); ``"auto"`` chooses as :class:`GeometricMarginSVC`'s.
-
-    Attributes
-    ----------
-    classes_, n_features_in_, gamma_, support_, support_vectors_, dual_coef_,
-    intercept_, representation_
-        As in :class:`GeometricMarginSVC`.
-    feature_scale_ : ndarray of shape (n_features,)
-        ``1 / sqrt(p_k)``, 0 for dropped features.
-    coef_ : ndarray of shape (1, n_features)
-        ``w`` in the original feature space (linear kernel only):
-        ``decision_function(x) = coef_[0] . x0 + intercept_[0]``.
-
-    Notes
-    -----
-    A row with no valid (kept) feature scores exactly ``intercept_``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from models.geometric import AverageNormSVC
-    >>> X = np.array([[1.0, 1.0], [2.0, np.nan], [-1.0, -1.0], [-2.0, np.nan]])
-    >>> clf = AverageNormSVC(C=10.0).fit(X, [1, 1, 0, 0])
-    >>> clf.predict([[1.5, np.nan], [-1.0, -2.0]])
-    array([1, 0])
-    """
-
-    _parameter_constraints: dict = {
-        **_MaskedSVCBase._parameter_constraints,
-        "representation": one_of(*REPRESENTATIONS),
-    }
-
-    def __init__(self, C=1.0, *, kernel="linear", degree=2, gamma="scale", coef0=1.0,
-                 groups=None, tol=1e-3, cache_size="auto", representation="auto"):
-        self.C = C
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.groups = groups
-        self.tol = tol
-        self.cache_size = cache_size
-        self.representation = representation
-
-    def _rescale(self, X):
-        Xs = X * self.feature_scale_
-        Xs[:, self.feature_scale_ == 0] = np.nan
-        return Xs
-
-    def fit(self, X, y):
-        """Fit a standard SVM on the ``1/sqrt(p_k)``-rescaled data.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        validate_params(self)
-        self._check_representation()
-        X = validate_X_fit(self, X)
-        self.classes_, ys = validate_binary_y(self, y, X)
-        validate_feature_groups(self, self.groups, X.shape[1])
-        scale = _avg_norm_scale(X)
-        self.feature_scale_ = scale
-        Xs = self._rescale(X)
-        self.gamma_ = resolve_gamma(self, self.gamma, Xs)
-        Ms = ~np.isnan(Xs)
-        X0 = np.where(Ms, Xs, 0.0)
-        rows = _use_rows(self.representation, self.kernel, *X0.shape)
-        self.representation_ = _resolve_representation(self.representation, self.kernel, *X0.shape)
-        svc = self._svc(rows, X0.shape).fit(X0 if rows else self._kernel(X0, Ms, X0, Ms), ys)
-        sv = svc.support_
-        self.support_ = sv
-        self.support_vectors_ = X[sv]
-        self.dual_coef_ = svc.dual_coef_.copy()
-        self.intercept_ = svc.intercept_.copy()
-        self._X0_sv, self._M_sv = X0[sv], Ms[sv]
-        if self.kernel == "linear":
-            self.coef_ = ((X0[sv].T @ self.dual_coef_[0]) * scale)[None, :]
-        return self
-
-    def grid_decision_function(self, param_list, X_train, y_train, X_val):
-        """Validation decision values for many parameter settings at once.
-
-        Equivalent to ``[clone(self).set_params(**p).fit(X_train,
-        y_train).decision_function(X_val) for p in param_list]``, but the
-        rescaling is done once and linear/poly kernels share one Gram matrix
-        (not built for linear points that give libsvm the rows, see
-        ``representation``).
-
-        Returns
-        -------
-        list of ndarray of shape (n_val,), one per setting, in order.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.normal(size=(40, 4)); y = (X[:, 0] > 0).astype(int)
-        >>> X[::3, 1] = np.nan
-        >>> out = AverageNormSVC().grid_decision_function([{"C": 1.0}, {"kernel": "poly"}],
-        ...                                               X[:30], y[:30], X[30:])
-        >>> [o.shape for o in out]
-        [(10,), (10,)]
-        """
-        from sklearn.base import clone
-
-        proto = clone(self)
-        X_train = validate_X_fit(proto, X_train)
-        _, ys = validate_binary_y(proto, y_train, X_train)
-        Xv = validate_X_predict(proto, X_val)
-        proto.feature_scale_ = _avg_norm_scale(X_train)
-        Xs, Xvs = proto._rescale(X_train), proto._rescale(Xv)
-        Ms, Mvs = ~np.isnan(Xs), ~np.isnan(Xvs)
-        X0, X0v = np.where(Ms, Xs, 0.0), np.where(Mvs, Xvs, 0.0)
-        empty_v = ~Mvs.any(axis=1)
-        gram: dict = {}
-        out = []
-        for params in param_list:
-            est = clone(self).set_params(**params)
-            validate_params(est)
-            est._check_representation()
-            est.present_features_ = proto.present_features_
-            validate_feature_groups(est, est.groups, X_train.shape[1])
-            est.gamma_ = resolve_gamma(est, est.gamma, Xs)
-            if _use_rows(est.representation, est.kernel, *X0.shape):
-                svc = est._svc(True, X0.shape).fit(X0, ys)
-                b = float(svc.intercept_[0])
-                f = X0v @ (X0[svc.support_].T @ svc.dual_coef_[0]) + b
-            else:
-                K, Kv = _train_val_kernels(est, X0, Ms, X0v, Mvs, gram)
-                svc = est._svc().fit(K, ys)
-                b = float(svc.intercept_[0])
-                f = Kv[:, svc.support_] @ svc.dual_coef_[0] + b
-            f[empty_v] = b
-            out.append(f)
-        return out
-
-    def decision_function(self, X):
-        """``<w, phi(x_scaled)> + b``; ``intercept_`` for a row with no valid
-        feature.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        X = validate_X_predict(self, X)
-        Xs = self._rescale(X)
-        M = ~np.isnan(Xs)
-        X0 = np.where(M, Xs, 0.0)
-        b = float(self.intercept_[0])
-        if self.kernel == "linear":  # explicit w: no kernel expansion over the SVs
-            f = X0 @ (self._X0_sv.T @ self.dual_coef_[0]) + b
-        else:
-            f = self._kernel(X0, M, self._X0_sv, self._M_sv) @ self.dual_coef_[0] + b
-        f[~M.any(axis=1)] = b
-        return f

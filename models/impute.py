@@ -36,7 +36,7 @@ from sklearn.mixture import GaussianMixture
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from common.checks import boolean, check_param, int_at_least, positive_float, validate_params
-from models._kernels import _distinct_byte_rows
+from models._rows import _distinct_byte_rows
 from models._validation import (
     check_choice,
     validate_feature_groups,

@@ -203,7 +203,7 @@ class IntegratedLogisticRegression(AbsentFeatureClassifierMixin, BaseEstimator):
                 raise ValueError(
                     f"{type(self).__name__} was fitted on complete data only, so it has no model "
                     f"of the features; it cannot predict instances with NaN.")
-            from models.gaussian_em import Conditional
+            from models.gaussian_conditional import Conditional
             n, d = X.shape
             return Conditional(np.ones((n, 1)), X[:, None, :].copy(), np.zeros(n, dtype=int),
                                [np.zeros(0, dtype=int)], [np.zeros((1, 0))], [np.zeros((1, 0, 0))])

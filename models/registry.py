@@ -93,7 +93,7 @@ def _make_geometric_rank(groups=None, random_state=None):
 
 
 def _make_avg_w(groups=None, random_state=None):
-    from models.geometric import AverageNormSVC  # lazy: other module
+    from models.average_norm import AverageNormSVC  # lazy: other module
     return AverageNormSVC(groups=groups)
 
 

@@ -10,7 +10,8 @@ from sklearn.base import clone
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import check_estimator
 
-from models.geometric import AverageNormSVC, GeometricMarginSVC
+from models.average_norm import AverageNormSVC
+from models.geometric import GeometricMarginSVC
 from toy_data import geometric_margin
 
 NAN = np.nan
@@ -506,11 +507,11 @@ def test_auto_representation_picks_the_primal_for_few_linear_features(monkeypatc
     4 n_features <= n_samples (no libsvm fit, no n x n matrix is ever built)
     and libsvm on the precomputed kernel otherwise (poly, or linear with more
     features); 'rows' (libsvm on the rows) and 'primal' need the linear kernel."""
+    import models._kernels as kernels_module
+    import models._masked_svc as masked_module
     import models.geometric as geo
 
-    import models._kernels as kernels_module
-
-    monkeypatch.setattr(geo, "SVC", _SpySVC)
+    monkeypatch.setattr(masked_module, "SVC", _SpySVC)
     monkeypatch.setattr(kernels_module, "SVC", _SpySVC)
     X, y, groups, _ = _rows_gram_data(0)
 
@@ -577,7 +578,7 @@ def test_average_norm_rows_equal_gram(monkeypatch):
     <= n_samples) solves the QP of 'gram' (one QP; measured relative decision
     difference 0 here) and builds no Gram matrix, in fit and in
     grid_decision_function; poly keeps the Gram matrix."""
-    import models.geometric as geo
+    import models.average_norm as avg_module
 
     X, y, groups = block_missing(150, 10, 2, seed=44, frac=0.5)
     X[:4] = NAN
@@ -586,8 +587,8 @@ def test_average_norm_rows_equal_gram(monkeypatch):
     Xv[0] = NAN
     grid = [{"C": C} for C in (0.1, 1.0, 10.0)]
     with monkeypatch.context() as m:
-        m.setattr(geo, "_train_val_kernels", None)
-        m.setattr(geo.AverageNormSVC, "_kernel", None)
+        m.setattr(avg_module, "_train_val_kernels", None)
+        m.setattr(AverageNormSVC, "_kernel", None)
         got = AverageNormSVC(representation="rows").grid_decision_function(grid, X, y, Xv)
         rows = [AverageNormSVC(representation="rows", **p).fit(X, y) for p in grid]
     for p, g, r in zip(grid, got, rows):

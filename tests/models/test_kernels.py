@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-from models._kernels import PatternNorms, columns_dot, feature_blocks, kernel_from_gram, masked_kernel
+from models._kernels import columns_dot, kernel_from_gram, masked_kernel
+from models._pattern_norms import PatternNorms, feature_blocks
 
 NAN = np.nan
 

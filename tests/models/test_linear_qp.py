@@ -9,7 +9,8 @@ from sklearn.svm import SVC
 
 from models._linear_qp import SUPPORT_THRESHOLD, PrimalLinearSVM
 from models.baselines import ImputedSVC
-from models.geometric import AverageNormSVC, GeometricMarginSVC
+from models.average_norm import AverageNormSVC
+from models.geometric import GeometricMarginSVC
 from toy_data import noisy_linear
 
 

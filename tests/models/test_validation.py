@@ -40,7 +40,7 @@ def test_groups_wrong_length():
 
 
 #: Modules of models/ that define estimators.
-ESTIMATOR_MODULES = ["baselines", "block_kernel", "gaussian_em", "geometric", "impute",
+ESTIMATOR_MODULES = ["average_norm", "baselines", "block_kernel", "gaussian_em", "geometric", "impute",
                      "infinite_imputation", "integrated_logreg", "rank_svm", "reduce",
                      "robust_socp", "socp"]
 
