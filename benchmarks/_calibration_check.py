@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 
 import rank.calibration as calibration
+import rank.calibration_check as calibration_check
+import rank.evidence_flags as evidence_flags
 from rank.shown_order import shown_positions, shown_ranks, shown_tops
 from rank.validation import validation_table
 
@@ -47,8 +49,8 @@ def oof_check(rows: pd.DataFrame, w: np.ndarray, ranks: pd.DataFrame, name: str,
     t = validation_table(shown_ranks(ranks, rows, pos), shown_tops(rows, pos, name), [name],
                          int(ranks["n_candidates"].max()), n_bootstrap, 0).iloc[0]
     return p, pos, {"brier": np.mean((p - y) ** 2), "brier_groups": np.average((p - y) ** 2, weights=w),
-                    "ece": calibration.expected_calibration_error(y, p),
-                    "ece_groups": calibration.expected_calibration_error(y, p, sample_weight=w),
+                    "ece": calibration_check.expected_calibration_error(y, p),
+                    "ece_groups": calibration_check.expected_calibration_error(y, p, sample_weight=w),
                     "shown_hit@1": t["hit@1"], "shown_mrr": t["mrr"]}
 
 
@@ -62,7 +64,7 @@ def bare_first_check(rows: pd.DataFrame, w: np.ndarray, ranks: pd.DataFrame, nam
     y = rows["label"].to_numpy(dtype=int)
     bf = (pos == 1) & calibration.without_network_evidence(rows)
     return p, bf, {**row, "bare_first_rows": int(bf.sum()), "bare_first_groups": float(w[bf].sum()),
-                   "bare_first_ece": calibration.expected_calibration_error(y[bf], p[bf], sample_weight=w[bf]),
+                   "bare_first_ece": calibration_check.expected_calibration_error(y[bf], p[bf], sample_weight=w[bf]),
                    "bare_first_confidence": np.average(p[bf], weights=w[bf]),
                    "bare_first_share_right": np.average(y[bf], weights=w[bf])}
 
@@ -106,4 +108,4 @@ def orphan_shown_rows(workdir, ranking: str) -> pd.DataFrame:
                               bundle.candidates, top_n=opts["top_n"], batch_size=opts["batch_size"],
                               gene_correction=correction, standardised=True, n_jobs=2)
         top = top.dropna(subset=["score"]).reset_index(drop=True)
-        return calibration.shown_rows(top, bundle.featurizer, bundle.network.reactions["reaction_kind"], n_jobs=2)
+        return evidence_flags.shown_rows(top, bundle.featurizer, bundle.network.reactions["reaction_kind"], n_jobs=2)

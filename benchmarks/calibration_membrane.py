@@ -5,7 +5,7 @@ protein? An experiment on a finished metabolic run (not used by the workflow).
 
 A transport reaction is carried by a membrane protein. The candidate flags
 of the calibration rows say what the network and the domains shared with
-other genes tie to the reaction (``rank.calibration.CANDIDATE_FLAGS``), but
+other genes tie to the reaction (``rank.evidence_flags.CANDIDATE_FLAGS``), but
 not whether the candidate sits in a membrane at all: on yeast-GEM 9.0.2 a
 spindle-pole-body protein (CDC31) is listed first for diglyceride transports
 at the same confidence as a transporter would be.

@@ -4,7 +4,7 @@ An experiment on a finished metabolic run (not used by the workflow).
     python benchmarks/calibration_own_kind.py --workdir DIR [--n-bootstrap 200]
 
 The calibration rows (``results/metabolic/ranking/calibration_rows.tsv``)
-carry two flags of each candidate (``rank.calibration.OWN_KIND_FLAGS``):
+carry two flags of each candidate (``rank.evidence_flags.OWN_KIND_FLAGS``):
 ``role``, it catalyses another reaction of the reaction's kind, and
 ``kind_domain``, it carries a domain of a gene that does. The calibrator
 reads them, alone and times "without network evidence"
@@ -57,14 +57,16 @@ import numpy as np
 import pandas as pd
 
 import rank.calibration as calibration
+import rank.calibration_check as calibration_check
+import rank.evidence_flags as evidence_flags
 from _calibration_check import bare_first_check, load_rows, orphan_shown_rows, weighted_summary
 from _cli import workdir_parser
 from rank.shown_order import shown_positions
 
 #: The own-kind inputs of the workflow's calibration features: the columns
 #: just before the site inputs, which come last.
-N_OWN = 2 * len(calibration.OWN_KIND_FLAGS)
-N_SITE = len(calibration.SITE_FLAGS)
+N_OWN = 2 * len(evidence_flags.OWN_KIND_FLAGS)
+N_SITE = len(evidence_flags.SITE_FLAGS)
 
 
 def without_own_kind(features):
@@ -116,7 +118,7 @@ def like_rows_cap(rank_aware: bool):
         cell, pooled = t[(t.k == k) & (t.q == q) & (t.o == o)], t[(t.q == q) & (t.o == o)]
         sets = (cell[cell.r <= r], cell, pooled[pooled.r <= r], pooled) if rank_aware else (cell, pooled)
         s = next((s for s in sets if len(s)), None)
-        return 0.0 if s is None else calibration.wilson_lower(float(np.average(s.y, weights=s.w)), float(s.w.sum()))
+        return 0.0 if s is None else calibration_check.wilson_lower(float(np.average(s.y, weights=s.w)), float(s.w.sum()))
 
     def predict_proba(self, rows):
         p = PREDICT(self, rows)

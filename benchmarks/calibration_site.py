@@ -5,7 +5,7 @@ An experiment on a finished metabolic run (not used by the workflow).
 
 The calibration rows (``results/metabolic/ranking/calibration_rows.tsv``)
 carry two flags of each candidate from the ``site`` block
-(``rank.calibration.SITE_FLAGS``): ``site_match``, seen in one of the
+(``rank.evidence_flags.SITE_FLAGS``): ``site_match``, seen in one of the
 reaction's compartments, and ``site_elsewhere``, seen only in others;
 neither without localization data. The calibrator reads them
 (``rank.calibration.calibration_features``, its last two inputs). This fits
@@ -33,11 +33,12 @@ import numpy as np
 import pandas as pd
 
 import rank.calibration as calibration
+import rank.evidence_flags as evidence_flags
 from _calibration_check import load_rows, oof_check, weighted_summary
 from _cli import workdir_parser
 
 #: The last columns of the workflow's calibration features: the site inputs.
-N_SITE = len(calibration.SITE_FLAGS)
+N_SITE = len(evidence_flags.SITE_FLAGS)
 
 
 def without_site(features):

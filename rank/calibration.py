@@ -26,8 +26,8 @@ reaction having a gene among the candidates: a real orphan may have none.
 The check is made where the calibrator never looked
 (:func:`out_of_fold_confidence`: fitted on the other folds' rows), by the
 expected calibration error over 10 equal-width bins of confidence [3]_
-(:func:`expected_calibration_error`), the Brier score and the reliability
-table (:func:`reliability_table`).
+(:func:`rank.calibration_check.expected_calibration_error`), the Brier score and the
+reliability table (:mod:`rank.calibration_check`).
 
 References
 ----------
@@ -56,182 +56,43 @@ True
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from common.checks import check_param, int_at_least, open_unit_interval, positive_float, validate_params
-from common.parallel import fork_map
+from common.checks import check_param, int_at_least, positive_float, validate_params
+from rank.calibration_check import _wilson_lower, wilson_lower
+from rank.evidence_flags import (CANDIDATE_FLAGS, EVIDENCE_FLAGS, HOMOLOGY_FLAG, NETWORK_FLAGS, OWN_KIND_FLAGS, SITE_FLAGS)
 
-__all__ = ["CALIBRATION_COLUMNS", "EVIDENCE_FLAGS", "KINDS", "ConfidenceCalibrator", "calibration_rows", "evidence_flags",
-           "calibration_features", "expected_calibration_error", "reliability_table",
-           "out_of_fold_confidence", "no_credible_candidate", "best_per_reaction", "most_confident_rows",
-           "credible_threshold",
-           "THRESHOLD_GRID", "shown_rows", "check_table", "CHECK_COLUMNS", "EVIDENCE_PATTERNS",
-           "evidence_pattern", "family_weights", "NETWORK_FLAGS", "wilson_lower", "without_network_evidence",
-           "bare_first_share", "OWN_KIND_FLAGS", "CANDIDATE_FLAGS", "candidate_flags", "OWN_KINDS", "own_kind",
-           "THIN_SUPPORT", "SITE_FLAGS", "HOMOLOGY_FLAG", "candidate_flag_names", "homology_flags"]
+__all__ = ["CALIBRATION_COLUMNS", "KINDS", "ConfidenceCalibrator", "calibration_rows", "calibration_features",
+           "out_of_fold_confidence", "EVIDENCE_PATTERNS", "evidence_pattern", "family_weights",
+           "without_network_evidence", "bare_first_share", "OWN_KINDS", "own_kind", "THIN_SUPPORT"]
 
-#: Candidate evidence flags: ``motifs`` (the reaction has motif neighbour
-#: genes), ``adjacent`` (the candidate already catalyses a related reaction:
-#: the ``net`` block), ``subsystem`` (another reaction of the subsystem) and
-#: ``compound`` (a reaction of this kind on similar compounds).
-EVIDENCE_FLAGS = ("motifs", "adjacent", "subsystem", "compound")
 #: Reaction kinds the calibrator distinguishes (one indicator each; any other kind has none).
 KINDS = ("enzymatic", "spontaneous", "transport")
-#: The candidate flags that are network evidence: a row with none of them is
-#: "bare" (the reaction's motif genes alone do not say anything of this gene).
-NETWORK_FLAGS = ("adjacent", "subsystem", "compound")
+
+
 #: The 16 evidence patterns: the :data:`EVIDENCE_FLAGS` as a string of 0/1,
 #: in that order (``"1000"``: motif neighbour genes, no network evidence).
 EVIDENCE_PATTERNS = tuple(f"{a}{b}{c}{d}" for a in "01" for b in "01" for c in "01" for d in "01")
-#: What the candidate's own record says of the reaction's kind of work:
-#: ``role`` (it catalyses another reaction of that kind: the ``role_<kind>``
-#: block) and ``kind_domain`` (it carries an InterPro domain that another gene
-#: catalysing a reaction of that kind carries: the ``domain_kind_<kind>``
-#: block). Calibrator inputs, not part of the evidence pattern.
-OWN_KIND_FLAGS = ("role", "kind_domain")
+
+
 #: Fewer held-out cases like a candidate than this (``held_out_like``,
 #: :meth:`ConfidenceCalibrator.held_out_like`) and its confidence rests on
 #: thin support: the ranking's quality table counts the orphans whose first
 #: candidate is such a one. A reporting line, not a cap.
 THIN_SUPPORT = 10
+
+
 #: A candidate's own kind of work in one word (:func:`own_kind`).
 OWN_KINDS = ("role", "domain", "none")
-#: Where the candidate is seen against where the reaction runs (the ``site``
-#: block, ``featurize/metabolic/pairs/site.py``): ``site_match``, localized in
-#: one of the reaction's compartments (``match_share`` > 0);
-#: ``site_elsewhere``, localized, but only elsewhere (``match_share`` = 0);
-#: neither without localization data (or without the block). Calibrator
-#: inputs, not part of the evidence pattern.
-SITE_FLAGS = ("site_match", "site_elsewhere")
-#: The flags of a candidate read from its candidate matrix (:func:`candidate_flags`).
-CANDIDATE_FLAGS = (*NETWORK_FLAGS, *OWN_KIND_FLAGS, *SITE_FLAGS)
-#: The candidate has homology evidence: one of the ``homology`` block's items
-#: is > 0 (its protein is like one of the model genes around the reaction,
-#: :mod:`featurize.metabolic.pairs.homology`). A flag of
-#: :func:`candidate_flags`, a column of the calibration rows (before
-#: ``label``) and a calibrator input only when the block is in the features
-#: (:func:`candidate_flag_names`); not part of the evidence pattern.
-HOMOLOGY_FLAG = "homology"
+
+
 #: Columns of the calibration rows: one per (held-out reaction, shown candidate);
 #: with the ``homology`` block, :data:`HOMOLOGY_FLAG` before ``label``.
 CALIBRATION_COLUMNS = ["fold", "reaction", "reaction_kind", "gene", "rank", "score", "score_z",
                        "gap_next_z", "gap_top_z", *EVIDENCE_FLAGS, *OWN_KIND_FLAGS, *SITE_FLAGS, "label"]
-
-
-#: Feature-name endings (``PairFeaturizer.feature_names_``) behind the candidate
-#: flags ``adjacent``, ``subsystem`` and ``compound``: a flag is set when one of
-#: its features is > 0.
-FLAG_FEATURES = {"adjacent": (":net:adjacent_log1p_count",),
-                 "subsystem": (":subsystem:same_subsystem_log1p_count",),
-                 "compound": (":max_similarity",)}
-#: Feature names (regular expressions) behind the :data:`OWN_KIND_FLAGS`; only
-#: the block of the reaction's kind is present in its candidate matrix.
-OWN_KIND_FEATURES = {"role": r":role_[^:]+:same_kind_log1p_count$",
-                     "kind_domain": r":domain_kind_[^:]+:max_share$"}
-#: Feature name (regular expression) behind the :data:`SITE_FLAGS`.
-SITE_FEATURE = r":site:match_share$"
-#: Feature names (regular expression) behind :data:`HOMOLOGY_FLAG`.
-HOMOLOGY_FEATURE = r"(^|:)homology:[^:]+$"
-
-
-def _homology_columns(featurizer) -> list[int]:
-    return [i for i, n in enumerate(featurizer.feature_names_) if re.search(HOMOLOGY_FEATURE, n)]
-
-
-def candidate_flag_names(featurizer) -> tuple[str, ...]:
-    """The flags :func:`candidate_flags` gives for ``featurizer``:
-    :data:`CANDIDATE_FLAGS`, then :data:`HOMOLOGY_FLAG` when the
-    ``homology`` block is in its features.
-
-    >>> from types import SimpleNamespace
-    >>> candidate_flag_names(SimpleNamespace(feature_names_=["candidate:homology:motif_max"]))[-2:]
-    ('site_elsewhere', 'homology')
-    """
-    return (*CANDIDATE_FLAGS, HOMOLOGY_FLAG) if _homology_columns(featurizer) else CANDIDATE_FLAGS
-
-
-def homology_flags(featurizer, X: np.ndarray) -> np.ndarray | None:
-    """:data:`HOMOLOGY_FLAG` of the rows of a candidate matrix ``X``: some
-    feature of the ``homology`` block is > 0 (absent counts as 0); None
-    when the block is not in the features.
-
-    >>> from types import SimpleNamespace
-    >>> f = SimpleNamespace(feature_names_=["fork:loc:a", "candidate:homology:motif_max",
-    ...                                     "candidate:homology:subsystem_max"])
-    >>> homology_flags(f, np.array([[1.0, np.nan, 0.2], [1.0, 0.0, np.nan], [1.0, np.nan, np.nan]])).tolist()
-    [True, False, False]
-    >>> homology_flags(SimpleNamespace(feature_names_=["fork:loc:a"]), np.ones((1, 1))) is None
-    True
-    """
-    cols = _homology_columns(featurizer)
-    if not cols:
-        return None
-    X = np.asarray(X, dtype=np.float64)
-    return (np.nan_to_num(X[:, cols], nan=0.0) > 0).any(axis=1)
-
-
-def evidence_flags(featurizer, X: np.ndarray) -> np.ndarray:
-    """The candidate flags ``adjacent``, ``subsystem`` and ``compound`` of
-    the rows of a candidate matrix ``X`` (:data:`FLAG_FEATURES`; absent
-    features count as 0), shape ``(n, 3)``: the same evidence the ranking's
-    ``catalyses_adjacent``, ``catalyses_in_subsystem`` and
-    ``similar_compounds`` columns name.
-
-    >>> from types import SimpleNamespace
-    >>> f = SimpleNamespace(feature_names_=["fork:net:adjacent_log1p_count", "candidate:x:max_similarity"],
-    ...                     feature_scale_=None)
-    >>> evidence_flags(f, np.array([[0.7, np.nan], [0.0, 0.2]])).tolist()
-    [[True, False, False], [False, False, True]]
-    """
-    names = list(featurizer.feature_names_)
-    X = np.asarray(X, dtype=np.float64)
-    out = np.zeros((X.shape[0], 3), dtype=bool)
-    for j, flag in enumerate(("adjacent", "subsystem", "compound")):
-        cols = [i for i, n in enumerate(names) if n.endswith(FLAG_FEATURES[flag])]
-        if cols:
-            out[:, j] = (np.nan_to_num(X[:, cols], nan=0.0) > 0).any(axis=1)
-    return out
-
-
-def candidate_flags(featurizer, X: np.ndarray) -> np.ndarray:
-    """The flags of :func:`candidate_flag_names` of the rows of a candidate
-    matrix ``X``, shape ``(n, 7)``: :func:`evidence_flags`, then ``role``
-    and ``kind_domain`` (:data:`OWN_KIND_FEATURES`; a flag is set when one
-    of its features is > 0, absent features counting as 0), then
-    ``site_match`` and ``site_elsewhere`` (:data:`SITE_FEATURE` > 0, and
-    = 0; both False where it is absent); with the ``homology`` block, shape
-    ``(n, 8)``, :func:`homology_flags` last.
-
-    >>> from types import SimpleNamespace
-    >>> f = SimpleNamespace(feature_names_=["candidate:role_transport:same_kind_log1p_count",
-    ...                                     "candidate:domain_kind_transport:max_share",
-    ...                                     "candidate:site:match_share"], feature_scale_=None)
-    >>> candidate_flags(f, np.array([[0.7, 0.0, 0.5], [np.nan, 0.5, 0.0], [0.0, 0.0, np.nan]])).astype(int).tolist()
-    [[0, 0, 0, 1, 0, 1, 0], [0, 0, 0, 0, 1, 0, 1], [0, 0, 0, 0, 0, 0, 0]]
-    """
-    names = list(featurizer.feature_names_)
-    X = np.asarray(X, dtype=np.float64)
-    own = np.zeros((X.shape[0], len(OWN_KIND_FLAGS)), dtype=bool)
-    for j, flag in enumerate(OWN_KIND_FLAGS):
-        cols = [i for i, n in enumerate(names) if re.search(OWN_KIND_FEATURES[flag], n)]
-        if cols:
-            own[:, j] = (np.nan_to_num(X[:, cols], nan=0.0) > 0).any(axis=1)
-    site = np.zeros((X.shape[0], len(SITE_FLAGS)), dtype=bool)
-    cols = [i for i, n in enumerate(names) if re.search(SITE_FEATURE, n)]
-    if cols:
-        if len(cols) != 1:
-            raise ValueError(f"candidate_flags: {len(cols)} features match {SITE_FEATURE!r}; expected one "
-                             "(the site block's match_share)")
-        match = X[:, cols[0]]
-        site[:, 0] = match > 0
-        site[:, 1] = match == 0
-    homology = homology_flags(featurizer, X)
-    return np.hstack([evidence_flags(featurizer, X), own, site,
-                      *([] if homology is None else [homology[:, None]])])
 
 
 def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence: np.ndarray,
@@ -591,27 +452,6 @@ class ConfidenceCalibrator:
         return own.fillna(pooled).fillna(0.0).to_numpy(dtype=np.float64)
 
 
-def wilson_lower(share: float, n: float, z: float = 1.959963984540054) -> float:
-    """Lower end of the Wilson score interval [4]_ of a proportion ``share``
-    observed over ``n`` cases (0 when ``n`` is 0).
-
-    >>> round(wilson_lower(0.5, 10), 4), round(wilson_lower(1.0, 3), 4), wilson_lower(0.3, 0)
-    (0.2366, 0.4385, 0.0)
-    """
-    return float(_wilson_lower(np.array([share], dtype=np.float64), np.array([n], dtype=np.float64), z)[0])
-
-
-def _wilson_lower(share: np.ndarray, n: np.ndarray, z: float = 1.959963984540054) -> np.ndarray:
-    """:func:`wilson_lower` of arrays of shares and sizes."""
-    out = np.zeros(len(share))
-    m = n > 0
-    s, k = share[m], n[m]
-    centre = s + z * z / (2 * k)
-    half = z * np.sqrt(s * (1 - s) / k + z * z / (4 * k * k))
-    out[m] = np.maximum(0.0, (centre - half) / (1 + z * z / k))
-    return out
-
-
 def without_network_evidence(rows: pd.DataFrame) -> np.ndarray:
     """Whether each row has none of the :data:`NETWORK_FLAGS`.
 
@@ -705,63 +545,6 @@ def _bare_cells(rows: pd.DataFrame, y: np.ndarray, w: np.ndarray) -> tuple[pd.Da
     return cells, (float(np.average(t["y"], weights=t["w"])) if len(t) else float("nan"))
 
 
-def expected_calibration_error(y, p, n_bins: int = 10, sample_weight=None) -> float:
-    """Expected calibration error: over ``n_bins`` equal-width bins of ``p``
-    on [0, 1] (the last bin closed), the mean of ``|mean p - share of y|``
-    weighted by the bins' rows [3]_ (or by their ``sample_weight``, which
-    also weighs the means).
-
-    >>> expected_calibration_error([0, 1, 0, 1], [0.5, 0.5, 0.0, 1.0])
-    0.0
-    >>> expected_calibration_error([0, 0], [0.3, 0.3])
-    0.3
-    >>> expected_calibration_error([0, 1, 1], [0.3, 0.3, 0.3], sample_weight=[2, 1, 1])
-    0.2
-    """
-    n_bins = check_param("expected_calibration_error", "n_bins", n_bins, *int_at_least(1))
-    y, p = np.asarray(y, dtype=np.float64).reshape(-1), np.asarray(p, dtype=np.float64).reshape(-1)
-    _check_probabilities(y, p)
-    if not len(p):
-        return float("nan")
-    t = reliability_table(y, p, n_bins, sample_weight=sample_weight)
-    return float(round((t["weight"] * (t["mean_confidence"] - t["frequency"]).abs()).sum() / t["weight"].sum(), 12))
-
-
-def reliability_table(y, p, n_bins: int = 10, sample_weight=None) -> pd.DataFrame:
-    """One row per non-empty bin of ``p`` (equal width on [0, 1]): ``bin_lo``,
-    ``bin_hi``, ``rows``, ``weight`` (the sum of ``sample_weight``; = rows
-    without), ``mean_confidence``, ``frequency`` (share of ``y`` = 1;
-    both weighted), the points of a reliability diagram.
-
-    >>> reliability_table([0, 1, 1], [0.05, 0.95, 1.0], n_bins=2)[["rows", "frequency"]].values.tolist()
-    [[1.0, 0.0], [2.0, 1.0]]
-    """
-    n_bins = check_param("reliability_table", "n_bins", n_bins, *int_at_least(1))
-    y, p = np.asarray(y, dtype=np.float64).reshape(-1), np.asarray(p, dtype=np.float64).reshape(-1)
-    _check_probabilities(y, p)
-    w = np.ones(len(p)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-    if w.shape != p.shape or not np.isfinite(w).all() or (w <= 0).any():
-        raise ValueError(f"calibration check: sample_weight must hold {len(p)} finite weights > 0")
-    which = np.minimum((p * n_bins).astype(int), n_bins - 1)
-    out = []
-    for b in range(n_bins):
-        m = which == b
-        if m.any():
-            out.append({"bin_lo": b / n_bins, "bin_hi": (b + 1) / n_bins, "rows": float(m.sum()),
-                        "weight": float(w[m].sum()), "mean_confidence": float(np.average(p[m], weights=w[m])),
-                        "frequency": float(np.average(y[m], weights=w[m]))})
-    return pd.DataFrame(out, columns=["bin_lo", "bin_hi", "rows", "weight", "mean_confidence", "frequency"])
-
-
-def _check_probabilities(y: np.ndarray, p: np.ndarray) -> None:
-    if y.shape != p.shape:
-        raise ValueError(f"calibration check: {len(y)} labels but {len(p)} probabilities")
-    if len(p) and (np.isnan(p).any() or p.min() < 0 or p.max() > 1):
-        raise ValueError("calibration check: probabilities must lie in [0, 1]")
-    if len(y) and not np.isin(y, (0.0, 1.0)).all():
-        raise ValueError("calibration check: labels must be 0 or 1")
-
-
 def out_of_fold_confidence(rows: pd.DataFrame, calibrator: ConfidenceCalibrator | None = None,
                            sample_weight=None) -> np.ndarray:
     """Each row's confidence from a calibrator fitted on the *other* folds'
@@ -792,162 +575,3 @@ def out_of_fold_confidence(rows: pd.DataFrame, calibrator: ConfidenceCalibrator 
         cal.fit(rows[train], rows.loc[train, "label"], sample_weight=w[train])
         out[test] = cal.predict_proba(rows[test])
     return out
-
-
-def no_credible_candidate(best_confidence: Sequence[float] | np.ndarray, threshold: float) -> np.ndarray:
-    """Whether a reaction has no credible candidate: its best candidate's
-    confidence is below ``threshold`` (a reaction without a scored
-    candidate, NaN, has none either).
-
-    >>> no_credible_candidate([0.05, 0.2, np.nan], 0.1).tolist()
-    [True, False, True]
-    """
-    threshold = check_param("no_credible_candidate", "threshold", threshold, *open_unit_interval())
-    best = np.asarray(best_confidence, dtype=np.float64).reshape(-1)
-    return ~(best >= threshold)
-
-
-#: Thresholds :func:`credible_threshold` tries, lowest first.
-THRESHOLD_GRID = tuple(round(0.05 * i, 2) for i in range(1, 20))
-
-
-def most_confident_rows(rows: pd.DataFrame, confidence) -> np.ndarray:
-    """Positions (0-based) in ``rows`` (columns ``reaction`` and ``rank``) of
-    each reaction's most confident row, ties to the better rank, reactions
-    sorted; a NaN confidence comes last.
-
-    >>> r = pd.DataFrame({"reaction": ["b", "a", "a", "a"], "rank": [1, 1, 2, 3]})
-    >>> most_confident_rows(r, [0.1, 0.2, 0.3, 0.3]).tolist()
-    [2, 0]
-    """
-    t = pd.DataFrame({"reaction": rows["reaction"].to_numpy(), "rank": rows["rank"].to_numpy(),
-                      "confidence": np.asarray(confidence, dtype=np.float64), "pos": np.arange(len(rows))})
-    t = t.sort_values(["reaction", "confidence", "rank"], ascending=[True, False, True], kind="mergesort")
-    return t.drop_duplicates("reaction")["pos"].to_numpy()
-
-
-def best_per_reaction(rows: pd.DataFrame, confidence) -> pd.DataFrame:
-    """Each reaction's most confident row: columns ``reaction``, ``confidence``,
-    ``label`` (whether that candidate is a true gene), ``reaction_kind``, and
-    ``weight`` (the rows' column ``weight``, else 1); ties go to the better rank.
-
-    >>> r = pd.DataFrame({"reaction": ["a", "a", "b"], "rank": [1, 2, 1], "label": [0, 1, 0],
-    ...                   "reaction_kind": "transport"})
-    >>> best_per_reaction(r, [0.2, 0.3, 0.1])[["reaction", "confidence", "label"]].values.tolist()
-    [['a', 0.3, 1], ['b', 0.1, 0]]
-    """
-    t = rows[["reaction", "rank", "label", "reaction_kind"]].copy()
-    t["confidence"] = np.asarray(confidence, dtype=np.float64)
-    t["weight"] = rows["weight"].to_numpy(dtype=np.float64) if "weight" in rows.columns else 1.0
-    return t.iloc[most_confident_rows(t, t["confidence"])][["reaction", "confidence", "label", "reaction_kind",
-                                                              "weight"]].reset_index(drop=True)
-
-
-def credible_threshold(best: pd.DataFrame, min_precision: float = 0.5,
-                       grid: Sequence[float] = THRESHOLD_GRID) -> tuple[float, bool]:
-    """The lowest threshold of ``grid`` at which the reactions whose best
-    confidence reaches it have a true gene as that best candidate at least
-    ``min_precision`` of the time, weighted by ``best``'s column ``weight``
-    when it has one (``best``: :func:`best_per_reaction` of confidences the
-    calibrator did not fit on). Returns ``(threshold, met)``; when no
-    threshold meets it, the highest of ``grid`` and False.
-
-    >>> b = pd.DataFrame({"confidence": [0.9, 0.6, 0.3, 0.1], "label": [1, 0, 1, 0]})
-    >>> credible_threshold(b, min_precision=0.6)
-    (0.15, True)
-    >>> credible_threshold(b, min_precision=0.9)
-    (0.65, True)
-    >>> credible_threshold(b.assign(weight=[1, 5, 1, 1]), min_precision=0.6)  # the wrong 0.6 weighs 5
-    (0.65, True)
-    """
-    conf = best["confidence"].to_numpy(dtype=np.float64)
-    label = best["label"].to_numpy(dtype=np.float64)
-    weight = best["weight"].to_numpy(dtype=np.float64) if "weight" in best.columns else np.ones(len(best))
-    for t in grid:
-        sel = conf >= t
-        if sel.any() and np.average(label[sel], weights=weight[sel]) >= min_precision:
-            return float(t), True
-    return float(grid[-1]), False
-
-
-def shown_rows(top: pd.DataFrame, featurizer, kind_of, n_jobs: int = 1) -> pd.DataFrame:
-    """The calibration features of ranked rows ``top`` (columns ``reaction``,
-    ``rank``, ``gene``, ``score_z``, ``gap_next_z``, ``gap_top_z``, as
-    :func:`rank.scoring.rank_candidates` with ``standardised=True`` gives
-    them): ``top`` plus ``reaction_kind`` (``kind_of``: reaction -> kind)
-    and the :data:`EVIDENCE_FLAGS`, :data:`OWN_KIND_FLAGS` and :data:`SITE_FLAGS`, computed as
-    the validation computes them for its calibration rows (per reaction, by ``n_jobs`` forked
-    processes, :func:`common.parallel.fork_map`); with the ``homology`` block
-    also :data:`HOMOLOGY_FLAG` (:func:`candidate_flag_names`)."""
-    out = top.reset_index(drop=True).copy()
-    names = candidate_flag_names(featurizer)
-    flags = np.zeros((len(out), len(names)), dtype=bool)
-    groups = out.groupby("reaction", sort=False).indices
-    genes = out["gene"].to_numpy()
-
-    def flags_of(r):
-        return candidate_flags(featurizer, featurizer.candidate_matrix(r, list(genes[groups[r]])))
-
-    for r, f in zip(groups, fork_map(flags_of, list(groups), n_jobs=n_jobs)):
-        flags[groups[r]] = f
-    motifs = {r: bool(featurizer.has_motif_gene(r)) for r in pd.unique(out["reaction"])}
-    out["reaction_kind"] = [kind_of.get(r, "") if hasattr(kind_of, "get") else kind_of[r] for r in out["reaction"]]
-    out["motifs"] = out["reaction"].map(motifs).astype(bool) if len(out) else pd.Series(dtype=bool)
-    for j, flag in enumerate(names):
-        out[flag] = flags[:, j]
-    return out
-
-
-#: Columns of :func:`check_table` (``calibration.tsv``, ``time_split_calibration.tsv``).
-CHECK_COLUMNS = ["ranking", "check", "reaction_kind", "reactions", "rows", "true_gene_rows", "mean_confidence",
-                 "true_gene_share", "ece", "ece_best", "brier", "threshold", "threshold_rule", "credible_reactions",
-                 "credible_top1_is_true", "all_top1_is_true"]
-
-
-def check_table(rows: pd.DataFrame, confidence, threshold: float, *, check: str, ranking: str,
-                threshold_rule: str = "") -> pd.DataFrame:
-    """The check of confidences ``confidence`` (one per row of ``rows``: a
-    calibrator that never saw their labels) against the rows' ``label``:
-    one row for all reactions, then one per reaction kind, with ``rows``,
-    ``reactions``, ``true_gene_rows``, ``mean_confidence``,
-    ``true_gene_share``, ``ece`` (:func:`expected_calibration_error` over
-    the rows), ``ece_best`` (the same over each reaction's most confident
-    candidate: the one the flag reads), ``brier``, the ``threshold``, ``credible_reactions`` (best confidence at
-    or above it), and how often the rank-1 candidate is a true gene for
-    those (``credible_top1_is_true``) and for every reaction
-    (``all_top1_is_true``).
-
-    >>> rows = pd.DataFrame({"reaction": ["a", "a", "b", "b"], "rank": [1, 2, 1, 2], "label": [1, 0, 0, 1],
-    ...                      "reaction_kind": "transport"})
-    >>> t = check_table(rows, [0.6, 0.1, 0.2, 0.1], 0.5, check="toy", ranking="m")
-    >>> t[["reaction_kind", "credible_reactions", "credible_top1_is_true", "all_top1_is_true"]].values.tolist()
-    [['all', 1, 1.0, 0.5], ['transport', 1, 1.0, 0.5]]
-    """
-    conf = np.asarray(confidence, dtype=np.float64)
-    label = rows["label"].to_numpy(dtype=np.float64)
-    w = rows["weight"].to_numpy(dtype=np.float64) if "weight" in rows.columns else np.ones(len(rows))
-    kinds = rows["reaction_kind"].astype(str).to_numpy()
-    best = best_per_reaction(rows, conf).set_index("reaction")
-    top1 = rows.loc[rows["rank"] == 1].set_index("reaction")["label"]
-
-    def mean(x, wt):
-        return float(np.average(x, weights=wt)) if len(x) else np.nan
-    out = []
-    for scope in ["all", *sorted(set(kinds))]:
-        m = np.ones(len(rows), dtype=bool) if scope == "all" else kinds == scope
-        b = best if scope == "all" else best[best["reaction_kind"] == scope]
-        cred = (b["confidence"] >= threshold).to_numpy()
-        t1 = top1.reindex(b.index).fillna(0).to_numpy(dtype=np.float64)
-        bw = b["weight"].to_numpy(dtype=np.float64)
-        out.append({
-            "ranking": ranking, "check": check, "reaction_kind": scope, "reactions": len(b),
-            "rows": int(m.sum()), "true_gene_rows": int(label[m].sum()),
-            "mean_confidence": mean(conf[m], w[m]), "true_gene_share": mean(label[m], w[m]),
-            "ece": expected_calibration_error(label[m], conf[m], sample_weight=w[m]) if m.any() else np.nan,
-            "ece_best": expected_calibration_error(b["label"], b["confidence"], sample_weight=bw)
-            if len(b) else np.nan,
-            "brier": mean((conf[m] - label[m]) ** 2, w[m]),
-            "threshold": float(threshold), "threshold_rule": threshold_rule,
-            "credible_reactions": int(cred.sum()),
-            "credible_top1_is_true": mean(t1[cred], bw[cred]), "all_top1_is_true": mean(t1, bw)})
-    return pd.DataFrame(out, columns=CHECK_COLUMNS)

@@ -32,7 +32,7 @@ from featurize.metabolic.genes import canonical_gene_id
 from featurize.metabolic.pairs.explanations import homology_phrase
 from featurize.metabolic.pairs.site import SITE_LABELS
 from featurize.metabolic.reaction_kinds import REACTION_KINDS
-from rank.calibration import no_credible_candidate
+from rank.credible import no_credible_candidate
 from rank.metrics import ranking_metrics, top1_concentration
 from rank.scoring import row_independent
 

@@ -26,7 +26,7 @@ def _band(rank) -> np.ndarray:
 
 
 #: The rows' column of the homology key: the shown candidate has homology
-#: evidence (:data:`rank.calibration.HOMOLOGY_FLAG`).
+#: evidence (:data:`rank.evidence_flags.HOMOLOGY_FLAG`).
 HOMOLOGY = "homology"
 
 

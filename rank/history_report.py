@@ -43,7 +43,7 @@ def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int 
     >>> c["rank1_mean_confidence"], c["rank1_later_gene_share"], c["credible_reactions"], c["credible_vs_all"]
     (0.2, 0.25, 2, 2.0)
     """
-    from rank.calibration import expected_calibration_error
+    from rank.calibration_check import expected_calibration_error
 
     c = first["confidence"].to_numpy(dtype=float)
     y = first["label"].to_numpy(dtype=float)
@@ -82,7 +82,7 @@ def _rank1_spread(c: np.ndarray, y: np.ndarray, *, n_boot: int, seed: int, ece_b
     (see :func:`check_test_confidence`)."""
     from scipy.stats import poisson_binom
 
-    from rank.calibration import expected_calibration_error
+    from rank.calibration_check import expected_calibration_error
 
     keys = ("rank1_later_gene_share_lo", "rank1_later_gene_share_hi", "rank1_confidence_over_share_lo",
             "rank1_confidence_over_share_hi", "rank1_ece_if_calibrated", "rank1_ece_if_calibrated_hi",

@@ -42,7 +42,7 @@ def later_gene_evidence(featurizer, benchmark: Mapping[str, frozenset], ranked: 
     ----------
     featurizer : PairFeaturizer
         The older release's; its candidate features give the flags of
-        :func:`rank.calibration.evidence_flags`.
+        :func:`rank.evidence_flags.evidence_flags`.
     benchmark : mapping
         :func:`rank.time_split.later_genes`: directed id -> later genes.
     ranked : sequence of str
@@ -60,9 +60,9 @@ def later_gene_evidence(featurizer, benchmark: Mapping[str, frozenset], ranked: 
         and of the gene ids; with the ``homology`` block, then ``homolog``:
         the gene's protein is like one of the older model's genes that the
         block weighs for the reaction (some item > 0,
-        :func:`rank.calibration.homology_flags`), whatever its class.
+        :func:`rank.evidence_flags.homology_flags`), whatever its class.
     """
-    from rank.calibration import HOMOLOGY_FLAG, candidate_flag_names, evidence_flags, homology_flags
+    from rank.evidence_flags import HOMOLOGY_FLAG, candidate_flag_names, evidence_flags, homology_flags
 
     in_cands, ranked = set(candidates), set(ranked)
     homology = HOMOLOGY_FLAG in candidate_flag_names(featurizer)

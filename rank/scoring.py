@@ -173,7 +173,8 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
         1-based; sorted by reaction (input order) then rank. Ties: gene id
         ascending.
     """
-    from rank.calibration import CANDIDATE_FLAGS, calibration_rows
+    from rank.calibration import calibration_rows
+    from rank.evidence_flags import CANDIDATE_FLAGS
 
     batch_size = check_positive_int("rank_candidates", "batch_size", batch_size)
     check_param("rank_candidates", "top_n", top_n, *none_or_positive_int())

@@ -37,7 +37,7 @@ __all__ = ["shown_positions", "shown_ranks", "shown_tops"]
 def shown_positions(rows: pd.DataFrame, confidence) -> np.ndarray:
     """1-based position of each row within its reaction when the rows are
     listed by ``confidence``, highest first, ties by score ``rank`` (the
-    order of :func:`rank.calibration.best_per_reaction`: position 1 is the
+    order of :func:`rank.credible.best_per_reaction`: position 1 is the
     reaction's most confident row).
 
     Parameters

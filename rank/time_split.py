@@ -164,7 +164,7 @@ def shown_order_rows(rows: pd.DataFrame, shown: pd.DataFrame, positions, ranking
     if "homology_ranks" in out.columns:
         if "homology" not in shown.columns:
             raise ValueError("shown_order_rows: the rows have 'homology_ranks' but the shown rows no column "
-                             "'homology'; pass shown rows with the candidate flags (rank.calibration.shown_rows)")
+                             "'homology'; pass shown rows with the candidate flags (rank.evidence_flags.shown_rows)")
         similar: dict[str, list[int]] = {}
         for r, k, h in zip(shown["reaction"], np.asarray(positions), shown["homology"].astype(bool)):
             similar.setdefault(r, [])
@@ -381,7 +381,7 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
         With the ``homology`` block in the features and ``homology_top_n`` >
         0, the column ``homology_ranks``: which of each ranking's first
         ``homology_top_n`` candidates have homology evidence
-        (:func:`rank.calibration.homology_flags`; what the release
+        (:func:`rank.evidence_flags.homology_flags`; what the release
         history's confidence reads).
 
     Returns
@@ -397,7 +397,8 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     shown : DataFrame
         Only with ``shown``.
     """
-    from rank.calibration import CANDIDATE_FLAGS, HOMOLOGY_FLAG, calibration_rows, candidate_flag_names
+    from rank.calibration import calibration_rows
+    from rank.evidence_flags import CANDIDATE_FLAGS, HOMOLOGY_FLAG, candidate_flag_names
 
     cands = list(dict.fromkeys(candidates))
     in_cands = set(cands)
@@ -464,7 +465,7 @@ def _homology_ranks(featurizer, reactions: Sequence[str], firsts: Sequence, cand
     (``firsts``: candidate indices in rank order, None for a reaction not
     ranked) whose candidate has homology evidence; one candidate matrix per
     reaction, of the union of its rows' first candidates."""
-    from rank.calibration import homology_flags
+    from rank.evidence_flags import homology_flags
 
     union: dict[str, dict[int, None]] = {}
     for r, first in zip(reactions, firsts):

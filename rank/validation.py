@@ -41,8 +41,8 @@ from threadpoolctl import threadpool_limits
 
 from featurize.metabolic.genes import canonical_gene_id
 from rank.baselines import ADJACENCY, BASELINES, baseline_scores
-from rank.calibration import (CALIBRATION_COLUMNS, CANDIDATE_FLAGS, HOMOLOGY_FLAG, calibration_rows,
-                              candidate_flag_names, candidate_flags)
+from rank.calibration import CALIBRATION_COLUMNS, calibration_rows
+from rank.evidence_flags import CANDIDATE_FLAGS, HOMOLOGY_FLAG, candidate_flag_names, candidate_flags
 from rank.metrics import bootstrap_ranking_metrics, choose_ranking_method, top1_concentration, top1_record
 from rank.scoring import (MARGIN_RULES, candidate_order, correct_scores, gene_id_ranks, no_evidence_last,
                           ranking_decisions, ranking_name, ranks_in_order, score_matrix)
@@ -154,7 +154,7 @@ class _PartScorer:
     baselines and every method's fold model: ``(reactions, candidates,
     len(scored))``, the last axis in the order of ``plan["scored"]``, and
     the candidates' flags ``(reactions, candidates, n_flags)``
-    (:func:`rank.calibration.candidate_flags`)."""
+    (:func:`rank.evidence_flags.candidate_flags`)."""
 
     def __init__(self, featurizer, cvs, candidates, plan, margin_rule, batch_size, shared_models):
         self.featurizer, self.cvs, self.candidates = featurizer, cvs, candidates
@@ -408,7 +408,7 @@ def validate_ranking(featurizer, net, candidates: Sequence[str], instances: pd.D
 
 def calibration_table(parts: Sequence[dict], candidates: Sequence[str], name: str) -> pd.DataFrame:
     """The calibration rows (:data:`rank.calibration.CALIBRATION_COLUMNS`, plus
-    ``ranking`` = ``name`` first, and :data:`rank.calibration.HOMOLOGY_FLAG`
+    ``ranking`` = ``name`` first, and :data:`rank.evidence_flags.HOMOLOGY_FLAG`
     before ``label`` where the parts have it) from :func:`_rank_fold`'s
     per-reaction parts."""
     cands = np.asarray(list(candidates), dtype=object)

@@ -122,7 +122,7 @@ def plot_precision_recall(curves: Mapping[str, pd.DataFrame], path: str | os.Pat
 def plot_reliability(tables: Mapping[str, pd.DataFrame], path: str | os.PathLike, title: str = "") -> None:
     """Reliability diagram: per bin of confidence, the share of true genes
     against the mean confidence, one line per checked set (``tables[label]``:
-    :func:`rank.calibration.reliability_table`, the label including its ECE),
+    :func:`rank.calibration_check.reliability_table`, the label including its ECE),
     point areas by rows, and the diagonal of perfect calibration; written
     atomically to ``path`` (PNG)."""
     import matplotlib

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rank.calibration import (ConfidenceCalibrator, bare_first_share, calibration_features, calibration_rows,
-                              expected_calibration_error, family_weights, no_credible_candidate,
-                              out_of_fold_confidence, reliability_table, wilson_lower)
+from rank.calibration import (ConfidenceCalibrator, bare_first_share, calibration_features, calibration_rows, family_weights, out_of_fold_confidence)
+from rank.calibration_check import expected_calibration_error, reliability_table, wilson_lower
+from rank.credible import no_credible_candidate
 
 
 def _rows(n, rng, **fixed):
@@ -329,7 +329,7 @@ def test_evidence_flags_are_the_explanations_evidence():
     evidence: catalyses_adjacent, catalyses_in_subsystem, similar_compounds."""
     from test_evidence import motif_less_toy
 
-    from rank.calibration import evidence_flags
+    from rank.evidence_flags import evidence_flags
     from rank.evidence import candidate_evidence
 
     net, feat = motif_less_toy()
@@ -404,7 +404,7 @@ def test_candidate_flags_by_hand():
     from toy_pairs import kinds_toy
 
     from featurize.metabolic.pairs import PairFeaturizer
-    from rank.calibration import candidate_flags
+    from rank.evidence_flags import candidate_flags
 
     net, dom = kinds_toy()
     motifs = {t: {} for t in ("fork", "funnel", "chain_up", "chain_down")}
@@ -530,7 +530,7 @@ def test_homology_flag_by_hand_only_with_the_block():
     from toy_pairs import HOMOLOGY_GENES, homology_hits, homology_toy
 
     from featurize.metabolic.pairs import PairFeaturizer
-    from rank.calibration import CANDIDATE_FLAGS, candidate_flag_names, candidate_flags, homology_flags
+    from rank.evidence_flags import CANDIDATE_FLAGS, candidate_flag_names, candidate_flags, homology_flags
 
     net, motifs, sources = homology_toy()
     on = PairFeaturizer(net, motifs, sources, adjacency=False, homology=homology_hits())
@@ -546,7 +546,8 @@ def test_homology_flag_by_hand_only_with_the_block():
 
 
 def test_calibration_rows_and_table_carry_the_homology_flag_only_with_the_block():
-    from rank.calibration import CALIBRATION_COLUMNS, CANDIDATE_FLAGS
+    from rank.calibration import CALIBRATION_COLUMNS
+    from rank.evidence_flags import CANDIDATE_FLAGS
     from rank.validation import calibration_table
 
     ev = np.array([[1, 0, 0, 1, 0, 0, 1, 1], [0, 0, 1, 0, 1, 1, 0, 0], [0] * 8], dtype=bool)

@@ -345,7 +345,7 @@ def test_candidates_evidence_row_independent_scores_once(setup):
 def test_shown_rows_flags_by_processes(setup):
     """shown_rows gives each row the candidate flags of its own candidate
     matrix, whatever the number of processes."""
-    from rank.calibration import CANDIDATE_FLAGS, candidate_flags, shown_rows
+    from rank.evidence_flags import CANDIDATE_FLAGS, candidate_flags, shown_rows
 
     net, feat, _, _ = setup
     top = pd.DataFrame({"reaction": ["R4", "R4", "R1", "R6", "R6"], "rank": [1, 2, 1, 1, 2],

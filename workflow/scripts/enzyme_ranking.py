@@ -17,8 +17,9 @@ from threadpoolctl import threadpool_limits
 from common.io import load_npz, load_pickle, write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
 from featurize.metabolic.pairs import fold_groups
-from rank.calibration import (THIN_SUPPORT, bare_first_share, most_confident_rows, no_credible_candidate, shown_rows,
-                              without_network_evidence)
+from rank.calibration import THIN_SUPPORT, bare_first_share, without_network_evidence
+from rank.credible import most_confident_rows, no_credible_candidate
+from rank.evidence_flags import shown_rows
 from rank.history import HistoryModel
 from rank.history_report import history_quality_columns
 from rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions, top1_with_motifs

@@ -13,8 +13,9 @@ import pickle
 import pandas as pd
 
 from common.io import atomic_path, write_tsv_atomic
-from rank.calibration import (CHECK_COLUMNS, ConfidenceCalibrator, best_per_reaction, check_table,
-                              credible_threshold, family_weights, out_of_fold_confidence, reliability_table)
+from rank.calibration import ConfidenceCalibrator, family_weights, out_of_fold_confidence
+from rank.calibration_check import CHECK_COLUMNS, check_table, reliability_table
+from rank.credible import best_per_reaction, credible_threshold
 from rank.shown_order import shown_positions, shown_ranks, shown_tops
 from rank.validation import validation_table
 from report.figures import plot_reliability

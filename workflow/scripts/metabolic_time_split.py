@@ -16,7 +16,9 @@ from common.io import load_npz, load_pickle, write_tsv_atomic
 from featurize.metabolic.bundle import FeatureBundle
 from featurize.metabolic.model_io import load_model
 from rank.baselines import BASELINES
-from rank.calibration import CHECK_COLUMNS, THIN_SUPPORT, check_table, reliability_table, shown_rows
+from rank.calibration import THIN_SUPPORT
+from rank.calibration_check import CHECK_COLUMNS, check_table, reliability_table
+from rank.evidence_flags import shown_rows
 from rank.evidence import orphan_reactions
 from rank.metrics import choose_ranking_method
 from rank.refit import ranking_decisions_for

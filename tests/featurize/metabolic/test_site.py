@@ -152,10 +152,10 @@ def test_every_compartment_of_the_real_models_has_a_site(mirror, path):
 
 
 def test_calibration_site_flags_read_the_block():
-    """``rank.calibration.candidate_flags``: ``site_match`` where the candidate
+    """``rank.evidence_flags.candidate_flags``: ``site_match`` where the candidate
     is seen at one of the reaction's sites, ``site_elsewhere`` where it is seen
     only at others, neither without a site or without the block."""
-    from rank.calibration import CANDIDATE_FLAGS, candidate_flags
+    from rank.evidence_flags import CANDIDATE_FLAGS, candidate_flags
 
     f = PairFeaturizer(_net(), MOTIFS, {"loc": LOC}, sites=True)
     flags = candidate_flags(f, f.candidate_matrix("R2", ["G1", "G3", "G4", "G9"]))
