@@ -54,7 +54,10 @@ def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int 
     out["rank1_confidence_over_share"] = (out["rank1_mean_confidence"] / out["rank1_later_gene_share"]
                                           if out["rank1_later_gene_share"] else np.nan)
     out["rank1_ece"] = float(expected_calibration_error(y, c, n_bins=ece_bins)) if len(c) else np.nan
-    out.update(_rank1_spread(c, y, n_boot=n_boot, seed=seed, ece_bins=ece_bins))
+    # one set of resampled reactions for every bootstrap interval below
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(y), (n_boot if len(y) else 0, len(y)))
+    out.update(_rank1_spread(c, y, idx, rng, ece_bins=ece_bins))
     out["credible_reactions"] = int(cred.sum())
     out["credible_top1_is_later"] = float(y[cred].mean()) if cred.any() else np.nan
     out["all_top1_is_later"] = out["rank1_later_gene_share"]
@@ -63,23 +66,20 @@ def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int 
         return yy[cc].mean() / yy.mean() if cc.any() and yy.mean() > 0 else np.nan
 
     out["credible_vs_all"] = float(ratio(y, cred)) if len(y) else np.nan
-    rng = np.random.default_rng(seed)
-    boots = []
-    for _ in range(n_boot if len(y) else 0):
-        i = rng.integers(0, len(y), len(y))
-        boots.append(ratio(y[i], cred[i]))
-    boots = np.asarray(boots, dtype=float)
+    boots = np.asarray([ratio(y[i], cred[i]) for i in idx], dtype=float)
     boots = boots[~np.isnan(boots)]
     lo, hi = (np.quantile(boots, [0.025, 0.975]) if len(boots) else (np.nan, np.nan))
     out["credible_vs_all_lo"], out["credible_vs_all_hi"] = float(lo), float(hi)
     return out
 
 
-def _rank1_spread(c: np.ndarray, y: np.ndarray, *, n_boot: int, seed: int, ece_bins: int) -> dict:
+def _rank1_spread(c: np.ndarray, y: np.ndarray, idx: np.ndarray, rng: np.random.Generator, *,
+                  ece_bins: int) -> dict:
     """How far the test's size lets its rank-1 figures move: the bootstrap
-    interval of the share and of the confidence over it, the ECE of labels
-    drawn from the confidences, and the Poisson-binomial check of the count
-    (see :func:`check_test_confidence`)."""
+    interval of the share and of the confidence over it (over the resampled
+    reactions ``idx``, one row per resample), the ECE of labels drawn from
+    the confidences (by ``rng``, one label set per resample), and the
+    Poisson-binomial check of the count (see :func:`check_test_confidence`)."""
     from scipy.stats import poisson_binom
 
     from rank.calibration_check import expected_calibration_error
@@ -87,10 +87,9 @@ def _rank1_spread(c: np.ndarray, y: np.ndarray, *, n_boot: int, seed: int, ece_b
     keys = ("rank1_later_gene_share_lo", "rank1_later_gene_share_hi", "rank1_confidence_over_share_lo",
             "rank1_confidence_over_share_hi", "rank1_ece_if_calibrated", "rank1_ece_if_calibrated_hi",
             "rank1_calibrated_p")
-    if not len(c) or n_boot < 1:
+    if not len(c) or not len(idx):
         return dict.fromkeys(keys, np.nan)
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(c), (n_boot, len(c)))
+    n_boot = len(idx)
     share, conf = y[idx].mean(axis=1), c[idx].mean(axis=1)
     # share over confidence is finite; its percentiles, inverted, are the ratio's
     inv_lo, inv_hi = np.quantile(share / conf, [0.025, 0.975]) if (conf > 0).all() else (np.nan, np.nan)
