@@ -896,7 +896,7 @@ def test_features_lie_on_the_float32_grid_and_ignore_last_bits():
     """Every matrix is rounded to float32 values, scale included, so a change
     in the last bits of a computation (another CPU's BLAS or SIMD loops) does
     not reach the features: here the expression data perturbed by 1e-13."""
-    from featurize.metabolic.pairs.featurizer import float32_grid
+    from featurize.metabolic.pairs.scale import float32_grid
 
     net, motifs, sources = toy()
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
