@@ -16,6 +16,7 @@ ranking = pd.read_csv(smk.input.ranking, sep="\t", keep_default_na=False, na_val
 orphans = pd.read_csv(smk.input.orphans, sep="\t", keep_default_na=False, na_values=[""])
 featurizer = FeatureBundle.load(smk.input.featurizer).featurizer
 validation = pd.read_csv(smk.input.validation, sep="\t")
+quality_table = pd.read_csv(smk.input.quality, sep="\t")
 if hasattr(smk.input, "history_test"):
     # with a release history the candidates are listed by score: the ranking's own validation row
     quality = {**validated_quality(validation, ranking), "order": "score"}
@@ -36,11 +37,10 @@ if smk.input.time_split:
 history_test = None
 if hasattr(smk.input, "history_test"):
     # the release history's test pair leads the header; the confidence and threshold are the history's
-    history_test = history_test_summary(pd.read_csv(smk.input.history_test, sep="\t"),
-                                        pd.read_csv(smk.input.quality, sep="\t"))
+    history_test = history_test_summary(pd.read_csv(smk.input.history_test, sep="\t"), quality_table)
     log.info("release history, test %s: %s", history_test["test_split"], history_test)
 # the gene first for the most orphans, named in the header when the validation does not earn it
-top_gene = unearned_top_gene(pd.read_csv(smk.input.quality, sep="\t"), ranking)
+top_gene = unearned_top_gene(quality_table, ranking)
 log.info("gene first for the most orphans, unearned: %s", top_gene)
 calibration = pd.read_csv(smk.input.calibration, sep="\t")
 calibration = calibration[calibration["reaction_kind"] == "all"]
