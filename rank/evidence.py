@@ -9,7 +9,7 @@ candidates of :func:`rank.scoring.rank_candidates` into the rows of
 gene names and motif types, its co-expression r with each motif type's
 neighbours, the domains and compartments it shares with them, and its
 calibrated ``confidence`` (:mod:`rank.calibration`). Every column is
-described in the README ("Outputs").
+described in ``docs/outputs.md``.
 
 Co-expression r of a candidate g with the neighbours of motif type t is the
 sum over conditions of the pair's ``t:expr`` features (unscaled): ``sum_k
