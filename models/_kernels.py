@@ -283,3 +283,17 @@ def resolve_gamma(estimator, gamma, X: np.ndarray) -> float:
         var = float(X[mask].var())
         return float(1.0 / (n_valid * var)) if var != 0 else 1.0
     return check_positive_float(estimator, "gamma", gamma)
+
+
+#: Names a fitted model pickled before they moved refers to here, and where they live now.
+_MOVED = {"PatternNorms": "models._pattern_norms", "feature_blocks": "models._pattern_norms", "_unique_rows": "models._rows", "_distinct_byte_rows": "models._rows"}
+
+
+def __getattr__(name: str):
+    """Resolve a moved name (:data:`_MOVED`), so that a model pickled before
+    the move still loads."""
+    if name in _MOVED:
+        import importlib
+
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -560,3 +560,17 @@ def fit_shared(gm: GaussianMixtureEM, X) -> GaussianMixtureEM:
             _SHARED_FITS.popitem(last=False)
     _SHARED_FITS.move_to_end(key)
     return fitted
+
+
+#: Names a fitted model pickled before they moved refers to here, and where they live now.
+_MOVED = {"_patterns": "models._rows"}
+
+
+def __getattr__(name: str):
+    """Resolve a moved name (:data:`_MOVED`), so that a model pickled before
+    the move still loads."""
+    if name in _MOVED:
+        import importlib
+
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

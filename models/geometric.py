@@ -649,3 +649,17 @@ def _scales(norms: PatternNorms, M: np.ndarray, wn2: float,
     np.maximum(s, S_MIN, out=s)
     s[~M.any(axis=1)] = 1.0
     return s, True
+
+
+#: Names a fitted model pickled before they moved refers to here, and where they live now.
+_MOVED = {"AverageNormSVC": "models.average_norm", "_MaskedSVCBase": "models._masked_svc"}
+
+
+def __getattr__(name: str):
+    """Resolve a moved name (:data:`_MOVED`), so that a model pickled before
+    the move still loads."""
+    if name in _MOVED:
+        import importlib
+
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
