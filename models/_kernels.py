@@ -26,6 +26,7 @@ import numpy as np
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
+from common.moved import moved_names
 from common.checks import finite_float, int_at_least, one_of, positive_float, positive_float_or
 
 from ._validation import as_float_array, check_choice, check_positive_float
@@ -285,15 +286,5 @@ def resolve_gamma(estimator, gamma, X: np.ndarray) -> float:
     return check_positive_float(estimator, "gamma", gamma)
 
 
-#: Names a fitted model pickled before they moved refers to here, and where they live now.
-_MOVED = {"PatternNorms": "models._pattern_norms", "feature_blocks": "models._pattern_norms", "_unique_rows": "models._rows", "_distinct_byte_rows": "models._rows"}
-
-
-def __getattr__(name: str):
-    """Resolve a moved name (:data:`_MOVED`), so that a model pickled before
-    the move still loads."""
-    if name in _MOVED:
-        import importlib
-
-        return getattr(importlib.import_module(_MOVED[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: Names a model pickled before they moved to their own module refers to here.
+__getattr__ = moved_names(__name__, {"PatternNorms": "models._pattern_norms", "feature_blocks": "models._pattern_norms", "_unique_rows": "models._rows", "_distinct_byte_rows": "models._rows"})

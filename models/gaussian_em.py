@@ -69,6 +69,7 @@ from scipy.special import digamma, logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from common.moved import moved_names
 from common.checks import (check_param, int_at_least, one_of, positive_float,
                            validate_params)
 from models._rows import _patterns
@@ -562,15 +563,5 @@ def fit_shared(gm: GaussianMixtureEM, X) -> GaussianMixtureEM:
     return fitted
 
 
-#: Names a fitted model pickled before they moved refers to here, and where they live now.
-_MOVED = {"_patterns": "models._rows"}
-
-
-def __getattr__(name: str):
-    """Resolve a moved name (:data:`_MOVED`), so that a model pickled before
-    the move still loads."""
-    if name in _MOVED:
-        import importlib
-
-        return getattr(importlib.import_module(_MOVED[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: Names a model pickled before they moved to their own module refers to here.
+__getattr__ = moved_names(__name__, {"_patterns": "models._rows"})

@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
+from common.moved import moved_names
 from common.checks import (int_at_least, none_or_positive_float, one_of, positive_float, validate_params)
 
 from ._pattern_norms import PatternNorms
@@ -651,15 +652,5 @@ def _scales(norms: PatternNorms, M: np.ndarray, wn2: float,
     return s, True
 
 
-#: Names a fitted model pickled before they moved refers to here, and where they live now.
-_MOVED = {"AverageNormSVC": "models.average_norm", "_MaskedSVCBase": "models._masked_svc"}
-
-
-def __getattr__(name: str):
-    """Resolve a moved name (:data:`_MOVED`), so that a model pickled before
-    the move still loads."""
-    if name in _MOVED:
-        import importlib
-
-        return getattr(importlib.import_module(_MOVED[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: Names a model pickled before they moved to their own module refers to here.
+__getattr__ = moved_names(__name__, {"AverageNormSVC": "models.average_norm", "_MaskedSVCBase": "models._masked_svc"})
