@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-import rank.calibration as calibration
-import rank.calibration_check as calibration_check
-import rank.evidence_flags as evidence_flags
-from rank.shown_order import shown_positions, shown_ranks, shown_tops
-from rank.validation import validation_table
+import geomargin.rank.calibration as calibration
+import geomargin.rank.calibration_check as calibration_check
+import geomargin.rank.evidence_flags as evidence_flags
+from geomargin.rank.shown_order import shown_positions, shown_ranks, shown_tops
+from geomargin.rank.validation import validation_table
 
 
 def load_rows(workdir: Path) -> tuple[pd.DataFrame, np.ndarray, str, pd.DataFrame]:
@@ -88,10 +88,10 @@ def orphan_shown_rows(workdir, ranking: str) -> pd.DataFrame:
     import yaml
     from threadpoolctl import threadpool_limits
 
-    from featurize.metabolic.bundle import FeatureBundle
-    from rank.evidence import orphan_reactions
-    from rank.refit import ranking_decision_for
-    from rank.scoring import pair_score_fn, rank_candidates, split_ranking_name
+    from geomargin.featurize.metabolic.bundle import FeatureBundle
+    from geomargin.rank.evidence import orphan_reactions
+    from geomargin.rank.refit import ranking_decision_for
+    from geomargin.rank.scoring import pair_score_fn, rank_candidates, split_ranking_name
 
     config = yaml.safe_load((workdir / "config" / "config.yaml").read_text())
     opts = config["metabolic"]["ranking"]

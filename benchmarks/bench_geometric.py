@@ -64,7 +64,7 @@ def run_case(n: int, d: int, kernel: str, seed: int, C: float = 1.0,
     import numpy as np
     from sklearn.svm import SVC, LinearSVC
 
-    from models.geometric import (LIBLINEAR_INTERCEPT_SCALING, LIBLINEAR_MAX_ITER,
+    from geomargin.models.geometric import (LIBLINEAR_INTERCEPT_SCALING, LIBLINEAR_MAX_ITER,
                                   GeometricMarginSVC)
 
     X, y, groups = make_data(n, d, seed)
@@ -101,7 +101,7 @@ def run_representation(n: int, d: int, what: str, seed: int, C: float, block: in
     import numpy as np
     from sklearn.svm import SVC
 
-    from models.geometric import GeometricMarginSVC
+    from geomargin.models.geometric import GeometricMarginSVC
 
     # training and held-out rows from one draw (the same labelling rule)
     X, y, groups = make_data(n + 2000, d, seed, block)

@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from models.impute import MaskedKNNImputer
-from detect.evaluation import load_test_scenes
-from detect.scenes import image_pyramid, pyramid_scales, window_origins
+from geomargin.models.impute import MaskedKNNImputer
+from geomargin.detect.evaluation import load_test_scenes
+from geomargin.detect.scenes import image_pyramid, pyramid_scales, window_origins
 from _cli import uiuc_parser
 
 

@@ -24,7 +24,7 @@ vectorised, batched scoring of every orphan reaction against every candidate.
 CPU seconds of the whole target are those of every process Snakemake ran
 (``RUSAGE_CHILDREN`` once it has ended); CPU utilisation is CPU seconds over
 wall seconds (200% = both of 2 cores busy throughout). Per step, every job's
-log ends with its own resources (:mod:`common.resources`: wall
+log ends with its own resources (:mod:`geomargin.common.resources`: wall
 and CPU seconds, children included, the peak resident memory of its
 largest process, and the sampled peak of its processes' summed resident
 memory, which a cluster's per-job limit compares with ``mem_mb``); jobs of
@@ -61,8 +61,8 @@ from pathlib import Path
 
 import psutil
 import yaml
-from common.resources import JOB_SAMPLE_INTERVAL, RESOURCE_PREFIX, process_tree, tree_memory
-from report.results_pages import machine, run_commit
+from geomargin.common.resources import JOB_SAMPLE_INTERVAL, RESOURCE_PREFIX, process_tree, tree_memory
+from geomargin.report.results_pages import machine, run_commit
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET = "results/enzyme_ranking.tsv"
@@ -122,7 +122,7 @@ def older_releases(configs: list[str], time_split: bool) -> list[str]:
     release (workflow/rules/older_releases.smk): the release history's
     olders when it applies to the configured input set, and with
     ``time_split`` the time split's older release."""
-    from rank.history import check_release_history
+    from geomargin.rank.history import check_release_history
 
     met: dict = {}
     for c in configs:

@@ -19,9 +19,9 @@ import time
 import numpy as np
 
 
-from models.infinite_imputation import InfiniteImputationSVC
-from models.integrated_logreg import IntegratedLogisticRegression
-from models.robust_socp import RobustSOCPClassifier
+from geomargin.models.infinite_imputation import InfiniteImputationSVC
+from geomargin.models.integrated_logreg import IntegratedLogisticRegression
+from geomargin.models.robust_socp import RobustSOCPClassifier
 
 
 def make_data(n: int, d: int, frac: float = 0.5, seed: int = 0):
@@ -38,7 +38,7 @@ def make_data(n: int, d: int, frac: float = 0.5, seed: int = 0):
 def methods(d: int):
     out = []
     try:
-        from models.geometric import GeometricMarginSVC
+        from geomargin.models.geometric import GeometricMarginSVC
         out += [("GeometricMarginSVC (linear)", lambda: GeometricMarginSVC(C=1.0, kernel="linear")),
                 ("GeometricMarginSVC (rbf)", lambda: GeometricMarginSVC(C=1.0, kernel="rbf"))]
     except ImportError:  # pragma: no cover - the reference method has not landed

@@ -26,13 +26,13 @@ import yaml
 from _cli import REPO, uiuc_parser
 
 
-from detect.evaluation import load_test_scenes
-from detect.scenes import image_pyramid, pyramid_scales, window_origins
-from featurize.vision.featurizer import CarPartFeaturizer
-from featurize.vision.images import load_crops
-from models.reduce import present_features
-from models.registry import get_method
-from models.selection import select_params
+from geomargin.detect.evaluation import load_test_scenes
+from geomargin.detect.scenes import image_pyramid, pyramid_scales, window_origins
+from geomargin.featurize.vision.featurizer import CarPartFeaturizer
+from geomargin.featurize.vision.images import load_crops
+from geomargin.models.reduce import present_features
+from geomargin.models.registry import get_method
+from geomargin.models.selection import select_params
 
 
 def main() -> None:

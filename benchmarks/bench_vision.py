@@ -38,11 +38,11 @@ import numpy as np
 from _cli import uiuc_parser
 
 
-import detect.scenes as scenes_mod
-from detect.evaluation import average_precision, equal_error_recall, load_test_scenes, precision_recall
-from detect.scenes import DecisionScorer, detect_scenes
-from featurize.vision.featurizer import CarPartFeaturizer, DETECTORS
-from featurize.vision.images import load_crops
+import geomargin.detect.scenes as scenes_mod
+from geomargin.detect.evaluation import average_precision, equal_error_recall, load_test_scenes, precision_recall
+from geomargin.detect.scenes import DecisionScorer, detect_scenes
+from geomargin.featurize.vision.featurizer import CarPartFeaturizer, DETECTORS
+from geomargin.featurize.vision.images import load_crops
 
 
 def peak_mb() -> float:

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import roc_auc_score
 
-from featurize.metabolic.bundle import FeatureBundle
-from models.selection import _decision
+from geomargin.featurize.metabolic.bundle import FeatureBundle
+from geomargin.models.selection import _decision
 from _cli import workdir_parser
 
 

@@ -27,13 +27,13 @@ import sys
 import numpy as np
 import pandas as pd
 
-import rank.calibration as calibration
+import geomargin.rank.calibration as calibration
 from _calibration_check import load_rows, oof_check
 from _cli import workdir_parser
 
 
 def with_gap_next(features):
-    """``features`` (the workflow's :func:`rank.calibration.calibration_features`)
+    """``features`` (the workflow's :func:`geomargin.rank.calibration.calibration_features`)
     with the rows' ``gap_next_z`` inserted as the third column, where it was."""
     def f(rows: pd.DataFrame) -> np.ndarray:
         X = features(rows)

@@ -13,7 +13,7 @@ at the same confidence as a transporter would be.
 The flag tried here, ``membrane``: the candidate has an ``IEA`` row from
 InterPro2GO in the annotation file (computed from the protein sequence, the
 rows the ``domain`` source already reads) with one of the GO ids
-:data:`featurize.metabolic.annotation.MEMBRANE_TERMS` (membrane, integral component of membrane,
+:data:`geomargin.featurize.metabolic.annotation.MEMBRANE_TERMS` (membrane, integral component of membrane,
 transmembrane transport, transmembrane transporter activity). A gene
 without such a row counts as not a membrane protein. The flag reads no gene
 rule and no curated annotation, so a held-out reaction gets it as an orphan
@@ -57,10 +57,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-import rank.calibration as calibration
+import geomargin.rank.calibration as calibration
 from _calibration_check import bare_first_check, load_rows, orphan_shown_rows, weighted_summary
 from _cli import workdir_parser
-from featurize.metabolic.annotation import parse_gaf
+from geomargin.featurize.metabolic.annotation import parse_gaf
 
 #: The default annotation file of a run (``data/registry.yaml``).
 GAF = Path("data/downloads/yeast/annotation/sgd_2022-05-17.gaf")
@@ -86,7 +86,7 @@ def orphan_check(rows, w, y, shown, genes) -> dict:
     """Label-free: the orphans' first listed rows of transport reactions
     without network evidence whose gene is not a membrane protein, by the
     calibrator (as ``rank.calibration`` defines it now) fitted on all ``rows``."""
-    from rank.shown_order import shown_positions
+    from geomargin.rank.shown_order import shown_positions
 
     p = calibration.ConfidenceCalibrator().fit(rows, y, sample_weight=w).predict_proba(shown)
     first = (shown_positions(shown, p) == 1) & calibration.without_network_evidence(shown) \

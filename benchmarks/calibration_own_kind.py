@@ -56,12 +56,12 @@ import sys
 import numpy as np
 import pandas as pd
 
-import rank.calibration as calibration
-import rank.calibration_check as calibration_check
-import rank.evidence_flags as evidence_flags
+import geomargin.rank.calibration as calibration
+import geomargin.rank.calibration_check as calibration_check
+import geomargin.rank.evidence_flags as evidence_flags
 from _calibration_check import bare_first_check, load_rows, orphan_shown_rows, weighted_summary
 from _cli import workdir_parser
-from rank.shown_order import shown_positions
+from geomargin.rank.shown_order import shown_positions
 
 #: The own-kind inputs of the workflow's calibration features: the columns
 #: just before the site inputs, which come last.

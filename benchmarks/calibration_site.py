@@ -32,8 +32,8 @@ import sys
 import numpy as np
 import pandas as pd
 
-import rank.calibration as calibration
-import rank.evidence_flags as evidence_flags
+import geomargin.rank.calibration as calibration
+import geomargin.rank.evidence_flags as evidence_flags
 from _calibration_check import load_rows, oof_check, weighted_summary
 from _cli import workdir_parser
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import joblib
 import numpy as np
 
-from featurize.vision.candidates import _search_regions
-from featurize.vision.images import load_crops
+from geomargin.featurize.vision.candidates import _search_regions
+from geomargin.featurize.vision.images import load_crops
 from _cli import uiuc_parser
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from detect.evaluation import average_precision, equal_error_recall, load_test_scenes, precision_recall
+from geomargin.detect.evaluation import average_precision, equal_error_recall, load_test_scenes, precision_recall
 from _cli import uiuc_parser
 
 

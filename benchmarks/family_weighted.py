@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 from _cli import parser
 
-from rank.calibration import family_weights, out_of_fold_confidence
-from rank.shown_order import shown_positions, shown_ranks
+from geomargin.rank.calibration import family_weights, out_of_fold_confidence
+from geomargin.rank.shown_order import shown_positions, shown_ranks
 
 
 def summary(best: pd.Series, weight: pd.Series) -> dict:

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from models.geometric import GeometricMarginSVC
+from geomargin.models.geometric import GeometricMarginSVC
 
 
 def _load_reference():

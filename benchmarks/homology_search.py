@@ -17,9 +17,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from featurize.metabolic.homology import search_homologs
-from featurize.metabolic.model_io import load_model
-from featurize.metabolic.proteome import load_proteome
+from geomargin.featurize.metabolic.homology import search_homologs
+from geomargin.featurize.metabolic.model_io import load_model
+from geomargin.featurize.metabolic.proteome import load_proteome
 from _cli import mirror_dir, parser
 
 

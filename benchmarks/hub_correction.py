@@ -41,13 +41,13 @@ import pandas as pd
 import yaml
 from threadpoolctl import threadpool_limits
 
-from featurize.metabolic.genes import canonical_gene_id
-from featurize.metabolic.bundle import FeatureBundle
-from models.registry import get_method
-from models.selection import consensus_params, fit_estimator
-from rank.evidence import orphan_reactions
-from rank.metrics import ranking_metrics, top1_concentration
-from rank.scoring import (candidate_order, correct_scores, gene_id_ranks, pair_score_fn, ranking_decision,
+from geomargin.featurize.metabolic.genes import canonical_gene_id
+from geomargin.featurize.metabolic.bundle import FeatureBundle
+from geomargin.models.registry import get_method
+from geomargin.models.selection import consensus_params, fit_estimator
+from geomargin.rank.evidence import orphan_reactions
+from geomargin.rank.metrics import ranking_metrics, top1_concentration
+from geomargin.rank.scoring import (candidate_order, correct_scores, gene_id_ranks, pair_score_fn, ranking_decision,
                           score_matrix, true_gene_ranks)
 from _cli import workdir_parser
 
@@ -91,7 +91,7 @@ def ranks_and_tops(S, reactions, true_genes, candidates, gene_rank):
 
 
 def concentration(tops, true_sets=None):
-    """The most frequent top gene (:func:`rank.metrics.top1_concentration`),
+    """The most frequent top gene (:func:`geomargin.rank.metrics.top1_concentration`),
     its share, and how often it was right when first."""
     gene, _, share = top1_concentration(tops)
     prec = np.nan

@@ -32,9 +32,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from models.baselines import make_hgb
-from models.registry import MethodSpec
-from models.selection import nested_cross_validate
+from geomargin.models.baselines import make_hgb
+from geomargin.models.registry import MethodSpec
+from geomargin.models.selection import nested_cross_validate
 from _cli import workdir_parser
 
 GRID = {"learning_rate": [0.1], "max_leaf_nodes": [15, 31]}

@@ -10,7 +10,7 @@ For each scene of the test set (``single``: 170 scenes; ``scale``: 108, image
 pyramid 1.2 / 2**0.25, stride 4, as config ``vision``) every window is
 described and scored *before* non-maximum suppression; then NMS
 (``nms_radius`` 20, 50) gives the same detections as the workflow's rules, and
-the dataset's criterion (:func:`detect.evaluation.match_detections`)
+the dataset's criterion (:func:`geomargin.detect.evaluation.match_detections`)
 their recall at equal error rate (EER) and average precision.
 
 Each true car is then put into one class at the EER threshold (the score at
@@ -50,10 +50,10 @@ import pandas as pd
 from _cli import uiuc_parser
 
 
-from detect.evaluation import (acceptable, average_precision, equal_error_recall, found_locations,
+from geomargin.detect.evaluation import (acceptable, average_precision, equal_error_recall, found_locations,
                                load_test_scenes, precision_recall)
-from detect.scenes import DecisionScorer, non_max_suppression, pyramid_scales, score_windows
-from featurize.vision.images import CROP_SHAPE
+from geomargin.detect.scenes import DecisionScorer, non_max_suppression, pyramid_scales, score_windows
+from geomargin.featurize.vision.images import CROP_SHAPE
 
 NMS_RADIUS = (20, 50)
 

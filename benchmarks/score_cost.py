@@ -17,8 +17,8 @@ import time
 
 from threadpoolctl import threadpool_limits
 
-from featurize.metabolic.bundle import FeatureBundle
-from rank.scoring import ranking_decision
+from geomargin.featurize.metabolic.bundle import FeatureBundle
+from geomargin.rank.scoring import ranking_decision
 from _cli import workdir_parser
 
 

@@ -1,5 +1,5 @@
 """Parameter checks with scikit-learn-style messages, shared by the
-estimators of :mod:`models` and the featurizers of :mod:`featurize`.
+estimators of :mod:`geomargin.models` and the featurizers of :mod:`geomargin.featurize`.
 
 Every class with constructor parameters declares them once, as scikit-learn
 does (``sklearn/utils/_param_validation.py``), in a class attribute

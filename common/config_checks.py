@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 
-from common.exceptions import ConfigValueError
+from geomargin.common.exceptions import ConfigValueError
 
 __all__ = ["integral_float_keys", "check_integers", "check_param_grids"]
 
@@ -61,7 +61,7 @@ def check_integers(config: Mapping, schema: Mapping) -> None:
 def check_param_grids(grids: Mapping, section: str) -> None:
     """Raise :class:`ConfigValueError` for a grid parameter that its method
     (``models.registry``) does not have, naming the closest ones."""
-    from models.registry import get_method
+    from geomargin.models.registry import get_method
 
     for method, grid in (grids or {}).items():
         try:
@@ -86,19 +86,19 @@ def check_param_grids(grids: Mapping, section: str) -> None:
 def grid_value_problem(estimator, name: str, value) -> str:
     """Why ``value`` cannot be parameter ``name`` (deep names allowed) of
     ``estimator``, by the ``_parameter_constraints`` of the estimator and of
-    every estimator inside it (:func:`common.checks.validate_params`, or
+    every estimator inside it (:func:`geomargin.common.checks.validate_params`, or
     scikit-learn's own for its estimators); "" if it can. ``estimator`` is
     changed.
 
     Examples
     --------
-    >>> from models.registry import get_method
+    >>> from geomargin.models.registry import get_method
     >>> grid_value_problem(get_method("geometric").make(), "C", -1.0)
     "The 'C' parameter of GeometricMarginSVC must be a float > 0. Got -1.0 instead."
     >>> grid_value_problem(get_method("geometric").make(), "C", 0.5)
     ''
     """
-    from common.checks import validate_params
+    from geomargin.common.checks import validate_params
 
     try:
         estimator.set_params(**{name: value})

@@ -1,5 +1,5 @@
-"""Errors raised by :mod:`featurize` and :mod:`data` for bad input files, and
-by :mod:`common.publish` for a disk that cannot hold a publish.
+"""Errors raised by :mod:`geomargin.featurize` and :mod:`geomargin.data` for bad input files, and
+by :mod:`geomargin.common.publish` for a disk that cannot hold a publish.
 
 Every message names the file or folder (and field, row or value where known),
 says what was expected and how to fix the problem.
@@ -33,7 +33,7 @@ class FetchError(RuntimeError):
 
 
 class GeneIdError(GeomarginInputError):
-    """A gene id is not valid after normalisation (see :mod:`featurize.metabolic.genes`)."""
+    """A gene id is not valid after normalisation (see :mod:`geomargin.featurize.metabolic.genes`)."""
 
 
 class DuplicateGeneError(GeomarginInputError):

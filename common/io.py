@@ -171,7 +171,7 @@ _TRUNCATED = (zipfile.BadZipFile, EOFError, pickle.UnpicklingError)
 
 
 def _truncated(path, exc: Exception):
-    from common.exceptions import InputFileError
+    from geomargin.common.exceptions import InputFileError
 
     return InputFileError(path, f"is truncated or corrupt ({type(exc).__name__}: {exc})",
                           "an interrupted run or a full disk leaves such a file; delete it, or run "

@@ -51,8 +51,8 @@ import tempfile
 from pathlib import Path
 from typing import Mapping, Optional, Union
 
-from common.exceptions import DiskSpaceError
-from common.io import honour_umask, remove_stale_temps, temp_prefix
+from geomargin.common.exceptions import DiskSpaceError
+from geomargin.common.io import honour_umask, remove_stale_temps, temp_prefix
 
 __all__ = ["CURRENT", "SNAKEMAKE_BACKUPS", "SPACE_MARGIN", "STORE", "check_space", "publish_set"]
 
@@ -198,7 +198,7 @@ def check_space(files: Mapping[Union[str, os.PathLike], Optional[Source]], root:
     >>> root = pathlib.Path(tempfile.mkdtemp())
     >>> check_space({root / "a.tsv": b"x" * 1500}, root, backups=None, margin=10**15)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    common.exceptions.DiskSpaceError: /...: publishing needs 1000.0 TB (...), ... free; free space there and rerun
+    geomargin.common.exceptions.DiskSpaceError: /...: publishing needs 1000.0 TB (...), ... free; free space there and rerun
     """
     # what each published path holds now (Snakemake copies it through the link)
     old = {Path(dst): Path(dst).stat().st_size if Path(dst).is_file() else 0 for dst in files}

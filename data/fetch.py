@@ -23,12 +23,12 @@ folder.
 
 Command line::
 
-    python -m data.fetch yeast_iff708 sgd_gaf --dest data/downloads --mirror ../shared/data
-    python -m data.fetch --all --dest data/downloads
+    python -m geomargin.data.fetch yeast_iff708 sgd_gaf --dest data/downloads --mirror ../shared/data
+    python -m geomargin.data.fetch --all --dest data/downloads
 
 Example
 -------
->>> from data.fetch import fetch                      # doctest: +SKIP
+>>> from geomargin.data.fetch import fetch                      # doctest: +SKIP
 >>> fetch("yeast_iff708", "data/downloads", mirror="../shared/data")  # doctest: +SKIP
 PosixPath('data/downloads/yeast/network/iFF708.xml')
 """
@@ -51,8 +51,8 @@ from typing import Any, BinaryIO, Callable
 
 import yaml
 
-from common.exceptions import FetchError
-from common.io import honour_umask, remove_stale_temps, sha256_file, temp_prefix
+from geomargin.common.exceptions import FetchError
+from geomargin.common.io import honour_umask, remove_stale_temps, sha256_file, temp_prefix
 
 DATA_DIR = Path(__file__).resolve().parent
 DEFAULT_REGISTRY = DATA_DIR / "registry.yaml"
@@ -385,7 +385,7 @@ def fetch(name: str, dest_dir: str | Path, mirror: str | Path | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m data.fetch", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m geomargin.data.fetch", description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="registry names (see data/registry.yaml)")
     parser.add_argument("--all", action="store_true", help="fetch every registered file")
     parser.add_argument("--dest", default="data/downloads", help="download folder (default data/downloads)")

@@ -11,9 +11,9 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from common.exceptions import InputFileError
-from common.io import sha256_file
-from data.fetch import DEFAULT_REGISTRY, load_registry
+from geomargin.common.exceptions import InputFileError
+from geomargin.common.io import sha256_file
+from geomargin.data.fetch import DEFAULT_REGISTRY, load_registry
 
 __all__ = ["input_roles", "read_record", "check_unchanged_since_read", "input_table", "package_table"]
 

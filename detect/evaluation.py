@@ -12,7 +12,7 @@ centred on the true top-left with semi-axes 25% of the object's height
 (10 px) and width (25 px).
 
 Multi-scale (``TestImages_Scale/``, ``trueLocations_Scale.txt``; detections
-as (row, col, width), :mod:`detect.scenes`): ``Evaluator_Scale.java``
+as (row, col, width), :mod:`geomargin.detect.scenes`): ``Evaluator_Scale.java``
 compares window *centres* (integer arithmetic: ``i + (int)(0.4 * w / 2)``,
 ``j + w / 2``) and widths: a detection is acceptable when (centre row,
 centre col, width) lies inside the ellipsoid around the true one with
@@ -31,8 +31,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from common.exceptions import InputFileError
-from featurize.vision.images import CROP_SHAPE, read_grey_image
+from geomargin.common.exceptions import InputFileError
+from geomargin.featurize.vision.images import CROP_SHAPE, read_grey_image
 
 __all__ = [
     "parse_true_locations",

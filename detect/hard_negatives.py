@@ -23,8 +23,8 @@ from typing import Callable, Mapping, Sequence
 import cv2
 import numpy as np
 
-from common.parallel import process_starmap
-from detect.scenes import window_origins
+from geomargin.common.parallel import process_starmap
+from geomargin.detect.scenes import window_origins
 
 __all__ = ["negative_windows", "mine_hard_negatives"]
 
@@ -86,10 +86,10 @@ def mine_hard_negatives(featurizer, scorers: Mapping[str, Callable[[np.ndarray],
 
     Parameters
     ----------
-    featurizer : fitted :class:`featurize.vision.featurizer.CarPartFeaturizer`
+    featurizer : fitted :class:`geomargin.featurize.vision.featurizer.CarPartFeaturizer`
         (anything with ``transform_windows(image, origins)``).
     scorers : {method: callable} mapping window features to scores (e.g.
-        :class:`detect.scenes.DecisionScorer` of a model trained on
+        :class:`geomargin.detect.scenes.DecisionScorer` of a model trained on
         the crops).
     images : training negatives (40x100 float images in [0, 1]).
     scales, stride : enlargement factors of each image and the window grid step.

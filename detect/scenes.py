@@ -1,6 +1,6 @@
 """Sliding-window car detection in the UIUC test scenes (single- and multi-scale).
 
-A fitted :class:`featurize.vision.featurizer.CarPartFeaturizer` turns every 100x40 window
+A fitted :class:`geomargin.featurize.vision.featurizer.CarPartFeaturizer` turns every 100x40 window
 (top-left on a grid of ``stride`` pixels) into features, computing each
 landmark's response map once per scene; a fitted classifier scores them
 (``decision_function``, :class:`DecisionScorer`); greedy non-maximum
@@ -11,7 +11,7 @@ Multi-scale (``TestImages_Scale/``): each scene is resized by every scale of
 ``cv2.resize``), the same 100x40 windows are scored at every level and
 mapped back to the scene as (row, col, width) with width = 100 / scale;
 :func:`non_max_suppression` then works across scales. The detections are
-scored against the true car locations by :mod:`detect.evaluation`.
+scored against the true car locations by :mod:`geomargin.detect.evaluation`.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from common.parallel import balanced_bounds, process_starmap
-from featurize.vision.images import CROP_SHAPE
+from geomargin.common.parallel import balanced_bounds, process_starmap
+from geomargin.featurize.vision.images import CROP_SHAPE
 
 __all__ = [
     "window_origins",

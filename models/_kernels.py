@@ -17,7 +17,7 @@ masks (``||x_S||^2`` terms as ``(X0 ** 2) @ Mz.T``); there is no Python loop
 over pairs. Note that the masked RBF kernel (and ``poly`` with ``coef0 < 0``)
 need not be positive semi-definite; libsvm accepts such kernels.
 
-The per-pattern norms of ``w`` are :mod:`models._pattern_norms`.
+The per-pattern norms of ``w`` are :mod:`geomargin.models._pattern_norms`.
 """
 
 from __future__ import annotations
@@ -26,8 +26,7 @@ import numpy as np
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
-from common.moved import moved_names
-from common.checks import finite_float, int_at_least, one_of, positive_float, positive_float_or
+from geomargin.common.checks import finite_float, int_at_least, one_of, positive_float, positive_float_or
 
 from ._validation import as_float_array, check_choice, check_positive_float
 
@@ -66,7 +65,7 @@ def _resolve_representation(representation: str, kernel: str, n_samples: int, n_
     """What the QP is solved on: ``"gram"`` (libsvm on the precomputed n x n
     kernel), ``"rows"`` (libsvm on the rows, ``SVC(kernel="linear")``) or
     ``"primal"`` (the primal QP on the rows by an interior-point method,
-    :class:`models._linear_qp.PrimalLinearSVM`). All three are the same QP;
+    :class:`geomargin.models._linear_qp.PrimalLinearSVM`). All three are the same QP;
     the rows need ``kernel="linear"``. ``"auto"``, for the linear kernel
     with ``4 * n_features <= n_samples``: ``"primal"`` up to
     :data:`MAX_PRIMAL_FEATURES` features; above, ``"gram"`` up to
@@ -174,7 +173,7 @@ def kernel_from_gram(G: np.ndarray, sq_a: np.ndarray | None = None,
                      copy: bool = True) -> np.ndarray:
     """Kernel matrix from the linear Gram matrix ``G = A @ B.T``.
 
-    The one place where every kernel of :mod:`models` is derived from a Gram
+    The one place where every kernel of :mod:`geomargin.models` is derived from a Gram
     matrix: poly = ``(gamma * G + coef0) ** degree`` (repeated products,
     faster than a float power), rbf = ``exp(-gamma * D2)``, as in
     :class:`sklearn.svm.SVC`. For rbf, ``D2`` is ``sq_dist`` when given (the
@@ -284,7 +283,3 @@ def resolve_gamma(estimator, gamma, X: np.ndarray) -> float:
         var = float(X[mask].var())
         return float(1.0 / (n_valid * var)) if var != 0 else 1.0
     return check_positive_float(estimator, "gamma", gamma)
-
-
-#: Names a model pickled before they moved to their own module refers to here.
-__getattr__ = moved_names(__name__, {"PatternNorms": "models._pattern_norms", "feature_blocks": "models._pattern_norms", "_unique_rows": "models._rows", "_distinct_byte_rows": "models._rows"})

@@ -1,5 +1,5 @@
-"""The base of the SVMs of :mod:`models.geometric` and
-:mod:`models.average_norm`: libsvm on a masked kernel (or on the rows), the
+"""The base of the SVMs of :mod:`geomargin.models.geometric` and
+:mod:`geomargin.models.average_norm`: libsvm on a masked kernel (or on the rows), the
 kernel with their convention for rows with no valid feature, and the
 training and validation kernels a grid shares."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 from sklearn.base import BaseEstimator
 from sklearn.svm import SVC
 
-from common.checks import (positive_float_or)
+from geomargin.common.checks import (positive_float_or)
 
 from ._kernels import (SVC_PARAMETER_CONSTRAINTS, _check_representation,
                        _kernel_from_filled, _rows_qp)
@@ -32,7 +32,7 @@ class _MaskedSVCBase(AbsentFeatureClassifierMixin, BaseEstimator):
 
     def _svc(self, rows: bool = False, shape: tuple[int, int] | None = None):
         """libsvm on a precomputed kernel, or (``rows``) the QP on the rows of
-        ``shape`` with the linear kernel (:func:`models._kernels._rows_qp`:
+        ``shape`` with the linear kernel (:func:`geomargin.models._kernels._rows_qp`:
         libsvm or the primal interior point, by ``representation``): the
         same QP when the precomputed kernel is ``X0 @ X0.T`` of those rows."""
         if rows:

@@ -1,4 +1,4 @@
-"""Input and parameter validation shared by every estimator in :mod:`models`.
+"""Input and parameter validation shared by every estimator in :mod:`geomargin.models`.
 
 Conventions
 -----------
@@ -20,8 +20,8 @@ Conventions
   the kept columns; ``n_features_in_`` counts every column.
 
 Constructor parameters are declared on each estimator class, in
-``_parameter_constraints`` (:mod:`common.checks`), and checked in ``fit`` by
-:func:`common.checks.validate_params`. Error messages follow scikit-learn's
+``_parameter_constraints`` (:mod:`geomargin.common.checks`), and checked in ``fit`` by
+:func:`geomargin.common.checks.validate_params`. Error messages follow scikit-learn's
 style, e.g.
 ``The 'C' parameter of GeometricMarginSVC must be a float > 0. Got -1 instead.``
 """
@@ -36,7 +36,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import (check_array, check_consistent_length, column_or_1d,
                                       validate_data)
 
-from common.checks import Constraint, check_param, estimator_name, positive_float
+from geomargin.common.checks import Constraint, check_param, estimator_name, positive_float
 
 __all__ = [
     "AbsentFeatureClassifierMixin",
@@ -131,7 +131,7 @@ def validate_X_predict(estimator: Any, X) -> np.ndarray:
 def validate_binary_y(estimator: Any, y, X=None) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(classes_, y_signed)`` with ``y_signed`` in {-1, +1}.
 
-    The one label check of every estimator in :mod:`models`, with
+    The one label check of every estimator in :mod:`geomargin.models`, with
     scikit-learn's conventions: ``y=None`` is an error, a column vector is
     ravelled with a ``DataConversionWarning``, a continuous target raises
     "Unknown label type", and anything but exactly two classes raises a
@@ -214,7 +214,7 @@ def as_float_array(X) -> np.ndarray:
 
 
 class AbsentFeatureClassifierMixin(ClassifierMixin):
-    """Shared by every binary classifier of :mod:`models`: NaN input is
+    """Shared by every binary classifier of :mod:`geomargin.models`: NaN input is
     allowed (it marks absent features), one decision value per row, and
     ``predict`` is ``classes_[1]`` where it is > 0.
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import (one_of, validate_params)
+from geomargin.common.checks import (one_of, validate_params)
 
 from ._kernels import (REPRESENTATIONS, _resolve_representation, _use_rows, resolve_gamma)
 from ._validation import (validate_binary_y,
@@ -75,7 +75,7 @@ class AverageNormSVC(_MaskedSVCBase):
     Examples
     --------
     >>> import numpy as np
-    >>> from models.average_norm import AverageNormSVC
+    >>> from geomargin.models.average_norm import AverageNormSVC
     >>> X = np.array([[1.0, 1.0], [2.0, np.nan], [-1.0, -1.0], [-2.0, np.nan]])
     >>> clf = AverageNormSVC(C=10.0).fit(X, [1, 1, 0, 0])
     >>> clf.predict([[1.5, np.nan], [-1.0, -2.0]])

@@ -1,6 +1,6 @@
 """Baselines: imputation + SVM (the paper's), and practitioners' comparators.
 
-* :class:`ImputedSVC` -- one of the imputers of :mod:`models.impute`
+* :class:`ImputedSVC` -- one of the imputers of :mod:`geomargin.models.impute`
   followed by the same SVM (libsvm through :class:`sklearn.svm.SVC`).
 * :func:`make_hgb` -- :class:`~sklearn.ensemble.HistGradientBoostingClassifier`
   on the raw NaN matrix.
@@ -27,7 +27,7 @@ kernel and few columns (at most a quarter of the rows) it gives libsvm the rows 
 (``representation``), which needs no n x n matrix. Its
 :meth:`ImputedSVC.grid_decision_function` evaluates a whole parameter grid
 on a validation split, fitting each imputer once and reusing the Gram
-matrix for every kernel and ``C``; :func:`models.selection.select_params`
+matrix for every kernel and ``C``; :func:`geomargin.models.selection.select_params`
 uses it. With the precomputed kernel memory is ``O(n_train^2)`` (about 0.5 GB
 at 8000 instances).
 """
@@ -47,18 +47,18 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import int_at_least, one_of, positive_float, validate_params
-from models._kernels import (REPRESENTATIONS, SVC_PARAMETER_CONSTRAINTS, _check_representation, _resolve_representation,
+from geomargin.common.checks import int_at_least, one_of, positive_float, validate_params
+from geomargin.models._kernels import (REPRESENTATIONS, SVC_PARAMETER_CONSTRAINTS, _check_representation, _resolve_representation,
                              _rows_qp, _use_rows, kernel_from_gram)
-from models._rows import _distinct_byte_rows
-from models._validation import (
+from geomargin.models._rows import _distinct_byte_rows
+from geomargin.models._validation import (
     AbsentFeatureClassifierMixin,
     validate_binary_y,
     validate_feature_groups,
     validate_X_fit,
     validate_X_predict,
 )
-from models.impute import IMPUTERS, make_imputer
+from geomargin.models.impute import IMPUTERS, make_imputer
 
 __all__ = ["AbsentColumnsHGB", "ImputedSVC", "LogRegIndicator", "make_hgb"]
 
@@ -68,7 +68,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     Parameters
     ----------
     imputer : {"zero", "mean", "flags", "knn", "em"}, default="zero"
-        See :mod:`models.impute`.
+        See :mod:`geomargin.models.impute`.
     n_neighbors : int, default=5
         K of the kNN imputer (ignored otherwise).
     n_components : int, default=5
@@ -94,9 +94,9 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         (``"gram"``) or, for ``kernel="linear"``, libsvm on the imputed rows
         (``"rows"``, the same QP without an n x n matrix) or the same QP's
         primal on those rows by an interior-point method (``"primal"``,
-        :class:`models._linear_qp.PrimalLinearSVM`; ``tol`` does not apply);
+        :class:`geomargin.models._linear_qp.PrimalLinearSVM`; ``tol`` does not apply);
         ``"auto"`` chooses by the imputed matrix's shape as
-        :class:`models.geometric.GeometricMarginSVC`'s does.
+        :class:`geomargin.models.geometric.GeometricMarginSVC`'s does.
 
     Attributes
     ----------
@@ -310,15 +310,15 @@ def _knn_shared(first: ImputedSVC, X_train, X_val, by_key, ests, cache):
 
 class AbsentColumnsHGB(HistGradientBoostingClassifier):
     """HistGradientBoostingClassifier that leaves out the columns absent in
-    every training row, as every classifier of :mod:`models` does
-    (:mod:`models._validation`).
+    every training row, as every classifier of :mod:`geomargin.models` does
+    (:mod:`geomargin.models._validation`).
 
     Such a column carries no information, and scikit-learn's binning fails on
     it ("window shape cannot be larger than input array shape").
     ``present_features_`` marks the columns used; prediction reads only
     those. A row's decision is the sum of its trees' leaves, the same
     whatever other rows are scored with it (``row_independent_decision``,
-    :func:`rank.scoring.row_independent`), so rows repeated in ``X`` (many
+    :func:`geomargin.rank.scoring.row_independent`), so rows repeated in ``X`` (many
     candidate genes share all their features) are scored once.
     """
 

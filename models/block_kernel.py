@@ -36,11 +36,11 @@ from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.utils.extmath import row_norms
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import (int_at_least, one_of, positive_float, positive_float_or,
+from geomargin.common.checks import (int_at_least, one_of, positive_float, positive_float_or,
                            validate_params)
-from models._validation import (AbsentFeatureClassifierMixin, validate_feature_groups,
+from geomargin.models._validation import (AbsentFeatureClassifierMixin, validate_feature_groups,
                                 validate_X_fit, validate_X_predict)
-from models.reduce import block_fill, block_present, blockwise_transform, iter_blocks
+from geomargin.models.reduce import block_fill, block_present, blockwise_transform, iter_blocks
 
 __all__ = ["BlockKernelMap", "BlockKernelGeometricSVC", "block_additive_kernel", "median_gamma"]
 
@@ -257,7 +257,7 @@ class BlockKernelGeometricSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     """Geometric-margin SVM with the block-additive RBF kernel.
 
     :class:`BlockKernelMap` maps every valid block, then a linear
-    :class:`~models.geometric.GeometricMarginSVC` with the map's blocks as
+    :class:`~geomargin.models.geometric.GeometricMarginSVC` with the map's blocks as
     ``groups`` runs the paper's iteration on the mapped rows: the margin of
     an instance is measured with ``||w^(i)||``, ``w`` restricted to the
     mapped blocks valid in it. Fitting and scoring cost is linear in the
@@ -314,7 +314,7 @@ class BlockKernelGeometricSVC(AbsentFeatureClassifierMixin, BaseEstimator):
 
     def fit(self, X, y) -> "BlockKernelGeometricSVC":
         """Fit the map on ``X``, then the geometric-margin iteration on the mapped rows."""
-        from models.geometric import GeometricMarginSVC  # lazy: avoids an import cycle
+        from geomargin.models.geometric import GeometricMarginSVC  # lazy: avoids an import cycle
 
         validate_params(self)
         self.map_ = BlockKernelMap(self.groups, n_components=self.n_components, gamma=self.gamma,
@@ -347,7 +347,7 @@ class BlockKernelGeometricSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         ``svc_.decision_and_scales(map_.transform(X))`` up to rounding (the
         sums are associated differently). Other maps are applied.
         """
-        from models.geometric import _scales  # lazy: avoids an import cycle
+        from geomargin.models.geometric import _scales  # lazy: avoids an import cycle
 
         check_is_fitted(self, "svc_")
         folded = self._folded()

@@ -1,6 +1,6 @@
 """The conditional moments of the missing part of each instance under a
 Gaussian mixture (:class:`Conditional`), as
-:meth:`models.gaussian_em.GaussianMixtureEM.conditional` returns them."""
+:meth:`geomargin.models.gaussian_em.GaussianMixtureEM.conditional` returns them."""
 
 from __future__ import annotations
 

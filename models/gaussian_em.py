@@ -1,7 +1,7 @@
 """EM and variational-Bayes EM for a Gaussian mixture fitted to incomplete data.
 
-Shared by :mod:`models.robust_socp` (Shivaswamy et al., JMLR 2006) and
-:mod:`models.integrated_logreg` (Williams et al., TPAMI 2007), both of which
+Shared by :mod:`geomargin.models.robust_socp` (Shivaswamy et al., JMLR 2006) and
+:mod:`geomargin.models.integrated_logreg` (Williams et al., TPAMI 2007), both of which
 need, for every instance, the conditional distribution of its missing
 (NaN) coordinates given its observed ones.
 
@@ -69,12 +69,11 @@ from scipy.special import digamma, logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from common.moved import moved_names
-from common.checks import (check_param, int_at_least, one_of, positive_float,
+from geomargin.common.checks import (check_param, int_at_least, one_of, positive_float,
                            validate_params)
-from models._rows import _patterns
-from models.gaussian_conditional import Conditional
-from models._validation import (
+from geomargin.models._rows import _patterns
+from geomargin.models.gaussian_conditional import Conditional
+from geomargin.models._validation import (
     validate_X_fit,
     validate_X_predict,
 )
@@ -561,7 +560,3 @@ def fit_shared(gm: GaussianMixtureEM, X) -> GaussianMixtureEM:
             _SHARED_FITS.popitem(last=False)
     _SHARED_FITS.move_to_end(key)
     return fitted
-
-
-#: Names a model pickled before they moved to their own module refers to here.
-__getattr__ = moved_names(__name__, {"_patterns": "models._rows"})

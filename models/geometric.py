@@ -3,7 +3,7 @@
 :class:`GeometricMarginSVC` is the iterative non-separable algorithm of
 Chechik, Heitz, Elidan, Abbeel & Koller ("Max-margin classification of data
 with absent features", JMLR 9, 2008, Sec. 4; NIPS 2006); the paper's
-``avg|w|`` variant is :class:`models.average_norm.AverageNormSVC`. Both take ``X`` with NaN where a feature is
+``avg|w|`` variant is :class:`geomargin.models.average_norm.AverageNormSVC`. Both take ``X`` with NaN where a feature is
 structurally absent and solve every QP with libsvm (``sklearn.svm.SVC``, on a
 precomputed kernel or, for the linear kernel with few features, on the
 rows; see ``representation``); for large linear problems
@@ -19,8 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
-from common.moved import moved_names
-from common.checks import (int_at_least, none_or_positive_float, one_of, positive_float, validate_params)
+from geomargin.common.checks import (int_at_least, none_or_positive_float, one_of, positive_float, validate_params)
 
 from ._pattern_norms import PatternNorms
 from ._kernels import (REPRESENTATIONS, _resolve_representation, _use_rows, columns_dot,
@@ -74,7 +73,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
     ``<w, phi(x)> / s(x) + b`` compares every instance's margin with one
     threshold, whatever its missingness. The reference of the tests
     (``tests/reference_geometric.py``) follows the same convention. The
-    separable :class:`models.socp.GeometricMarginSOCP` solves eq. 4, where
+    separable :class:`geomargin.models.socp.GeometricMarginSOCP` solves eq. 4, where
     the bias is inside the ratio: ``y_i (w.x_i + b) / ||w^(i)||``.
 
     Parameters
@@ -84,7 +83,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
     kernel : {"linear", "poly", "rbf"}, default="linear"
         Masked kernel, over the features valid in both instances:
         ``<x, z>``, ``(gamma <x, z> + coef0) ** degree`` or
-        ``exp(-gamma ||x - z||^2)`` (see :func:`models._kernels.masked_kernel`).
+        ``exp(-gamma ||x - z||^2)`` (see :func:`geomargin.models._kernels.masked_kernel`).
     degree : int, default=2
         Polynomial degree (``kernel="poly"``).
     gamma : {"scale", "auto"} or float, default="scale"
@@ -160,14 +159,14 @@ class GeometricMarginSVC(_MaskedSVCBase):
         as a permutation of the features would. ``"primal"``
         (``kernel="linear"`` only): the same QP on the same rows in its
         primal form, by an interior-point method
-        (:class:`models._linear_qp.PrimalLinearSVM`, Mehrotra's method on
+        (:class:`geomargin.models._linear_qp.PrimalLinearSVM`, Mehrotra's method on
         ``(d + 1)``-sized normal equations, relative duality gap 1e-12;
         ``tol`` and ``first_tol`` do not apply): its steps cost ``n d^2``
         whatever ``C``, where libsvm slows down sharply on large,
         nearly separable problems. ``"auto"``, for ``kernel="linear"`` and
         ``4 * n_features <= n_samples``: ``"primal"`` up to
-        :data:`models._kernels.MAX_PRIMAL_FEATURES` (100) features; above,
-        ``"gram"`` up to :data:`models._kernels.MAX_GRAM_ROWS` (20000) rows,
+        :data:`geomargin.models._kernels.MAX_PRIMAL_FEATURES` (100) features; above,
+        ``"gram"`` up to :data:`geomargin.models._kernels.MAX_GRAM_ROWS` (20000) rows,
         ``"rows"`` beyond; else ``"gram"``. With ``"gram"`` :meth:`fit`
         rescales its one kernel matrix in place between QPs. Ignored with
         ``solver="liblinear"``.
@@ -230,7 +229,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
     where ``K_P`` is the masked kernel with every feature outside ``P``
     treated as absent (Chechik et al. 2008, Sec. 4: the support vectors are
     restricted to the instance's valid features). It is computed once per
-    distinct missingness pattern (see :mod:`models._kernels`). The masked
+    distinct missingness pattern (see :mod:`geomargin.models._kernels`). The masked
     RBF kernel (distance over features valid in both) is in general *not*
     positive semi-definite; negative pattern norms are clipped to 0, and if
     ``||w||^2 <= 0`` the iteration stops with ``s = 1`` and a ``UserWarning``
@@ -239,7 +238,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
     Examples
     --------
     >>> import numpy as np
-    >>> from models.geometric import GeometricMarginSVC
+    >>> from geomargin.models.geometric import GeometricMarginSVC
     >>> X = np.array([[1.0, 1.0], [2.0, np.nan], [-1.0, -1.0], [-2.0, np.nan]])
     >>> y = np.array([1, 1, 0, 0])
     >>> clf = GeometricMarginSVC(C=10.0, n_iter=3).fit(X, y)
@@ -466,7 +465,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
 
         Equivalent to ``[clone(self).set_params(**p).fit(X_train,
         y_train).decision_function(X_val) for p in param_list]`` (used by
-        :func:`models.selection.select_params`), but points that differ only
+        :func:`geomargin.models.selection.select_params`), but points that differ only
         in ``n_iter`` share one run of the iteration (the validation scores
         are taken after every QP up to the largest ``n_iter``), and points
         with the same kernel share its Gram matrix (linear and polynomial
@@ -575,7 +574,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
 
     def prepare_scoring(self) -> "GeometricMarginSVC":
         """Precompute what makes scoring many distinct missingness patterns
-        cheap (:meth:`models._pattern_norms.PatternNorms.prepare`: the moment
+        cheap (:meth:`geomargin.models._pattern_norms.PatternNorms.prepare`: the moment
         tensors of a degree-3 polynomial kernel; nothing for other kernels).
         Scores are unchanged up to rounding. Worth it before scoring the
         windows of many scenes."""
@@ -650,7 +649,3 @@ def _scales(norms: PatternNorms, M: np.ndarray, wn2: float,
     np.maximum(s, S_MIN, out=s)
     s[~M.any(axis=1)] = 1.0
     return s, True
-
-
-#: Names a model pickled before they moved to their own module refers to here.
-__getattr__ = moved_names(__name__, {"AverageNormSVC": "models.average_norm", "_MaskedSVCBase": "models._masked_svc"})

@@ -1,7 +1,7 @@
 """Imputers for the paper's baselines: NaN marks a structurally absent feature.
 
 Chechik et al. (2008) compare the geometric-margin SVM with an SVM trained
-on imputed data. This module holds the imputers; :mod:`models.baselines`
+on imputed data. This module holds the imputers; :mod:`geomargin.models.baselines`
 chains them with the SVM.
 
 * ``zero`` and ``mean`` are :class:`sklearn.impute.SimpleImputer`
@@ -35,9 +35,9 @@ from sklearn.impute import SimpleImputer
 from sklearn.mixture import GaussianMixture
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
-from common.checks import boolean, check_param, int_at_least, positive_float, validate_params
-from models._rows import _distinct_byte_rows
-from models._validation import (
+from geomargin.common.checks import boolean, check_param, int_at_least, positive_float, validate_params
+from geomargin.models._rows import _distinct_byte_rows
+from geomargin.models._validation import (
     check_choice,
     validate_feature_groups,
     validate_X_fit,

@@ -61,7 +61,7 @@ refuse n > MAX_TRAIN = 5000 training instances.
 Example
 -------
 >>> import numpy as np
->>> from models.infinite_imputation import InfiniteImputationSVC
+>>> from geomargin.models.infinite_imputation import InfiniteImputationSVC
 >>> rng = np.random.default_rng(0)
 >>> X = rng.normal(size=(60, 3)); y = (X[:, 0] > 0).astype(int)
 >>> X[rng.random(X.shape) < 0.2] = np.nan
@@ -77,9 +77,9 @@ from sklearn.base import BaseEstimator
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import (int_at_least, nonnegative_float, one_of, positive_float,
+from geomargin.common.checks import (int_at_least, nonnegative_float, one_of, positive_float,
                            positive_float_or, validate_params)
-from models._validation import (
+from geomargin.models._validation import (
     AbsentFeatureClassifierMixin,
     validate_binary_y,
     validate_X_fit,

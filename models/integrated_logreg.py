@@ -7,7 +7,7 @@ What is solved
 --------------
 1. A Gaussian mixture of ``x`` is fitted to the incomplete data (training
    rows plus ``X_unlabeled`` if given) by EM or variational-Bayes EM
-   (:class:`models.gaussian_em.GaussianMixtureEM`).  For instance ``i`` this
+   (:class:`geomargin.models.gaussian_em.GaussianMixtureEM`).  For instance ``i`` this
    gives responsibilities ``rho_ik = p(k | x_i^o)`` and the conditional
    Gaussian of the completed vector, mean ``m_ik`` (observed coordinates kept)
    and covariance ``S_ik`` (zero on observed coordinates).
@@ -47,7 +47,7 @@ With no missing values ``S_ik = 0`` and ``rho`` is irrelevant, so the model
 Scaling
 -------
 ``covariance="full"`` is limited to ``d <= 300`` (the EM's
-:data:`models.gaussian_em.MAX_FULL_DIM`): the EM stores one dense d x d
+:data:`geomargin.models.gaussian_em.MAX_FULL_DIM`): the EM stores one dense d x d
 covariance per component and factorises an m x m block per missingness
 pattern, and every objective evaluation costs O(n K m^2) for the quadratic
 forms ``w' S_ik w`` (m = missing features per instance).  Use
@@ -58,7 +58,7 @@ limited to ``n_total <= 5000`` labelled + unlabelled instances.
 Example
 -------
 >>> import numpy as np
->>> from models.integrated_logreg import IntegratedLogisticRegression
+>>> from geomargin.models.integrated_logreg import IntegratedLogisticRegression
 >>> rng = np.random.default_rng(0)
 >>> X = rng.normal(size=(100, 3)); y = (X[:, 0] > 0).astype(int)
 >>> X[rng.random(X.shape) < 0.2] = np.nan
@@ -75,15 +75,15 @@ from scipy.sparse.csgraph import laplacian
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import (int_at_least, nonnegative_float, one_of, positive_float,
+from geomargin.common.checks import (int_at_least, nonnegative_float, one_of, positive_float,
                            positive_float_or, validate_params)
-from models._validation import (
+from geomargin.models._validation import (
     AbsentFeatureClassifierMixin,
     validate_binary_y,
     validate_X_fit,
     validate_X_predict,
 )
-from models.gaussian_em import COVARIANCES, GaussianMixtureEM, fit_shared
+from geomargin.models.gaussian_em import COVARIANCES, GaussianMixtureEM, fit_shared
 
 __all__ = ["IntegratedLogisticRegression", "MAX_GRAPH_INSTANCES"]
 
@@ -203,7 +203,7 @@ class IntegratedLogisticRegression(AbsentFeatureClassifierMixin, BaseEstimator):
                 raise ValueError(
                     f"{type(self).__name__} was fitted on complete data only, so it has no model "
                     f"of the features; it cannot predict instances with NaN.")
-            from models.gaussian_conditional import Conditional
+            from geomargin.models.gaussian_conditional import Conditional
             n, d = X.shape
             return Conditional(np.ones((n, 1)), X[:, None, :].copy(), np.zeros(n, dtype=int),
                                [np.zeros(0, dtype=int)], [np.zeros((1, 0))], [np.zeros((1, 0, 0))])

@@ -56,7 +56,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import int_at_least, none_or_positive_int, positive_float, validate_params
+from geomargin.common.checks import int_at_least, none_or_positive_int, positive_float, validate_params
 
 from ._validation import (AbsentFeatureClassifierMixin, validate_binary_y, validate_X_fit,
                           validate_X_predict)
@@ -165,8 +165,8 @@ class GeometricMarginRankSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     -----
     :meth:`decision_function` is ``w.x / s(x) + b`` with
     ``s(x) = ||w^(x)|| / ||w||`` (the instance's geometric margin, as in
-    :class:`models.geometric.GeometricMarginSVC`); :meth:`scales` gives
-    ``s(x)``, so :func:`rank.scoring.ranking_decision` can rank by either
+    :class:`geomargin.models.geometric.GeometricMarginSVC`); :meth:`scales` gives
+    ``s(x)``, so :func:`geomargin.rank.scoring.ranking_decision` can rank by either
     rule. A row with no valid feature scores ``intercept_``.
     """
 
@@ -249,13 +249,13 @@ class GeometricMarginRankSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     @staticmethod
     def _scale_of(M: np.ndarray, w: np.ndarray) -> np.ndarray:
         """``s = ||w restricted to each row of M|| / ||w||``: the geometric
-        margin's own scale function (:func:`models.geometric._scales`) on the
+        margin's own scale function (:func:`geomargin.models.geometric._scales`) on the
         linear squared norms ``M @ w^2``."""
         return _scales(None, M, float(w @ w), num=M.astype(np.float64) @ (w * w))[0]
 
     def scales(self, X):
         """``s(x) = ||w^(x)|| / ||w||`` per row (1 for rows with no valid
-        feature; floored at :data:`models.geometric.S_MIN`)."""
+        feature; floored at :data:`geomargin.models.geometric.S_MIN`)."""
         check_is_fitted(self)
         X = validate_X_predict(self, X)
         return self._scale_of(~np.isnan(X), self.coef_[0])

@@ -23,8 +23,8 @@ from sklearn.decomposition import PCA
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import int_at_least, validate_params
-from models._validation import validate_feature_groups, validate_X_fit, validate_X_predict
+from geomargin.common.checks import int_at_least, validate_params
+from geomargin.models._validation import validate_feature_groups, validate_X_fit, validate_X_predict
 
 __all__ = ["BlockPCA", "reduced_pipeline", "present_features", "block_fill",
            "blockwise_transform", "block_present", "iter_blocks"]

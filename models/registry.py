@@ -2,7 +2,7 @@
 
 Pipelines name methods in their config (``geometric``, ``zero``, ...); this
 module turns a name into an unfitted estimator and the grid that
-:mod:`models.selection` searches on an inner validation split.
+:mod:`geomargin.models.selection` searches on an inner validation split.
 
 Grids are lists of dicts in :class:`sklearn.model_selection.ParameterGrid`
 style (each value a list; scalars are accepted too). The default grids
@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from models.baselines import ImputedSVC, LogRegIndicator, make_hgb
+from geomargin.models.baselines import ImputedSVC, LogRegIndicator, make_hgb
 
 __all__ = ["MethodSpec", "METHODS", "get_method", "register_method", "svm_grid", "C_GRID"]
 
@@ -78,22 +78,22 @@ def _imputed(imputer: str) -> Callable[..., Any]:
 
 
 def _make_geometric(groups=None, random_state=None):
-    from models.geometric import GeometricMarginSVC  # lazy: other module
+    from geomargin.models.geometric import GeometricMarginSVC  # lazy: other module
     return GeometricMarginSVC(groups=groups)
 
 
 def _make_geometric_block(groups=None, random_state=None):
-    from models.block_kernel import BlockKernelGeometricSVC  # lazy: other module
+    from geomargin.models.block_kernel import BlockKernelGeometricSVC  # lazy: other module
     return BlockKernelGeometricSVC(groups=groups, random_state=random_state or 0)
 
 
 def _make_geometric_rank(groups=None, random_state=None):
-    from models.rank_svm import GeometricMarginRankSVC  # lazy: other module
+    from geomargin.models.rank_svm import GeometricMarginRankSVC  # lazy: other module
     return GeometricMarginRankSVC(random_state=random_state)
 
 
 def _make_avg_w(groups=None, random_state=None):
-    from models.average_norm import AverageNormSVC  # lazy: other module
+    from geomargin.models.average_norm import AverageNormSVC  # lazy: other module
     return AverageNormSVC(groups=groups)
 
 
@@ -113,7 +113,7 @@ def register_method(spec: MethodSpec, *, replace: bool = False) -> MethodSpec:
 
     Examples
     --------
-    >>> from models.baselines import ImputedSVC
+    >>> from geomargin.models.baselines import ImputedSVC
     >>> spec = register_method(MethodSpec("zero_rbf", "Zero + RBF SVM",
     ...     lambda groups=None, random_state=None: ImputedSVC(kernel="rbf"),
     ...     [{"C": [1.0, 10.0]}]))
@@ -185,19 +185,19 @@ for _spec in (
 # regression) are enforced by the estimators with a clear error; pass a grid
 # with covariance "diag"/"lowrank" for larger d.
 def _make_robust_socp(groups=None, random_state=None):
-    from models.robust_socp import RobustSOCPClassifier  # lazy: cvxpy import
+    from geomargin.models.robust_socp import RobustSOCPClassifier  # lazy: cvxpy import
 
     return RobustSOCPClassifier()
 
 
 def _make_infinite_imputation(groups=None, random_state=None):
-    from models.infinite_imputation import InfiniteImputationSVC
+    from geomargin.models.infinite_imputation import InfiniteImputationSVC
 
     return InfiniteImputationSVC(max_iter=20)
 
 
 def _make_integrated_logreg(groups=None, random_state=None):
-    from models.integrated_logreg import IntegratedLogisticRegression
+    from geomargin.models.integrated_logreg import IntegratedLogisticRegression
 
     return IntegratedLogisticRegression(random_state=random_state)
 
@@ -221,7 +221,7 @@ for _spec in (
 # "blockpca__n_components".
 def _reduced(make_inner: Callable[..., Any], n_components: int) -> Callable[..., Any]:
     def make(groups=None, random_state=None):
-        from models.reduce import reduced_pipeline
+        from geomargin.models.reduce import reduced_pipeline
 
         return reduced_pipeline(make_inner(random_state=random_state), groups=groups,
                                 n_components=n_components)

@@ -7,7 +7,7 @@ Bhattacharyya, Shivaswamy & Smola, NIPS 2004).
 What is solved
 --------------
 1. A Gaussian ``N(mu, Sigma)`` of ``x`` is estimated from the incomplete
-   training data by EM (:class:`models.gaussian_em.GaussianMixtureEM`, one
+   training data by EM (:class:`geomargin.models.gaussian_em.GaussianMixtureEM`, one
    component, ridge ``reg_covar``), either on all rows (``em="joint"``) or
    per class (``em="per_class"``, the paper's choice).
 2. Each instance ``i`` becomes ``x_i ~ N(mu_i, Sigma_i)``: ``mu_i`` is ``x_i``
@@ -56,7 +56,7 @@ n=500 and 50% missing that is 2.5 million nonzeros already.  Above that use
 Example
 -------
 >>> import numpy as np
->>> from models.robust_socp import RobustSOCPClassifier
+>>> from geomargin.models.robust_socp import RobustSOCPClassifier
 >>> rng = np.random.default_rng(0)
 >>> X = rng.normal(size=(60, 3)); y = (X[:, 0] + X[:, 1] > 0).astype(int)
 >>> X[rng.random(X.shape) < 0.2] = np.nan
@@ -74,16 +74,16 @@ from scipy.stats import norm
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import (check_param, int_at_least, one_of, open_unit_interval,
+from geomargin.common.checks import (check_param, int_at_least, one_of, open_unit_interval,
                            positive_float, validate_params)
-from models._validation import (
+from geomargin.models._validation import (
     AbsentFeatureClassifierMixin,
     cvxpy_solver,
     validate_binary_y,
     validate_X_fit,
     validate_X_predict,
 )
-from models.gaussian_em import COVARIANCES, GaussianMixtureEM
+from geomargin.models.gaussian_em import COVARIANCES, GaussianMixtureEM
 
 __all__ = ["RobustSOCPClassifier", "MAX_FULL_DIM_SOCP"]
 

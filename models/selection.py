@@ -12,7 +12,7 @@ fold, which is used for nothing else.
 Speed: an estimator may define
 ``grid_decision_function(param_list, X_train, y_train, X_val) -> list of
 arrays`` returning the validation decision values of every grid point (it
-must equal fitting each point separately); :class:`models.baselines.ImputedSVC`
+must equal fitting each point separately); :class:`geomargin.models.baselines.ImputedSVC`
 uses it to fit each imputer once and to derive every kernel from one Gram
 matrix. Other estimators are fitted once per grid point. A grid of a single
 point is used without an inner validation fit.
@@ -40,8 +40,8 @@ from sklearn.model_selection import (
     StratifiedShuffleSplit,
 )
 
-from common.checks import check_param, check_positive_int
-from models.registry import MethodSpec, get_method
+from geomargin.common.checks import check_param, check_positive_int
+from geomargin.models.registry import MethodSpec, get_method
 
 __all__ = ["CVResult", "FoldResult", "nested_cross_validate", "evaluate_fold", "fit_estimator",
            "fold_seed", "select_params", "expand_grid", "consensus_params"]
@@ -165,13 +165,13 @@ def _query(query, instance_groups):
 
 def fit_estimator(est, X, y, query=None):
     """``est.fit(X, y)``; estimators with a ranking objective (a ``query``
-    argument in ``fit``, :class:`models.rank_svm.GeometricMarginRankSVC`)
+    argument in ``fit``, :class:`geomargin.models.rank_svm.GeometricMarginRankSVC`)
     also get ``query``: the instance groups, so that pairs are formed within
     a group (None: one group).
 
     Examples
     --------
-    >>> from models.rank_svm import GeometricMarginRankSVC
+    >>> from geomargin.models.rank_svm import GeometricMarginRankSVC
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 0.0], [0.0, 2.0]])
     >>> r = fit_estimator(GeometricMarginRankSVC(), X, [1, 0, 1, 0], query=[0, 0, 1, 1])
     >>> r.n_pairs_
@@ -230,7 +230,7 @@ def select_params(method, X, y, *, feature_groups=None, instance_groups=None, qu
     Parameters
     ----------
     method : str or MethodSpec
-        Registry name (see :mod:`models.registry`) or a spec.
+        Registry name (see :mod:`geomargin.models.registry`) or a spec.
     X : array-like of shape (n_samples, n_features)
         NaN = absent feature.
     y : array-like of shape (n_samples,)

@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import int_at_least, open_unit_interval, validate_params
+from geomargin.common.checks import int_at_least, open_unit_interval, validate_params
 
 from ._validation import (AbsentFeatureClassifierMixin, cvxpy_solver, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
@@ -75,7 +75,7 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
     max_features : int, default=200
         Largest number of features accepted (the SOCP has one cone of
         dimension up to ``n_features + 1`` per pattern; beyond a few hundred
-        features use :class:`~models.geometric.GeometricMarginSVC`).
+        features use :class:`~geomargin.models.geometric.GeometricMarginSVC`).
 
     Attributes
     ----------
@@ -100,13 +100,13 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
     ``intercept_``. Training rows with no valid feature are rejected (they
     have no geometric margin). Non-separable data raise
     :class:`NotSeparableError` (a ``ValueError``) pointing to
-    :class:`~models.geometric.GeometricMarginSVC`; a solver failure raises
+    :class:`~geomargin.models.geometric.GeometricMarginSVC`; a solver failure raises
     ``RuntimeError``.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from models.socp import GeometricMarginSOCP
+    >>> from geomargin.models.socp import GeometricMarginSOCP
     >>> X = np.array([[1.0, 1.0], [1.6, np.nan], [-1.0, -1.0], [-1.6, np.nan]])
     >>> clf = GeometricMarginSOCP().fit(X, [1, 1, 0, 0])
     >>> round(clf.margin_, 3)  # direction (1, 1)/sqrt(2): margin sqrt(2)

@@ -25,7 +25,7 @@ def coexpression_scores(featurizer, X: np.ndarray) -> np.ndarray:
 
     A candidate's score is the largest, over the motif types, of the mean
     Pearson r between its expression profile and those of the reaction's
-    neighbours of that type (:meth:`featurize.metabolic.pairs.PairFeaturizer.block_sums`
+    neighbours of that type (:meth:`geomargin.featurize.metabolic.pairs.PairFeaturizer.block_sums`
     of the ``expr`` blocks). NaN (ranked last) when no motif type has an
     expression block for the pair.
 
@@ -48,7 +48,7 @@ def adjacency_scores(featurizer, X: np.ndarray) -> np.ndarray:
     """The non-learned adjacency baseline: how many related reactions the
     candidate already catalyses, summed over the motif types (a reaction
     related by two motif types counts twice), read from the ``net`` blocks
-    of :class:`featurize.metabolic.pairs.PairFeaturizer` (``adjacency=True``). NaN
+    of :class:`geomargin.featurize.metabolic.pairs.PairFeaturizer` (``adjacency=True``). NaN
     (ranked last) when no motif type has a related reaction with a gene.
 
     Examples

@@ -2,7 +2,7 @@
 candidate is a true gene of its reaction.
 
 The cross-validation ranks every held-out reaction with known genes with the
-model of the fold that held it out (:mod:`rank.validation`). Its shown rows,
+model of the fold that held it out (:mod:`geomargin.rank.validation`). Its shown rows,
 the top candidates of each held-out reaction, are the calibration rows
 (:data:`CALIBRATION_COLUMNS`): a candidate's rank, its score relative to the
 reaction's other candidates, the reaction kind, which evidence the reaction
@@ -26,8 +26,8 @@ reaction having a gene among the candidates: a real orphan may have none.
 The check is made where the calibrator never looked
 (:func:`out_of_fold_confidence`: fitted on the other folds' rows), by the
 expected calibration error over 10 equal-width bins of confidence [3]_
-(:func:`rank.calibration_check.expected_calibration_error`), the Brier score and the
-reliability table (:mod:`rank.calibration_check`).
+(:func:`geomargin.rank.calibration_check.expected_calibration_error`), the Brier score and the
+reliability table (:mod:`geomargin.rank.calibration_check`).
 
 References
 ----------
@@ -61,9 +61,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from common.checks import check_param, int_at_least, positive_float, validate_params
-from rank.calibration_check import _wilson_lower, wilson_lower
-from rank.evidence_flags import (CANDIDATE_FLAGS, EVIDENCE_FLAGS, HOMOLOGY_FLAG, NETWORK_FLAGS, OWN_KIND_FLAGS, SITE_FLAGS)
+from geomargin.common.checks import check_param, int_at_least, positive_float, validate_params
+from geomargin.rank.calibration_check import _wilson_lower, wilson_lower
+from geomargin.rank.evidence_flags import (CANDIDATE_FLAGS, EVIDENCE_FLAGS, HOMOLOGY_FLAG, NETWORK_FLAGS, OWN_KIND_FLAGS, SITE_FLAGS)
 
 __all__ = ["CALIBRATION_COLUMNS", "KINDS", "ConfidenceCalibrator", "calibration_rows", "calibration_features",
            "out_of_fold_confidence", "EVIDENCE_PATTERNS", "evidence_pattern", "family_weights",
@@ -105,7 +105,7 @@ def calibration_rows(scores: np.ndarray, order: np.ndarray, top_n: int, evidence
         The ranking's scores (after its gene correction); NaN = no evidence,
         never shown.
     order : ndarray of int
-        Candidate indices, best first (:func:`rank.scoring.candidate_order`).
+        Candidate indices, best first (:func:`geomargin.rank.scoring.candidate_order`).
     top_n : int
         Rows shown per reaction.
     evidence : ndarray of shape (n_candidates, len(flags)) of bool
@@ -238,7 +238,7 @@ def family_weights(rows: pd.DataFrame, fold_group) -> np.ndarray:
     of distinct reactions of ``rows`` in the row's fold group)``.
 
     ``fold_group`` maps a reaction id to its cross-validation group
-    (:func:`featurize.metabolic.pairs.sampling.fold_groups`; a dict or
+    (:func:`geomargin.featurize.metabolic.pairs.sampling.fold_groups`; a dict or
     Series). yeast-GEM writes one lipid reaction for many acyl chains; those
     copies share a group, are held out together and are ranked alike, so
     unweighted they would count as hundreds of independent cases.
@@ -481,7 +481,7 @@ def bare_first_share(rows: pd.DataFrame, first, fold_group) -> tuple[int, float]
     ``first`` marks each reaction's first listed row: ``rank == 1`` in score
     order (then the share is :attr:`ConfidenceCalibrator.bare_share_` of a
     calibrator fitted on ``rows`` with these weights), or the first by
-    confidence (:func:`rank.shown_order.shown_positions` ``== 1``), whose
+    confidence (:func:`geomargin.rank.shown_order.shown_positions` ``== 1``), whose
     rows without network evidence are another set. The share is NaN when
     there is none.
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from common.checks import check_param, int_at_least
-from rank.credible import best_per_reaction
+from geomargin.common.checks import check_param, int_at_least
+from geomargin.rank.credible import best_per_reaction
 
 
 __all__ = ["expected_calibration_error", "reliability_table", "CHECK_COLUMNS", "check_table", "wilson_lower"]

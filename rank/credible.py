@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from common.checks import check_param, open_unit_interval
+from geomargin.common.checks import check_param, open_unit_interval
 
 
 __all__ = ["no_credible_candidate", "THRESHOLD_GRID", "most_confident_rows", "best_per_reaction", "credible_threshold"]

@@ -2,13 +2,13 @@
 are ranked and why, and the evidence behind each (reaction, candidate gene).
 
 :func:`orphan_reactions` lists every orphan directed reaction with its kind
-(:mod:`featurize.metabolic.reaction_kinds`), subsystem, motif neighbours per type and
+(:mod:`geomargin.featurize.metabolic.reaction_kinds`), subsystem, motif neighbours per type and
 whether it is ranked (and why not). :func:`explain_ranking` turns the top
-candidates of :func:`rank.scoring.rank_candidates` into the rows of
+candidates of :func:`geomargin.rank.scoring.rank_candidates` into the rows of
 ``results/enzyme_ranking.tsv``: per candidate its supporting neighbours with
 gene names and motif types, its co-expression r with each motif type's
 neighbours, the domains and compartments it shares with them, and its
-calibrated ``confidence`` (:mod:`rank.calibration`). Every column is
+calibrated ``confidence`` (:mod:`geomargin.rank.calibration`). Every column is
 described in ``docs/outputs.md``.
 
 Co-expression r of a candidate g with the neighbours of motif type t is the
@@ -27,14 +27,14 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from common.parallel import fork_map
-from featurize.metabolic.genes import canonical_gene_id
-from featurize.metabolic.pairs.explanations import homology_phrase
-from featurize.metabolic.pairs.site import SITE_LABELS
-from featurize.metabolic.reaction_kinds import REACTION_KINDS
-from rank.credible import no_credible_candidate
-from rank.metrics import ranking_metrics, top1_concentration
-from rank.scoring import row_independent
+from geomargin.common.parallel import fork_map
+from geomargin.featurize.metabolic.genes import canonical_gene_id
+from geomargin.featurize.metabolic.pairs.explanations import homology_phrase
+from geomargin.featurize.metabolic.pairs.site import SITE_LABELS
+from geomargin.featurize.metabolic.reaction_kinds import REACTION_KINDS
+from geomargin.rank.credible import no_credible_candidate
+from geomargin.rank.metrics import ranking_metrics, top1_concentration
+from geomargin.rank.scoring import row_independent
 
 __all__ = ["EVIDENCE", "ORPHAN_COLUMNS", "RANKING_COLUMNS", "supporting_neighbours", "orphan_reactions", "mark_ranked",
            "motif_less_validation", "top1_with_motifs", "coexpression_r", "candidate_evidence", "candidates_evidence", "explain_ranking",
@@ -59,7 +59,7 @@ def supporting_neighbours(featurizer, decision_function: Callable[[np.ndarray], 
     """Neighbour genes that support the score of ``(reaction, gene)`` most.
 
     Each neighbour h is removed in turn (leave-one-neighbour-out, exact, see
-    :meth:`featurize.metabolic.pairs.PairFeaturizer.leave_one_out`); its support is the
+    :meth:`geomargin.featurize.metabolic.pairs.PairFeaturizer.leave_one_out`); its support is the
     drop of ``decision_function`` when it is removed. Returns up to ``top``
     tuples ``(gene, motif types joined by '+', drop)`` with positive drops,
     largest first (ties by gene id). :func:`supporting_neighbours_many` does
@@ -73,15 +73,15 @@ def supporting_neighbours_many(featurizer, decision_function: Callable[[np.ndarr
                                ) -> list[list[tuple[str, str, float]]]:
     """:func:`supporting_neighbours` of every candidate in ``genes``, from
     one candidate matrix (``X``,
-    :meth:`~featurize.metabolic.pairs.PairFeaturizer.candidate_matrix` when
+    :meth:`~geomargin.featurize.metabolic.pairs.PairFeaturizer.candidate_matrix` when
     not given) and one stacked leave-one-out matrix
-    (:meth:`~featurize.metabolic.pairs.PairFeaturizer.leave_one_out_many`).
+    (:meth:`~geomargin.featurize.metabolic.pairs.PairFeaturizer.leave_one_out_many`).
 
     ``decision_function`` is called per candidate, on its own row and then
     on its own leave-one-out rows, as :func:`supporting_neighbours` would: a
     BLAS product can round a row differently inside a larger batch, and a
     last-bit change could reorder neighbours whose drops tie. A function
-    that scores every row on its own (:func:`rank.scoring.row_independent`,
+    that scores every row on its own (:func:`geomargin.rank.scoring.row_independent`,
     e.g. gradient boosting) is called once on all the rows instead: the same
     numbers, without a call's overhead per candidate.
     """
@@ -144,10 +144,10 @@ def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None,
     ----------
     net : DirectedNetwork
         With ``reaction_kind``, ``named_diffusion`` and ``subsystem`` columns
-        (:func:`featurize.metabolic.network.build_directed_network`).
+        (:func:`geomargin.featurize.metabolic.network.build_directed_network`).
     featurizer : PairFeaturizer
         Gives the motif neighbours and the reaction's evidence
-        (:meth:`~featurize.metabolic.pairs.PairFeaturizer.reaction_evidence`).
+        (:meth:`~geomargin.featurize.metabolic.pairs.PairFeaturizer.reaction_evidence`).
     kinds : sequence of str, optional
         Reaction kinds to rank (default: every kind of ``REACTION_KINDS``
         but ``pseudo``, model bookkeeping that no enzyme catalyses).
@@ -167,7 +167,7 @@ def orphan_reactions(net, featurizer, kinds: Sequence[str] | None = None,
         ``<motif>_genes`` per motif type (neighbour reactions, and distinct
         genes of those reactions; near-copies left out), then
         ``near_copy_genes`` (the genes of its near-copies,
-        :meth:`~featurize.metabolic.pairs.PairFeaturizer.near_copy_genes`,
+        :meth:`~geomargin.featurize.metabolic.pairs.PairFeaturizer.near_copy_genes`,
         ";"-joined), ``ranked_on`` (the allowed evidence
         the reaction has, joined by "+"; "" when it is not eligible),
         ``eligible`` (bool: the kind is ranked and it has allowed evidence)
@@ -273,7 +273,7 @@ def motif_less_validation(true_ranks: pd.DataFrame, method: str, featurizer, top
         neighbour gene), ``validated_without_motifs_n_reactions`` (such
         held-out reactions of ``method``) and ``validated_without_motifs_``
         ``hit@1``, ``hit@10``, ``median_rank`` over their true genes
-        (:func:`rank.metrics.ranking_metrics`; NaN without any).
+        (:func:`geomargin.rank.metrics.ranking_metrics`; NaN without any).
     """
     mine = true_ranks[true_ranks["method"] == method]
     without = [r for r in pd.unique(mine["reaction"]) if not featurizer.has_motif_gene(r)]
@@ -291,7 +291,7 @@ def top1_with_motifs(featurizer, top: pd.DataFrame) -> dict:
     neighbour gene: the orphans a biologist reads a motif-based ranking for,
     and the set the yeast-GEM issue's bound ("no gene is rank 1 for more
     than 5% of them unless the validation earns it") is stated on. The
-    concentration over all ranked orphans (:func:`rank.metrics.ranking_quality`)
+    concentration over all ranked orphans (:func:`geomargin.rank.metrics.ranking_quality`)
     also counts those ranked on their subsystem or compounds alone.
 
     Parameters
@@ -305,7 +305,7 @@ def top1_with_motifs(featurizer, top: pd.DataFrame) -> dict:
     dict
         ``orphans_ranked_with_motifs``, ``orphan_top1_gene_with_motifs``,
         ``orphan_top1_reactions_with_motifs`` and
-        ``orphan_top1_share_with_motifs`` (:func:`rank.metrics.top1_concentration`
+        ``orphan_top1_share_with_motifs`` (:func:`geomargin.rank.metrics.top1_concentration`
         over those orphans' rank-1 genes).
     """
     first = top[top["rank"] == 1]
@@ -318,7 +318,7 @@ def top1_with_motifs(featurizer, top: pd.DataFrame) -> dict:
 
 def coexpression_r(featurizer, reaction: str, gene: str) -> dict[str, float]:
     """Per motif type, the mean Pearson r of ``gene`` with that type's
-    neighbours (:meth:`featurize.metabolic.pairs.PairFeaturizer.block_sums` of the
+    neighbours (:meth:`geomargin.featurize.metabolic.pairs.PairFeaturizer.block_sums` of the
     ``expr`` blocks, in either representation); NaN where the block is absent."""
     return _coexpression_rows(featurizer, featurizer.candidate_matrix(reaction, [gene]))[0]
 
@@ -359,7 +359,7 @@ def candidate_evidence(featurizer, decision_function, reaction: str, gene: str, 
         ``catalyses_adjacent`` (the related reactions whose gene rule
         already names the candidate, "REACTION(motifs)", ";"-joined: the
         evidence of the ``net`` block of
-        :class:`featurize.metabolic.pairs.PairFeaturizer`), ``catalyses_in_subsystem``
+        :class:`geomargin.featurize.metabolic.pairs.PairFeaturizer`), ``catalyses_in_subsystem``
         (the other model reactions of the reaction's subsystem whose gene rule
         names the candidate, ";"-joined: the evidence of the ``subsystem``
         block; "" without that block), ``similar_compounds`` (the candidate's
@@ -479,7 +479,7 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
                     log=None, n_jobs: int = 1) -> pd.DataFrame:
     """Rows of ``results/enzyme_ranking.tsv`` for the ranked candidates ``top``
     (columns ``reaction, rank, gene, score`` as from
-    :func:`rank.scoring.rank_candidates`; NaN scores should be dropped; with
+    :func:`geomargin.rank.scoring.rank_candidates`; NaN scores should be dropped; with
     ``confidence`` and ``no_credible_candidate`` when calibrated, else those
     columns are empty).
 
@@ -487,7 +487,7 @@ def explain_ranking(top: pd.DataFrame, featurizer, net, decision_function, *, me
     type (rounded to 4 decimals) and ``method``; sorted by reaction id then
     rank. The evidence is computed per reaction, for all its candidates at
     once (:func:`candidates_evidence`), by ``n_jobs`` forked processes
-    (:func:`common.parallel.fork_map`: the featurizer and fitted models are
+    (:func:`geomargin.common.parallel.fork_map`: the featurizer and fitted models are
     only read; rows keep ``top``'s order, so the table does not depend on
     ``n_jobs``).
     """

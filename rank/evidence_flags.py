@@ -5,7 +5,7 @@ whether the candidate already does the reaction's kind of work
 (:data:`SITE_FLAGS`) and, with the ``homology`` block, whether its protein is
 like one of the genes around the reaction (:data:`HOMOLOGY_FLAG`); and the
 flags of a ranking's shown rows (:func:`shown_rows`). The calibrator
-(:mod:`rank.calibration`) reads them."""
+(:mod:`geomargin.rank.calibration`) reads them."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from common.parallel import fork_map
+from geomargin.common.parallel import fork_map
 
 
 __all__ = ["EVIDENCE_FLAGS", "NETWORK_FLAGS", "OWN_KIND_FLAGS", "SITE_FLAGS", "CANDIDATE_FLAGS", "HOMOLOGY_FLAG", "candidate_flag_names", "homology_flags", "evidence_flags", "candidate_flags", "shown_rows"]
@@ -55,7 +55,7 @@ CANDIDATE_FLAGS = (*NETWORK_FLAGS, *OWN_KIND_FLAGS, *SITE_FLAGS)
 
 #: The candidate has homology evidence: one of the ``homology`` block's items
 #: is > 0 (its protein is like one of the model genes around the reaction,
-#: :mod:`featurize.metabolic.pairs.homology`). A flag of
+#: :mod:`geomargin.featurize.metabolic.pairs.homology`). A flag of
 #: :func:`candidate_flags`, a column of the calibration rows (before
 #: ``label``) and a calibrator input only when the block is in the features
 #: (:func:`candidate_flag_names`); not part of the evidence pattern.
@@ -183,11 +183,11 @@ def candidate_flags(featurizer, X: np.ndarray) -> np.ndarray:
 def shown_rows(top: pd.DataFrame, featurizer, kind_of, n_jobs: int = 1) -> pd.DataFrame:
     """The calibration features of ranked rows ``top`` (columns ``reaction``,
     ``rank``, ``gene``, ``score_z``, ``gap_next_z``, ``gap_top_z``, as
-    :func:`rank.scoring.rank_candidates` with ``standardised=True`` gives
+    :func:`geomargin.rank.scoring.rank_candidates` with ``standardised=True`` gives
     them): ``top`` plus ``reaction_kind`` (``kind_of``: reaction -> kind)
     and the :data:`EVIDENCE_FLAGS`, :data:`OWN_KIND_FLAGS` and :data:`SITE_FLAGS`, computed as
     the validation computes them for its calibration rows (per reaction, by ``n_jobs`` forked
-    processes, :func:`common.parallel.fork_map`); with the ``homology`` block
+    processes, :func:`geomargin.common.parallel.fork_map`); with the ``homology`` block
     also :data:`HOMOLOGY_FLAG` (:func:`candidate_flag_names`)."""
     out = top.reset_index(drop=True).copy()
     names = candidate_flag_names(featurizer)

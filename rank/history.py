@@ -4,11 +4,11 @@ model releases, test both on a later one.
 Cross-validation holds out reactions that *have* genes; a real orphan is
 another population. The release history gives real orphans with answers:
 each pair ``[older, newer]`` of model releases is a time split
-(:mod:`rank.time_split`): the older release's orphans, ranked by the older
+(:mod:`geomargin.rank.time_split`): the older release's orphans, ranked by the older
 run's models, scored against the genes the newer release gave them, by
 every ranking. The *history* pairs are learned from (the choice of the
 ranking, :func:`choose_on_history`; the confidence,
-:class:`rank.history_calibrator.HistoryCalibrator`; the "no credible candidate" threshold,
+:class:`geomargin.rank.history_calibrator.HistoryCalibrator`; the "no credible candidate" threshold,
 :func:`history_threshold`); the *test* pair is scored exactly the same way
 and only reported. Its older release is no earlier than the newest release
 of the history (:func:`check_release_history`), so nothing learned from
@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from common.exceptions import ConfigValueError
-from rank.history_calibrator import HistoryCalibrator
-from rank.time_split import time_split_metrics
+from geomargin.common.exceptions import ConfigValueError
+from geomargin.rank.history_calibrator import HistoryCalibrator
+from geomargin.rank.time_split import time_split_metrics
 
 __all__ = ["ReleasePlan", "HistoryModel", "check_release_history", "score_order_rows", "choose_on_history",
            "labelled_rows", "history_threshold", "gain_shares", "fit_history", "SCORE_ORDER"]
@@ -45,7 +45,7 @@ __all__ = ["ReleasePlan", "HistoryModel", "check_release_history", "score_order_
 _KEY = "metabolic.release_history"
 
 #: Suffix the time split gives a ranking's rows in score order when its
-#: default ranking is listed by confidence (:mod:`rank.time_split`).
+#: default ranking is listed by confidence (:mod:`geomargin.rank.time_split`).
 SCORE_ORDER = " (score order)"
 
 
@@ -88,7 +88,7 @@ def check_release_history(cfg: Mapping, datasets: Iterable[str]) -> ReleasePlan:
     ...                        "test": ["b", "c"]}, ["a", "b", "c"])
     Traceback (most recent call last):
     ...
-    common.exceptions.ConfigValueError: config: metabolic.release_history.test starts at 'b', before 'c', the newest release of metabolic.release_history.history: the test must begin no earlier than the newest history release, so that nothing learned from history was curated after it; name a later test or an earlier history
+    geomargin.common.exceptions.ConfigValueError: config: metabolic.release_history.test starts at 'b', before 'c', the newest release of metabolic.release_history.history: the test must begin no earlier than the newest history release, so that nothing learned from history was curated after it; name a later test or an earlier history
     """
     datasets = set(datasets)
     releases = [str(r) for r in cfg["releases"]]
@@ -232,7 +232,7 @@ def labelled_rows(rows: pd.DataFrame, ranking: str, top_n: int, ranked_on: Mappi
     ``1 .. min(top_n, n_candidates)``, ``label`` 1 where a later gene
     stands at that rank, ``motifs`` whether it was ranked on motif
     neighbours. Where the rows have ``homology_ranks`` (the ``homology``
-    block: :func:`rank.time_split.time_split_rows`), also ``homology``:
+    block: :func:`geomargin.rank.time_split.time_split_rows`), also ``homology``:
     the candidate at that rank has homology evidence.
 
     >>> rows = pd.DataFrame({"ranking": "m", "reaction": ["r"], "reaction_kind": ["transport"],
@@ -362,7 +362,7 @@ def fit_history(reactions: Mapping[str, pd.DataFrame], orphans: Mapping[str, pd.
     ----------
     reactions, orphans : mapping
         Pair name (``"older->newer"``) -> its ``time_split_reactions.tsv``
-        and ``time_split_orphans.tsv`` (:func:`rank.time_split.orphan_gain_table`).
+        and ``time_split_orphans.tsv`` (:func:`geomargin.rank.time_split.orphan_gain_table`).
         Only the pairs learned from: the caller passes no test pair.
     cv_validation, candidates, choose_by, min_reactions
         As :func:`choose_on_history`.

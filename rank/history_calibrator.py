@@ -2,7 +2,7 @@
 history's shown rows, per cell of rank band x reaction kind x motif
 evidence, and x homology evidence where the history's rows have some
 (:class:`HistoryCalibrator`), and its cells as a table
-(:func:`cells_table`). Fitted by :func:`rank.history.fit_history`."""
+(:func:`cells_table`). Fitted by :func:`geomargin.rank.history.fit_history`."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _band(rank) -> np.ndarray:
 
 
 #: The rows' column of the homology key: the shown candidate has homology
-#: evidence (:data:`rank.evidence_flags.HOMOLOGY_FLAG`).
+#: evidence (:data:`geomargin.rank.evidence_flags.HOMOLOGY_FLAG`).
 HOMOLOGY = "homology"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rank.history import HistoryModel, labelled_rows, score_order_rows
+from geomargin.rank.history import HistoryModel, labelled_rows, score_order_rows
 
 __all__ = ["check_test_confidence", "score_test_split", "history_quality_columns"]
 
@@ -43,7 +43,7 @@ def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int 
     >>> c["rank1_mean_confidence"], c["rank1_later_gene_share"], c["credible_reactions"], c["credible_vs_all"]
     (0.2, 0.25, 2, 2.0)
     """
-    from rank.calibration_check import expected_calibration_error
+    from geomargin.rank.calibration_check import expected_calibration_error
 
     c = first["confidence"].to_numpy(dtype=float)
     y = first["label"].to_numpy(dtype=float)
@@ -82,7 +82,7 @@ def _rank1_spread(c: np.ndarray, y: np.ndarray, idx: np.ndarray, rng: np.random.
     Poisson-binomial check of the count (see :func:`check_test_confidence`)."""
     from scipy.stats import poisson_binom
 
-    from rank.calibration_check import expected_calibration_error
+    from geomargin.rank.calibration_check import expected_calibration_error
 
     keys = ("rank1_later_gene_share_lo", "rank1_later_gene_share_hi", "rank1_confidence_over_share_lo",
             "rank1_confidence_over_share_hi", "rank1_ece_if_calibrated", "rank1_ece_if_calibrated_hi",
@@ -125,12 +125,12 @@ def score_test_split(model: HistoryModel, rows: pd.DataFrame, name: str, *, top_
         expectation, the confidence on its first candidates
         (:func:`check_test_confidence`), and its history and CV figures.
     rankings : DataFrame
-        Every ranking on the test pair (:func:`rank.time_split.time_split_table`
+        Every ranking on the test pair (:func:`geomargin.rank.time_split.time_split_table`
         of the score-order rows), ``chosen`` marking the shown one.
     confidence : DataFrame
         :func:`check_test_confidence` over all kinds, then per kind.
     """
-    from rank.time_split import time_split_table
+    from geomargin.rank.time_split import time_split_table
 
     rows = score_order_rows(rows)
     ranking = model.ranking
@@ -175,7 +175,7 @@ def history_quality_columns(test: pd.DataFrame, model: HistoryModel, method: str
 
     >>> test = pd.DataFrame([{"test_split": "c->d", "ranking": "m", "chosen_on": "history", "chosen_by": "x",
     ...                       "learned_from": "a->b", "test_hit@1": 0.2, "history_mrr": 0.3, "cv_mrr": 0.5}])
-    >>> from rank.history_calibrator import HistoryCalibrator
+    >>> from geomargin.rank.history_calibrator import HistoryCalibrator
     >>> model = HistoryModel({"ranking": "m", "chosen_on": "history", "chosen_by": "y", "history_mrr": 0.25,
     ...                       "cv_mrr": 0.5}, HistoryCalibrator(), 0.1, "r", {}, ("a->b", "c->d"))
     >>> list(history_quality_columns(test, model, "m").items())[:4]

@@ -1,7 +1,7 @@
 """Which later genes a time split finds, by what the older release showed of them.
 
 Each pair of a benchmark reaction and one of its later genes
-(:func:`rank.time_split.later_genes`) is put in one
+(:func:`geomargin.rank.time_split.later_genes`) is put in one
 :data:`LATER_GENE_EVIDENCE` class (:func:`later_gene_evidence`); per ranking
 and class, :func:`later_gene_table` gives hit@k, MRR and median rank of the
 later genes themselves, and :func:`later_gene_columns` writes each later
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from rank.time_split import time_split_metrics
+from geomargin.rank.time_split import time_split_metrics
 
 __all__ = ["LATER_GENE_EVIDENCE", "later_gene_evidence", "later_gene_columns", "later_gene_table"]
 
@@ -42,9 +42,9 @@ def later_gene_evidence(featurizer, benchmark: Mapping[str, frozenset], ranked: 
     ----------
     featurizer : PairFeaturizer
         The older release's; its candidate features give the flags of
-        :func:`rank.evidence_flags.evidence_flags`.
+        :func:`geomargin.rank.evidence_flags.evidence_flags`.
     benchmark : mapping
-        :func:`rank.time_split.later_genes`: directed id -> later genes.
+        :func:`geomargin.rank.time_split.later_genes`: directed id -> later genes.
     ranked : sequence of str
         The benchmark reactions the older run ranked.
     candidates : sequence of str
@@ -60,9 +60,9 @@ def later_gene_evidence(featurizer, benchmark: Mapping[str, frozenset], ranked: 
         and of the gene ids; with the ``homology`` block, then ``homolog``:
         the gene's protein is like one of the older model's genes that the
         block weighs for the reaction (some item > 0,
-        :func:`rank.evidence_flags.homology_flags`), whatever its class.
+        :func:`geomargin.rank.evidence_flags.homology_flags`), whatever its class.
     """
-    from rank.evidence_flags import HOMOLOGY_FLAG, candidate_flag_names, evidence_flags, homology_flags
+    from geomargin.rank.evidence_flags import HOMOLOGY_FLAG, candidate_flag_names, evidence_flags, homology_flags
 
     in_cands, ranked = set(candidates), set(ranked)
     homology = HOMOLOGY_FLAG in candidate_flag_names(featurizer)
@@ -91,7 +91,7 @@ def later_gene_evidence(featurizer, benchmark: Mapping[str, frozenset], ranked: 
 
 
 def later_gene_columns(rows: pd.DataFrame, evidence: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` (:func:`rank.time_split.time_split_rows`) with, per later gene (``;``-joined,
+    """``rows`` (:func:`geomargin.rank.time_split.time_split_rows`) with, per later gene (``;``-joined,
     in the order of ``later_genes``), its ``later_gene_evidence`` class and,
     where ``evidence`` (:func:`later_gene_evidence`) has ``homolog``,
     ``later_gene_homolog`` (``yes``/``no``).
@@ -126,7 +126,7 @@ def later_gene_table(rows: pd.DataFrame, evidence: pd.DataFrame, n_boot: int = 1
     Parameters
     ----------
     rows : DataFrame
-        :func:`rank.time_split.time_split_rows`: one row per (ranking, benchmark reaction)
+        :func:`geomargin.rank.time_split.time_split_rows`: one row per (ranking, benchmark reaction)
         with ``later_genes`` and ``later_gene_ranks`` (``;``-joined, in the
         same order; rank 0 = not ranked or not a candidate) and
         ``n_candidates``.
@@ -140,11 +140,11 @@ def later_gene_table(rows: pd.DataFrame, evidence: pd.DataFrame, n_boot: int = 1
         ``ranking``, ``later_gene_evidence``, ``later_genes`` (the (reaction,
         later gene) pairs of the class), ``with_homolog`` (those of them
         with ``homolog``; only where ``evidence`` has it), ``reactions``, ``share`` (of the
-        ranking's pairs), then the metrics of :func:`rank.time_split.time_split_metrics`
+        ranking's pairs), then the metrics of :func:`geomargin.rank.time_split.time_split_metrics`
         over the pairs (a gene at rank k or better is a hit; intervals by
         resampling reactions, their pairs together), ``random_*`` being
         what a random order of the candidates gives one gene (for every
-        benchmark reaction, ranked or not, as in :func:`rank.time_split.time_split_table`).
+        benchmark reaction, ranked or not, as in :func:`geomargin.rank.time_split.time_split_table`).
 
     Examples
     --------

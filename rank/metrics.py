@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from common.checks import check_param, int_at_least, open_unit_interval
-from rank.calibration import family_weights
+from geomargin.common.checks import check_param, int_at_least, open_unit_interval
+from geomargin.rank.calibration import family_weights
 
 __all__ = ["RANKING_METRICS", "ranking_metrics", "bootstrap_ranking_metrics", "top1_concentration",
            "top1_group_concentration", "top1_record", "top1_by_kind", "choose_ranking_method", "QUALITY_KEYS", "ranking_quality"]
@@ -140,7 +140,7 @@ def top1_concentration(top_genes) -> tuple[str, int, float]:
     ----------
     top_genes : sequence of str
         The rank-1 gene of each reaction, one entry per reaction (e.g. the
-        ``gene`` of the ``rank == 1`` rows of :func:`rank.scoring.rank_candidates`,
+        ``gene`` of the ``rank == 1`` rows of :func:`geomargin.rank.scoring.rank_candidates`,
         or the ``top_gene`` column of the validation's top genes); "" (a
         reaction without a scored candidate) is left out.
 
@@ -176,7 +176,7 @@ def top1_group_concentration(first: pd.DataFrame, fold_group,
     transport once per acyl chain, and a reversible reaction has two
     directions); a biologist tests such a group once. Each reaction weighs
     one over the number of reactions of its group here
-    (:func:`rank.calibration.family_weights`, as the calibrator weighs its
+    (:func:`geomargin.rank.calibration.family_weights`, as the calibrator weighs its
     rows), so a group whose every member has the same first gene counts one.
 
     Parameters
@@ -186,7 +186,7 @@ def top1_group_concentration(first: pd.DataFrame, fold_group,
         "" when nothing was scored, left out).
     fold_group : mapping
         Reaction id -> near-copy group
-        (:func:`featurize.metabolic.pairs.fold_groups`), for every reaction.
+        (:func:`geomargin.featurize.metabolic.pairs.fold_groups`), for every reaction.
     gene : str, optional
         Count this gene instead of the most frequent one.
 
@@ -380,7 +380,7 @@ def ranking_quality(top: pd.DataFrame, validated: pd.Series | None, validated_to
     ----------
     top : DataFrame
         The orphan ranking (``reaction``, ``rank``, ``gene``, as from
-        :func:`rank.scoring.rank_candidates` without its NaN scores).
+        :func:`geomargin.rank.scoring.rank_candidates` without its NaN scores).
     validated : Series or None
         ``method``'s row of the ranking validation table (None when the
         validation did not rank it).
@@ -392,7 +392,7 @@ def ranking_quality(top: pd.DataFrame, validated: pd.Series | None, validated_to
         Written as they are.
     reaction_groups : Series, optional
         The near-copy group of each directed reaction id
-        (:func:`featurize.metabolic.pairs.fold_groups`); with it, the
+        (:func:`geomargin.featurize.metabolic.pairs.fold_groups`); with it, the
         concentration is also counted with each group once
         (:func:`top1_group_concentration`), over the orphans and over the
         validation's held-out reactions.

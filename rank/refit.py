@@ -1,16 +1,16 @@
 """The decision function a ranking scores candidates with.
 
-A non-learned baseline (:mod:`rank.baselines`) scores from the features
+A non-learned baseline (:mod:`geomargin.rank.baselines`) scores from the features
 alone. A learned method is refitted on every training instance with the
 hyperparameters that most of its outer cross-validation folds chose
-(:func:`models.selection.consensus_params`), and scores by
-:func:`rank.scoring.ranking_decision`. The final ranking of today's orphans
+(:func:`geomargin.models.selection.consensus_params`), and scores by
+:func:`geomargin.rank.scoring.ranking_decision`. The final ranking of today's orphans
 and the time-split validation of an older release's orphans use this one
 function, so both rank exactly alike.
 
 Example
 -------
->>> from rank.refit import ranking_decision_for  # doctest: +SKIP
+>>> from geomargin.rank.refit import ranking_decision_for  # doctest: +SKIP
 >>> decision, params = ranking_decision_for("hgb", "cv/hgb.pkl", data, featurizer, seed=0)  # doctest: +SKIP
 """
 
@@ -23,12 +23,12 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from common.io import load_pickle
-from common.parallel import fork_map
-from models.registry import get_method
-from models.selection import consensus_params, fit_estimator
-from rank.baselines import BASELINES, baseline_scores
-from rank.scoring import ranking_decision
+from geomargin.common.io import load_pickle
+from geomargin.common.parallel import fork_map
+from geomargin.models.registry import get_method
+from geomargin.models.selection import consensus_params, fit_estimator
+from geomargin.rank.baselines import BASELINES, baseline_scores
+from geomargin.rank.scoring import ranking_decision
 
 __all__ = ["ranking_decision_for", "ranking_decisions_for", "refit_model"]
 
@@ -41,8 +41,8 @@ def ranking_decision_for(model_name: str, cv_path, data: Mapping[str, np.ndarray
     Parameters
     ----------
     model_name : str
-        A baseline of :data:`rank.baselines.BASELINES` or a method of
-        :mod:`models.registry` (no gene correction suffix).
+        A baseline of :data:`geomargin.rank.baselines.BASELINES` or a method of
+        :mod:`geomargin.models.registry` (no gene correction suffix).
     cv_path : path-like or None
         The method's pickled cross-validation result (its ``best_params``
         per fold); unused for a baseline.
@@ -92,7 +92,7 @@ def ranking_decisions_for(model_names: Sequence[str], cv_paths: Mapping[str, obj
                           log: logging.Logger | None = None) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
     """{name: decision function} of several rankings' models, as
     :func:`ranking_decision_for` gives each; the learned ones are refitted
-    by ``n_jobs`` forked processes (:func:`common.parallel.fork_map`), each
+    by ``n_jobs`` forked processes (:func:`geomargin.common.parallel.fork_map`), each
     with one BLAS/OpenMP thread, the fitted models coming back by pickle.
     Every fit is the same as in one process: each sees the same data,
     parameters and seed, and nothing is shared between fits."""

@@ -1,7 +1,7 @@
 """Score candidate genes for reactions and rank them.
 
 Scores come from a caller-supplied ``score_fn(reaction, genes) -> scores``
-(typically features from :class:`featurize.metabolic.pairs.PairFeaturizer` then a
+(typically features from :class:`geomargin.featurize.metabolic.pairs.PairFeaturizer` then a
 fitted model's ``decision_function``, :func:`pair_score_fn`). Candidates are
 scored in batches so memory is bounded by ``batch_size`` rows whatever the
 numbers of reactions and genes. Ties are broken by gene id (ascending), NaN
@@ -29,8 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from common.checks import check_param, check_positive_int, none_or_positive_int, one_of
-from common.parallel import contiguous_parts, fork_map
+from geomargin.common.checks import check_param, check_positive_int, none_or_positive_int, one_of
+from geomargin.common.parallel import contiguous_parts, fork_map
 
 __all__ = ["score_matrix", "rank_candidates", "true_gene_ranks", "ranks_in_order", "candidate_order", "gene_id_ranks", "row_independent",
            "no_evidence_last", "pair_score_fn", "MARGIN_RULES", "ranking_decision", "ranking_decisions",
@@ -75,7 +75,7 @@ def score_matrix(score_fn: Callable[[str, list[str]], np.ndarray], reactions: Se
     matrix) and the result has shape ``(reactions, candidates, k)``.
 
     With ``n_jobs`` > 1, forked processes score contiguous parts of
-    ``reactions`` (:func:`common.parallel.fork_map`); each reaction is scored
+    ``reactions`` (:func:`geomargin.common.parallel.fork_map`); each reaction is scored
     on the same batches of genes, so the matrix is the same.
 
     >>> score_matrix(lambda r, genes: [len(r) + len(g) for g in genes], ["R1", "R22"],
@@ -158,10 +158,10 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
         set, so the whole ``reactions x candidates`` matrix is held at once.
     standardised : bool, default False
         Add the columns ``score_z``, ``gap_next_z`` and ``gap_top_z`` of
-        :func:`rank.calibration.calibration_rows` (the score standardised over
+        :func:`geomargin.rank.calibration.calibration_rows` (the score standardised over
         the reaction's scored candidates; NaN for a candidate without one).
     n_jobs : int, default 1
-        Processes that score the reactions (:func:`common.parallel.fork_map`,
+        Processes that score the reactions (:func:`geomargin.common.parallel.fork_map`,
         contiguous parts of the reactions); the scores do not depend on it.
 
     Returns
@@ -173,8 +173,8 @@ def rank_candidates(score_fn: Callable[[str, list[str]], np.ndarray],
         1-based; sorted by reaction (input order) then rank. Ties: gene id
         ascending.
     """
-    from rank.calibration import calibration_rows
-    from rank.evidence_flags import CANDIDATE_FLAGS
+    from geomargin.rank.calibration import calibration_rows
+    from geomargin.rank.evidence_flags import CANDIDATE_FLAGS
 
     batch_size = check_positive_int("rank_candidates", "batch_size", batch_size)
     check_param("rank_candidates", "top_n", top_n, *none_or_positive_int())
@@ -300,7 +300,7 @@ def ranking_decision(model, margin_rule: str = "scaled") -> Callable[[np.ndarray
     """The function that scores candidates for ranking with a fitted ``model``.
 
     A geometric-margin model (one with a ``scales(X)`` method, e.g.
-    :class:`models.geometric.GeometricMarginSVC`) is trained to maximise
+    :class:`geomargin.models.geometric.GeometricMarginSVC`) is trained to maximise
     the margin in each instance's own subspace, ``f(x) = <w, phi(x)> / s(x) + b``
     with ``s(x) = ||w^(x)|| / ||w||``; its sign is the classification.
     Ranking compares the candidates of one reaction, whose absence patterns

@@ -1,8 +1,8 @@
 """The order in which a reaction's shown candidates are listed.
 
 The ranking model orders every candidate of a reaction by its score
-(:mod:`rank.scoring`); the reader sees the best ``top_n`` of them, each with
-a calibrated confidence (:mod:`rank.calibration`). The calibrator reads more
+(:mod:`geomargin.rank.scoring`); the reader sees the best ``top_n`` of them, each with
+a calibrated confidence (:mod:`geomargin.rank.calibration`). The calibrator reads more
 than the score: the reaction kind and which network evidence the candidate
 has (it already catalyses a related reaction, a reaction of the subsystem,
 or one on similar compounds). So within the shown rows the confidence is
@@ -15,9 +15,9 @@ its score rank, so hit@k for k >= ``top_n`` does not change.
 
 The choice between the two is made on the cross-validation alone: the
 held-out reactions' shown rows are reordered by a calibrator fitted on the
-*other* folds (:func:`rank.calibration.out_of_fold_confidence`), and the
+*other* folds (:func:`geomargin.rank.calibration.out_of_fold_confidence`), and the
 true genes' new ranks (:func:`shown_ranks`) are scored as any ranking is
-(:func:`rank.validation.validation_table`).
+(:func:`geomargin.rank.validation.validation_table`).
 
 Examples
 --------
@@ -37,7 +37,7 @@ __all__ = ["shown_positions", "shown_ranks", "shown_tops"]
 def shown_positions(rows: pd.DataFrame, confidence) -> np.ndarray:
     """1-based position of each row within its reaction when the rows are
     listed by ``confidence``, highest first, ties by score ``rank`` (the
-    order of :func:`rank.credible.best_per_reaction`: position 1 is the
+    order of :func:`geomargin.rank.credible.best_per_reaction`: position 1 is the
     reaction's most confident row).
 
     Parameters

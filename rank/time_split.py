@@ -38,8 +38,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
-from common.checks import check_param, int_at_least, open_unit_interval
-from rank.scoring import candidate_order, correct_scores, gene_id_ranks, no_evidence_last, score_matrix
+from geomargin.common.checks import check_param, int_at_least, open_unit_interval
+from geomargin.rank.scoring import candidate_order, correct_scores, gene_id_ranks, no_evidence_last, score_matrix
 
 __all__ = ["HIT_KS", "later_genes", "orphan_gain_table", "best_later_ranks", "later_gene_ranks",
            "random_expectation", "shown_order_rows", "time_split_metrics", "time_split_rows", "time_split_table"]
@@ -95,10 +95,10 @@ def orphan_gain_table(orphans: pd.DataFrame, benchmark: Mapping[str, frozenset])
 def best_later_ranks(scores: np.ndarray, candidates: Sequence[str], genes: frozenset,
                      gene_rank: np.ndarray | None = None) -> tuple[int, int, str]:
     """1-based rank of the best-ranked later gene among ``candidates``
-    (ordered as every ranking of :mod:`rank.scoring`: score descending, NaN
+    (ordered as every ranking of :mod:`geomargin.rank.scoring`: score descending, NaN
     last, ties by gene id), how many later genes are candidates, and the
     best-ranked one. The rank is 0 (and the gene "") when none is.
-    ``gene_rank`` (:func:`rank.scoring.gene_id_ranks` of ``candidates``)
+    ``gene_rank`` (:func:`geomargin.rank.scoring.gene_id_ranks` of ``candidates``)
     may be passed to save its computation.
 
     Examples
@@ -143,7 +143,7 @@ def _best_later(ranks: Mapping[str, int]) -> tuple[int, str]:
 
 def shown_order_rows(rows: pd.DataFrame, shown: pd.DataFrame, positions, ranking: str) -> pd.DataFrame:
     """:func:`time_split_rows` with ``ranking``'s shown rows listed at
-    ``positions`` (:func:`rank.shown_order.shown_positions`): every later
+    ``positions`` (:func:`geomargin.rank.shown_order.shown_positions`): every later
     gene among ``shown`` (columns ``reaction``, ``gene``: the ranking's
     best candidates of each benchmark reaction) takes its position there,
     the others keep their rank; ``best_rank`` and ``best_gene`` follow, and
@@ -352,36 +352,36 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     correction is the orphans ranked together, as in the final ranking),
     then each of its rankings is read off for the benchmark reactions. Each
     candidate matrix is built once and scored by every model; the scores are
-    those of :func:`rank.scoring.pair_score_fn` per model.
+    those of :func:`geomargin.rank.scoring.pair_score_fn` per model.
 
     Parameters
     ----------
     featurizer : PairFeaturizer
         The older release's.
     orphans : DataFrame
-        :func:`rank.evidence.orphan_reactions` of the older release (index:
+        :func:`geomargin.rank.evidence.orphan_reactions` of the older release (index:
         directed id; columns ``reaction_kind``, ``eligible``).
     candidates : sequence of str
     benchmark : mapping
         :func:`later_genes`: directed id -> later genes.
     decisions : mapping
-        Model name -> decision function (:func:`rank.refit.ranking_decision_for`).
+        Model name -> decision function (:func:`geomargin.rank.refit.ranking_decision_for`).
     rankings : sequence of (name, model, gene correction)
         The rankings to evaluate, e.g. ``("hgb+centred", "hgb", "centred")``.
     shown : (ranking name, top_n), optional
         Also return the rows that ranking shows for every ranked benchmark
         reaction: its ``top_n`` best candidates with ``reaction``, ``rank``,
         ``gene``, ``score`` and the standardised ``score_z``, ``gap_next_z``,
-        ``gap_top_z`` (:func:`rank.calibration.calibration_rows`), and
+        ``gap_top_z`` (:func:`geomargin.rank.calibration.calibration_rows`), and
         ``label`` (a later gene): the time split's check of the confidence.
     n_jobs : int, default 1
-        Forked processes scoring the orphans (:func:`rank.scoring.score_matrix`;
+        Forked processes scoring the orphans (:func:`geomargin.rank.scoring.score_matrix`;
         the scores are the same).
     homology_top_n : int, default 0
         With the ``homology`` block in the features and ``homology_top_n`` >
         0, the column ``homology_ranks``: which of each ranking's first
         ``homology_top_n`` candidates have homology evidence
-        (:func:`rank.evidence_flags.homology_flags`; what the release
+        (:func:`geomargin.rank.evidence_flags.homology_flags`; what the release
         history's confidence reads).
 
     Returns
@@ -397,8 +397,8 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     shown : DataFrame
         Only with ``shown``.
     """
-    from rank.calibration import calibration_rows
-    from rank.evidence_flags import CANDIDATE_FLAGS, HOMOLOGY_FLAG, candidate_flag_names
+    from geomargin.rank.calibration import calibration_rows
+    from geomargin.rank.evidence_flags import CANDIDATE_FLAGS, HOMOLOGY_FLAG, candidate_flag_names
 
     cands = list(dict.fromkeys(candidates))
     in_cands = set(cands)
@@ -465,7 +465,7 @@ def _homology_ranks(featurizer, reactions: Sequence[str], firsts: Sequence, cand
     (``firsts``: candidate indices in rank order, None for a reaction not
     ranked) whose candidate has homology evidence; one candidate matrix per
     reaction, of the union of its rows' first candidates."""
-    from rank.evidence_flags import homology_flags
+    from geomargin.rank.evidence_flags import homology_flags
 
     union: dict[str, dict[int, None]] = {}
     for r, first in zip(reactions, firsts):

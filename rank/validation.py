@@ -2,10 +2,10 @@
 
 Every candidate gene is ranked for the held-out reactions with known genes,
 using, for each method, the model of the outer fold that held the reaction
-out, beside the non-learned baselines (:data:`rank.baselines.BASELINES`).
+out, beside the non-learned baselines (:data:`geomargin.rank.baselines.BASELINES`).
 All methods share the outer folds (they depend only on labels, reaction
 groups and the seed), so each candidate matrix is built once and scored by
-every method's fold model (:func:`rank.scoring.score_matrix`). A
+every method's fold model (:func:`geomargin.rank.scoring.score_matrix`). A
 geometric-margin model is also scored by the margin rule that is not
 configured (``"<method>@<rule>"`` rows, never chosen by "auto"), and each
 method and baseline is also ranked after each configured gene correction
@@ -39,12 +39,12 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from featurize.metabolic.genes import canonical_gene_id
-from rank.baselines import ADJACENCY, BASELINES, baseline_scores
-from rank.calibration import CALIBRATION_COLUMNS, calibration_rows
-from rank.evidence_flags import CANDIDATE_FLAGS, HOMOLOGY_FLAG, candidate_flag_names, candidate_flags
-from rank.metrics import bootstrap_ranking_metrics, choose_ranking_method, top1_concentration, top1_record
-from rank.scoring import (MARGIN_RULES, candidate_order, correct_scores, gene_id_ranks, no_evidence_last,
+from geomargin.featurize.metabolic.genes import canonical_gene_id
+from geomargin.rank.baselines import ADJACENCY, BASELINES, baseline_scores
+from geomargin.rank.calibration import CALIBRATION_COLUMNS, calibration_rows
+from geomargin.rank.evidence_flags import CANDIDATE_FLAGS, HOMOLOGY_FLAG, candidate_flag_names, candidate_flags
+from geomargin.rank.metrics import bootstrap_ranking_metrics, choose_ranking_method, top1_concentration, top1_record
+from geomargin.rank.scoring import (MARGIN_RULES, candidate_order, correct_scores, gene_id_ranks, no_evidence_last,
                           ranking_decisions, ranking_name, ranks_in_order, score_matrix)
 
 __all__ = ["RANK_COLUMNS", "TOP_COLUMNS", "check_same_folds", "validated_rankings", "fold_reactions",
@@ -61,7 +61,7 @@ TOP_COLUMNS = ["method", "fold", "reaction", "top_gene", "top_is_true", "reactio
 
 def check_same_folds(cvs: Mapping[str, object]) -> list:
     """The outer test folds shared by every cross-validation in ``cvs``
-    ({method: :class:`models.selection.CVResult`}).
+    ({method: :class:`geomargin.models.selection.CVResult`}).
 
     Raises
     ------
@@ -91,7 +91,7 @@ def validated_rankings(featurizer, cvs: Mapping[str, object], margin_rule: str,
         baselines, the methods and the ``"<method>@<other_rule>"`` rows),
         ``corrections`` ({scored name: ["none", *gene corrections]}; the
         other rule's rows are not corrected) and ``names`` (every ranking
-        name, :func:`rank.scoring.ranking_name`).
+        name, :func:`geomargin.rank.scoring.ranking_name`).
 
     Examples
     --------
@@ -154,7 +154,7 @@ class _PartScorer:
     baselines and every method's fold model: ``(reactions, candidates,
     len(scored))``, the last axis in the order of ``plan["scored"]``, and
     the candidates' flags ``(reactions, candidates, n_flags)``
-    (:func:`rank.evidence_flags.candidate_flags`)."""
+    (:func:`geomargin.rank.evidence_flags.candidate_flags`)."""
 
     def __init__(self, featurizer, cvs, candidates, plan, margin_rule, batch_size, shared_models):
         self.featurizer, self.cvs, self.candidates = featurizer, cvs, candidates
@@ -208,7 +208,7 @@ def _rank_fold(fold: int, reactions: list[str], S3: np.ndarray, plan: dict, net,
     for every ranking (the gene corrections take the fold's reactions as the
     reference set); with ``top_n`` > 0, also each ranking's calibration rows
     of the fold ({name: [dict of arrays per reaction]},
-    :func:`rank.calibration.calibration_rows`, with ``E`` the evidence flags)."""
+    :func:`geomargin.rank.calibration.calibration_rows`, with ``E`` the evidence flags)."""
     rows, tops = [], []
     calib: dict[str, list[dict]] = {}
     cand_ids = np.array([canonical_gene_id(g)[0] for g in candidates], dtype=object) if top_n else None
@@ -243,8 +243,8 @@ def _rank_fold(fold: int, reactions: list[str], S3: np.ndarray, plan: dict, net,
 def validation_table(ranks: pd.DataFrame, tops: pd.DataFrame, names: Sequence[str], n_candidates: int,
                      n_bootstrap: int, seed: int) -> pd.DataFrame:
     """One row per ranking ``names``: the bootstrap metrics of its true
-    gene ranks (:func:`rank.metrics.bootstrap_ranking_metrics`), and its
-    most frequent rank-1 gene (:func:`rank.metrics.top1_concentration`) with
+    gene ranks (:func:`geomargin.rank.metrics.bootstrap_ranking_metrics`), and its
+    most frequent rank-1 gene (:func:`geomargin.rank.metrics.top1_concentration`) with
     how often that gene was right when first (``top1_precision``, against
     hit@1)."""
     summary = []
@@ -303,7 +303,7 @@ def validate_ranking(featurizer, net, candidates: Sequence[str], instances: pd.D
         The training pairs (``reaction``, ``label``), indexed as the folds'
         ``test_index``.
     cvs : mapping
-        {method: :class:`models.selection.CVResult`} with the same outer folds.
+        {method: :class:`geomargin.models.selection.CVResult`} with the same outer folds.
     margin_rule : {"scaled", "unscaled"}
     gene_corrections : sequence of str
     per_fold : int, default 0
@@ -318,7 +318,7 @@ def validate_ranking(featurizer, net, candidates: Sequence[str], instances: pd.D
     calibrate : str, default "auto"
         The ranking whose calibration rows are returned: a ranking name, or
         "auto" for the one the final ranking's "auto" chooses (best MRR,
-        :func:`rank.metrics.choose_ranking_method`).
+        :func:`geomargin.rank.metrics.choose_ranking_method`).
 
     Returns
     -------
@@ -407,8 +407,8 @@ def validate_ranking(featurizer, net, candidates: Sequence[str], instances: pd.D
 
 
 def calibration_table(parts: Sequence[dict], candidates: Sequence[str], name: str) -> pd.DataFrame:
-    """The calibration rows (:data:`rank.calibration.CALIBRATION_COLUMNS`, plus
-    ``ranking`` = ``name`` first, and :data:`rank.evidence_flags.HOMOLOGY_FLAG`
+    """The calibration rows (:data:`geomargin.rank.calibration.CALIBRATION_COLUMNS`, plus
+    ``ranking`` = ``name`` first, and :data:`geomargin.rank.evidence_flags.HOMOLOGY_FLAG`
     before ``label`` where the parts have it) from :func:`_rank_fold`'s
     per-reaction parts."""
     cands = np.asarray(list(candidates), dtype=object)

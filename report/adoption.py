@@ -25,7 +25,7 @@ reactions) are reported beside the rule, not part of it.
 Command line (prints the tables; ``--out`` also writes them as a page
 stamped with both runs' commits)::
 
-    python -m report.adoption --without RUN_DIR --with RUN_DIR [--out FILE] [--run-command TEXT]
+    python -m geomargin.report.adoption --without RUN_DIR --with RUN_DIR [--out FILE] [--run-command TEXT]
 
 Example
 -------
@@ -49,13 +49,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from common.io import atomic_path
+from geomargin.common.io import atomic_path
 
 from .results_pages import machine, render_table
 
 __all__ = ["AdoptionRule", "run_figures", "adoption_table", "adopted", "render", "page", "main"]
 
-GENERATED = "<!-- Written by `python -m report.adoption`; do not edit by hand. -->"
+GENERATED = "<!-- Written by `python -m geomargin.report.adoption`; do not edit by hand. -->"
 RUN_COMMAND = ("snakemake --cores all results/enzyme_ranking.tsv in each working copy, the second with "
                "homology_features: true")
 
@@ -166,7 +166,7 @@ def _as_text(table: pd.DataFrame) -> pd.DataFrame:
 
 def render(without: dict, with_: dict, rule: AdoptionRule = AdoptionRule()) -> str:
     """The tables of the rule and of every figure read, as markdown in the
-    layout of :mod:`report.results_pages` (each under a level-2 heading
+    layout of :mod:`geomargin.report.results_pages` (each under a level-2 heading
     naming it in backquotes, cells as their exact text), and the verdict."""
     table = adoption_table(without, with_, rule)
     figures = pd.DataFrame({"figure": list(without), "without": list(without.values()),
@@ -181,7 +181,7 @@ def page(without_run: Path, with_run: Path, without: dict, with_: dict, out: Pat
          rule: AdoptionRule = AdoptionRule()) -> str:
     """The whole page of the runs in ``without_run`` and ``with_run`` (their
     figures ``without`` and ``with_``, from :func:`run_figures`): title, the
-    stamp of :mod:`report.results_pages` (commit of both runs, date of the
+    stamp of :mod:`geomargin.report.results_pages` (commit of both runs, date of the
     newest table read, machine, run command, writing command), then
     :func:`render`."""
     read = _tables_read(without_run, rule) + _tables_read(with_run, rule)
@@ -191,7 +191,7 @@ def page(without_run: Path, with_run: Path, without: dict, with_: dict, out: Pat
                          "(newest table read)",
              "machine": machine(),
              "run command": f"`{run_command}`",
-             "written by": f"`python -m report.adoption --without <run> --with <run> --out {out}`"}
+             "written by": f"`python -m geomargin.report.adoption --without <run> --with <run> --out {out}`"}
     head = ["# Homology block: adoption", "", GENERATED, "", *(f"- **{k}**: {v}" for k, v in stamp.items()), ""]
     return "\n".join(head) + "\n" + render(without, with_, rule)
 

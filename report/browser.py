@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from featurize.metabolic.genes import canonical_gene_id
-from rank.calibration import THIN_SUPPORT
+from geomargin.featurize.metabolic.genes import canonical_gene_id
+from geomargin.rank.calibration import THIN_SUPPORT
 
 __all__ = ["history_test_summary", "time_split_summary", "unearned_top_gene", "browser_data", "render_browser",
            "embed_json", "validated_quality"]
@@ -140,7 +140,7 @@ def history_test_summary(table: pd.DataFrame, quality: pd.DataFrame | None = Non
 def unearned_top_gene(quality: pd.DataFrame, ranking: pd.DataFrame) -> dict | None:
     """The gene first for the most orphans, when the validation does not
     earn it (``orphan_top1_earned`` of the quality table, one row: see
-    :func:`rank.metrics.top1_record`) and it is first for more than one
+    :func:`geomargin.rank.metrics.top1_record`) and it is first for more than one
     orphan; else None. The header names it, so a reader weighs its first
     places against its record on held-out reactions.
 
@@ -189,7 +189,7 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
     ----------
     ranking : DataFrame
         ``results/enzyme_ranking.tsv`` (columns of
-        :data:`rank.evidence.RANKING_COLUMNS`, ``coexpr_r_<motif>``, ``method``).
+        :data:`geomargin.rank.evidence.RANKING_COLUMNS`, ``coexpr_r_<motif>``, ``method``).
     orphans : DataFrame
         ``results/orphan_reactions.tsv``.
     featurizer : PairFeaturizer

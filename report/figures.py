@@ -11,7 +11,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from report.tables import method_label, sem
+from geomargin.report.tables import method_label, sem
 
 __all__ = ["plot_accuracy", "plot_precision_recall"]
 
@@ -25,7 +25,7 @@ def plot_accuracy(results: Mapping[str, object], y, path: str | os.PathLike, tit
     import matplotlib.pyplot as plt
     from sklearn.metrics import roc_auc_score, roc_curve
 
-    from common.io import atomic_path
+    from geomargin.common.io import atomic_path
 
     y = np.asarray(y)
     methods = list(results)
@@ -75,7 +75,7 @@ def plot_precision_recall(curves: Mapping[str, pd.DataFrame], path: str | os.Pat
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from common.io import atomic_path
+    from geomargin.common.io import atomic_path
 
     reference = dict(reference or {})
     methods = list(curves)
@@ -122,7 +122,7 @@ def plot_precision_recall(curves: Mapping[str, pd.DataFrame], path: str | os.Pat
 def plot_reliability(tables: Mapping[str, pd.DataFrame], path: str | os.PathLike, title: str = "") -> None:
     """Reliability diagram: per bin of confidence, the share of true genes
     against the mean confidence, one line per checked set (``tables[label]``:
-    :func:`rank.calibration_check.reliability_table`, the label including its ECE),
+    :func:`geomargin.rank.calibration_check.reliability_table`, the label including its ECE),
     point areas by rows, and the diagonal of perfect calibration; written
     atomically to ``path`` (PNG)."""
     import matplotlib
@@ -130,7 +130,7 @@ def plot_reliability(tables: Mapping[str, pd.DataFrame], path: str | os.PathLike
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from common.io import atomic_path
+    from geomargin.common.io import atomic_path
 
     fig, ax = plt.subplots(figsize=(5.6, 5.2))
     ax.plot([0, 1], [0, 1], c="grey", lw=1, ls=":", label="perfect calibration")

@@ -5,7 +5,7 @@ from the run's TSV files (no number is typed by hand), and is stamped with
 the commit, date and machine of the run, the command that made the run and
 the command that wrote the page::
 
-    python -m report.results_pages results docs/results \\
+    python -m geomargin.report.results_pages results docs/results \\
         --run-command "snakemake --cores all results/enzyme_ranking.tsv"
 
 A page is written only when every table it shows exists in the run; other
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from common.io import atomic_path
+from geomargin.common.io import atomic_path
 
 __all__ = ["PAGES", "Page", "Table", "cpu_model", "machine", "main", "parse_stamp", "parse_tables", "read_table",
            "render_page", "render_table", "run_commit", "table_blocks", "write_pages"]
@@ -40,7 +40,7 @@ VARYING_COLUMNS = ("fit_seconds_mean", "select_seconds_mean")
 #: Columns of a scene-detection table shown on the page: one row per method
 #: (the table itself holds one row per method and score threshold).
 SCENE_SUMMARY = ("method", "recall_at_eer", "average_precision")
-GENERATED = "<!-- Written by `python -m report.results_pages`; do not edit by hand. -->"
+GENERATED = "<!-- Written by `python -m geomargin.report.results_pages`; do not edit by hand. -->"
 
 
 @dataclass(frozen=True)
@@ -497,8 +497,8 @@ def _portable(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python -m report.results_pages RESULTS_DIR OUT_DIR --run-command CMD``."""
-    parser = argparse.ArgumentParser(prog="python -m report.results_pages", description=__doc__.split("\n")[0])
+    """Command line: ``python -m geomargin.report.results_pages RESULTS_DIR OUT_DIR --run-command CMD``."""
+    parser = argparse.ArgumentParser(prog="python -m geomargin.report.results_pages", description=__doc__.split("\n")[0])
     parser.add_argument("results_dir", help="the run's results folder")
     parser.add_argument("out_dir", help="where the pages go, e.g. docs/results")
     parser.add_argument("--run-command", required=True, help="the snakemake command of the run")

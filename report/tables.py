@@ -2,7 +2,7 @@
 
 Used by every comparison in the workflow (enzyme-gene pairs, cars, MCAR), so
 that all of them report the same columns the same way; its figures are in
-:mod:`report.figures`.
+:mod:`geomargin.report.figures`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def method_label(method: str) -> str:
     'not_a_registered_method'
     """
     try:
-        from models.registry import get_method
+        from geomargin.models.registry import get_method
 
         return get_method(method).label
     except Exception:  # a method added by the caller, unknown to the registry
@@ -51,7 +51,7 @@ def accuracy_table(results: Mapping[str, object], n_instances: int, n_features: 
 
     ``results`` maps a method name to an object with a ``folds`` DataFrame
     holding ``accuracy``, ``roc_auc`` and ``fit_seconds`` per fold (the
-    result of :func:`models.selection.nested_cross_validate`).
+    result of :func:`geomargin.models.selection.nested_cross_validate`).
     """
     rows = []
     for method, res in results.items():

@@ -11,7 +11,7 @@ paper's equations only (Chechik et al., JMLR 9, 2008), with no code from
   then set ``s_i = ||w^(i)|| / ||w||``, where ``w^(i)`` keeps the coordinates
   of ``w`` that are defined for the features valid in ``x_i``. The bias is
   *not* divided by ``s_i`` (the paper's eq. 7; the convention documented in
-  :class:`models.geometric.GeometricMarginSVC`). The decision value of ``x``
+  :class:`geomargin.models.geometric.GeometricMarginSVC`). The decision value of ``x``
   with valid features ``P`` is ``<w, phi(x)> / s(x) + b``,
   ``s(x) = ||w^(P)|| / ||w||``. Stopping rule as documented for the
   estimator: at most ``n_iter`` QPs, earlier once no ``s_i`` moves by more

@@ -92,7 +92,7 @@ def homology_hits(**changed):
     bits.update({tuple(k.split("_")): v for k, v in changed.items()})
     rows = [(q, t, float(b), 1e-30) for (q, t), b in sorted(bits.items())]
     table = pd.DataFrame(rows, columns=["query", "target", "bits", "evalue"])
-    from featurize.metabolic.homology import Homology
+    from geomargin.featurize.metabolic.homology import Homology
 
     return Homology(table, frozenset({"G1", "G2", "G3", "G4", "G6"}))
 
@@ -100,7 +100,7 @@ def homology_hits(**changed):
 def homology_featurizers():
     """The homology toy's network and two featurizers of it: with the
     homology block (the hits of :func:`homology_hits`) and without it."""
-    from featurize.metabolic.pairs import PairFeaturizer
+    from geomargin.featurize.metabolic.pairs import PairFeaturizer
 
     net, motifs, sources = homology_toy()
     return (net, PairFeaturizer(net, motifs, sources, adjacency=False, homology=homology_hits()),

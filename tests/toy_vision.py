@@ -15,7 +15,7 @@ background: the planted car is the only car-like thing in it.
 ``breast_cancer.csv`` layout) and a small digits table (64 pixels and the
 digit per row, gzipped), whose classes are separable.
 
-The unit tests of :mod:`featurize.vision` share three in-memory builders:
+The unit tests of :mod:`geomargin.featurize.vision` share three in-memory builders:
 :func:`disc_template` (a filled disc as an NCC template), :func:`canvas`
 (a black crop with filled discs at given places) and :func:`synthetic_cars`
 (cars with two wheels and a window near fixed places, and non-cars with

@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from common.exceptions import GeneIdError, InputFileError
-from featurize.metabolic.genes import GeneIdNote, canonical_gene_id, is_valid_gene_id
+from geomargin.common.exceptions import GeneIdError, InputFileError
+from geomargin.featurize.metabolic.genes import GeneIdNote, canonical_gene_id, is_valid_gene_id
 
 __all__ = ["GeneAnnotation", "parse_gaf", "HUH2003_REFERENCE", "MEMBRANE_TERMS"]
 
@@ -109,10 +109,10 @@ def parse_gaf(path: str | Path, *, reference: str = HUH2003_REFERENCE,
         Localization keeps cellular-component rows whose reference column
         (6, ``|``-separated) contains this id. ``""`` keeps every ``C`` row.
     notes : list, optional
-        Receives a :class:`featurize.metabolic.genes.GeneIdNote` for every gene id that
+        Receives a :class:`geomargin.featurize.metabolic.genes.GeneIdNote` for every gene id that
         had to be changed to its canonical form (first line where it occurs).
         An id not valid after normalisation raises
-        :class:`common.exceptions.GeneIdError` (file, line, id).
+        :class:`geomargin.common.exceptions.GeneIdError` (file, line, id).
 
     Returns
     -------

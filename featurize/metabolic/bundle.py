@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from common.exceptions import InputFileError
-from common.io import load_pickle, save_pickle_atomic
-from featurize.metabolic.genes import canonical_gene_id
+from geomargin.common.exceptions import InputFileError
+from geomargin.common.io import load_pickle, save_pickle_atomic
+from geomargin.featurize.metabolic.genes import canonical_gene_id
 
 __all__ = ["FeatureBundle", "items_by_gene"]
 
@@ -40,10 +40,10 @@ class FeatureBundle:
     ----------
     featurizer : PairFeaturizer
         With its feature scale fitted on the training pairs
-        (:class:`featurize.metabolic.pairs.PairFeaturizer`).
+        (:class:`geomargin.featurize.metabolic.pairs.PairFeaturizer`).
     network : DirectedNetwork
         The directed network the features were built on
-        (:func:`featurize.metabolic.network.build_directed_network`).
+        (:func:`geomargin.featurize.metabolic.network.build_directed_network`).
     candidates : list of str
         Genes the ranking scores (config key ``metabolic.ranking.candidates``).
     gene_names : dict

@@ -19,7 +19,7 @@ candidate can be compared with a reaction by what it acts on elsewhere.
   *about*: for a transport reaction the compounds found on both sides (the
   carried ones; all of them if none is), for any other reaction all of its
   substrates and products. Currency metabolites are already removed by
-  :func:`featurize.metabolic.network.build_directed_network`.
+  :func:`geomargin.featurize.metabolic.network.build_directed_network`.
 
 A formula is crude chemistry: it tells an amino acid from a sugar or an
 alcohol, not glucose from galactose. That is the intended resolution: the
@@ -44,7 +44,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from common.exceptions import GeomarginInputError
+from geomargin.common.exceptions import GeomarginInputError
 
 __all__ = ["ELEMENTS", "element_counts", "compound_vectors", "compound_similarity",
            "characteristic_compounds"]

@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from common.exceptions import DuplicateGeneError, GeneIdError, InputFileError
-from featurize.metabolic.genes import GeneIdNote, canonical_ids
+from geomargin.common.exceptions import DuplicateGeneError, GeneIdError, InputFileError
+from geomargin.featurize.metabolic.genes import GeneIdNote, canonical_ids
 
 __all__ = ["ORF_PATTERN", "DUPLICATE_POLICIES", "is_orf", "usable_profiles", "load_expression",
            "resolve_duplicates", "check_header_line", "is_number_or_missing"]
@@ -82,7 +82,7 @@ def check_header_line(path: str | Path, cells: Sequence[object], is_value, expec
     >>> check_header_line("t.tsv", ["YAL001C", "0.5", "NA"], is_number_or_missing, "gene, conditions")
     Traceback (most recent call last):
     ...
-    common.exceptions.InputFileError: t.tsv: line 1 is a record, not a header: gene 'YAL001C' with the values '0.5', 'NA' (expected a header line first (gene, conditions); the header line seems lost)
+    geomargin.common.exceptions.InputFileError: t.tsv: line 1 is a record, not a header: gene 'YAL001C' with the values '0.5', 'NA' (expected a header line first (gene, conditions); the header line seems lost)
     """
     cells = ["" if c is None else str(c) for c in cells]
     if len(cells) < 2:
@@ -287,7 +287,7 @@ def usable_profiles(table: pd.DataFrame, min_conditions: int, *, source: str = "
     A correlation with the neighbours' profiles is undefined for them, so a
     source whose every profile is blanked contributes no feature. A table
     with fewer than ``min_conditions`` columns raises
-    :class:`common.exceptions.ConfigValueError` naming ``source``.
+    :class:`geomargin.common.exceptions.ConfigValueError` naming ``source``.
 
     Examples
     --------
@@ -296,7 +296,7 @@ def usable_profiles(table: pd.DataFrame, min_conditions: int, *, source: str = "
     >>> usable_profiles(t, 3).notna().all(axis=1).tolist()
     [True, False, False]
     """
-    from common.exceptions import ConfigValueError
+    from geomargin.common.exceptions import ConfigValueError
 
     if table.shape[1] < min_conditions:
         raise ConfigValueError(

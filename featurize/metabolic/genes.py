@@ -34,7 +34,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from common.exceptions import GeneIdError
+from geomargin.common.exceptions import GeneIdError
 
 __all__ = ["check_source_signal", "GENE_ID_PATTERN", "GeneIdNote", "canonical_gene_id", "is_valid_gene_id",
            "canonical_ids", "log_notes", "remove_invisible"]
@@ -176,7 +176,7 @@ def check_coverage(name: str, table, network_genes: Sequence[str], min_fraction:
     A source without any data at all is no id mismatch: the message then
     says so, with ``empty`` (which rows the source would need).
     """
-    from common.exceptions import SourceCoverageError
+    from geomargin.common.exceptions import SourceCoverageError
 
     genes = sorted(set(network_genes))
     present = set(table.index[table.notna().to_numpy().any(axis=1)]) if table.shape[1] else set()
@@ -212,11 +212,11 @@ def check_source_signal(X, feature_names: Sequence[str], sources: dict[str, str]
     >>> check_source_signal(X, ["fork:expr:r_mean", "fork:loc:share"], {"loc": "a.gaf"})
     Traceback (most recent call last):
     ...
-    common.exceptions.SourceCoverageError: source 'loc' (a.gaf) contributes no usable feature: each of its 1 feature(s) takes at most one value over the 3 training pairs, so it cannot tell a true gene from an impostor; check that the file holds what the source reads
+    geomargin.common.exceptions.SourceCoverageError: source 'loc' (a.gaf) contributes no usable feature: each of its 1 feature(s) takes at most one value over the 3 training pairs, so it cannot tell a true gene from an impostor; check that the file holds what the source reads
     """
     import numpy as np
 
-    from common.exceptions import SourceCoverageError
+    from geomargin.common.exceptions import SourceCoverageError
 
     X = np.asarray(X, dtype=np.float64)
     block = [n.split(":")[1] if n.count(":") >= 2 else "" for n in map(str, feature_names)]

@@ -1,7 +1,7 @@
 """Protein-sequence similarity: the phmmer searches and their table.
 
 :func:`search_homologs` searches each *query* protein (the genes of a
-model) against every protein of a proteome (:mod:`featurize.metabolic.proteome`)
+model) against every protein of a proteome (:mod:`geomargin.featurize.metabolic.proteome`)
 with ``pyhmmer``'s ``phmmer`` and returns a sparse table, one row per
 (query, target) hit: ``query``, ``target`` (canonical ORFs), ``bits`` (the
 sequence bit score) and ``evalue`` (over the proteome's size). Rows with
@@ -12,7 +12,7 @@ peptide too short to score) has no self-score and no row.
 
 :class:`Homology` holds the table and the ORFs that have a sequence, as
 the ``homology`` feature block reads them
-(:mod:`featurize.metabolic.pairs.homology`). :func:`write_hits` and
+(:mod:`geomargin.featurize.metabolic.pairs.homology`). :func:`write_hits` and
 :func:`read_hits` store the table as a gzip TSV.
 """
 
@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from common.exceptions import InputFileError
-from common.io import atomic_path
-from featurize.metabolic.genes import canonical_gene_id
+from geomargin.common.exceptions import InputFileError
+from geomargin.common.io import atomic_path
+from geomargin.featurize.metabolic.genes import canonical_gene_id
 
 __all__ = ["HIT_COLUMNS", "Homology", "search_homologs", "write_hits", "read_hits"]
 
@@ -105,7 +105,7 @@ def search_homologs(sequences: Mapping[str, str], queries: Iterable[str], *, max
 def write_hits(table: pd.DataFrame, path: str | Path) -> None:
     """The hit table as a gzip TSV (bits to 1 decimal, E-values to 3
     significant digits; no time stamp in the gzip header), written
-    atomically (:func:`common.io.atomic_path`)."""
+    atomically (:func:`geomargin.common.io.atomic_path`)."""
     out = table[list(HIT_COLUMNS)].copy()
     out["bits"] = out["bits"].map(lambda v: f"{v:.1f}")
     out["evalue"] = out["evalue"].map(lambda v: f"{v:.3g}")

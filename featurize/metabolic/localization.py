@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from common.exceptions import InputFileError
-from featurize.metabolic.expression import _first_line, check_header_line, resolve_duplicates
-from featurize.metabolic.genes import canonical_ids
+from geomargin.common.exceptions import InputFileError
+from geomargin.featurize.metabolic.expression import _first_line, check_header_line, resolve_duplicates
+from geomargin.featurize.metabolic.genes import canonical_ids
 
 __all__ = ["load_yeastgfp"]
 
@@ -46,10 +46,10 @@ def load_yeastgfp(path: str | Path, *, drop_unlocalized: bool = True, duplicates
         localization and are treated as absent, not as "nowhere".
     duplicates : {"error", "first", "mean"}, default "error"
         Several rows of one ORF that disagree (see
-        :func:`featurize.metabolic.expression.resolve_duplicates`; ``"mean"`` keeps a
+        :func:`geomargin.featurize.metabolic.expression.resolve_duplicates`; ``"mean"`` keeps a
         category if any row has it).
     notes : list, optional
-        Receives a :class:`featurize.metabolic.genes.GeneIdNote` per id changed to its
+        Receives a :class:`geomargin.featurize.metabolic.genes.GeneIdNote` per id changed to its
         canonical form or duplicate merged (file and line).
 
     Returns

@@ -22,7 +22,7 @@ model:
 
 Example
 -------
->>> from featurize.metabolic.matlab_model import load_matlab  # doctest: +SKIP
+>>> from geomargin.featurize.metabolic.matlab_model import load_matlab  # doctest: +SKIP
 >>> model = load_matlab("yeastGEM-8.3.0.mat")  # doctest: +SKIP
 >>> model.reactions.get_by_id("r_0003").gene_reaction_rule  # doctest: +SKIP
 'YAL060W'
@@ -42,7 +42,7 @@ from pathlib import Path
 import cobra
 import numpy as np
 
-from common.exceptions import InputFileError, UnknownGeneError
+from geomargin.common.exceptions import InputFileError, UnknownGeneError
 
 __all__ = ["load_matlab"]
 

@@ -1,8 +1,8 @@
 """Compartment-free metabolite keys: one compound in several compartments is one key.
 
-The directed network (:mod:`featurize.metabolic.network`: currency metabolites,
+The directed network (:mod:`geomargin.featurize.metabolic.network`: currency metabolites,
 substrates and products, formulas) and the reaction kinds
-(:mod:`featurize.metabolic.reaction_kinds`: a transport moves one key between
+(:mod:`geomargin.featurize.metabolic.reaction_kinds`: a transport moves one key between
 compartments) both compare metabolites by these keys, so the keys must not
 depend on how a model file writes its ids: yeast-GEM's YAML names a compound
 ``s_0001`` in one compartment and ``s_0002`` in the next (the compartment is a

@@ -1,9 +1,9 @@
 """Reading metabolic models: any cobrapy format, with canonical gene ids.
 
 :func:`load_model` reads SBML (``.xml``/``.sbml``), JSON, MATLAB (``.mat``,
-with the gene rules of RAVEN's exports: :mod:`featurize.metabolic.matlab_model`)
+with the gene rules of RAVEN's exports: :mod:`geomargin.featurize.metabolic.matlab_model`)
 and YAML (``.yml``/``.yaml``; RAVEN's exports of 2018:
-:mod:`featurize.metabolic.raven_yaml`) models with cobrapy. SBML files that store
+:mod:`geomargin.featurize.metabolic.raven_yaml`) models with cobrapy. SBML files that store
 genes as *modifier species* (e.g. iFF708, Förster et al. 2003, Chalmers
 export), for which cobrapy reads no genes and treats every reaction as
 reversible, are detected automatically (no FBC gene products, no
@@ -29,17 +29,17 @@ read with python-libsbml:
   orphan reactions have none.)
 
 Reaction and metabolite ids are kept as in the file (``R_GLK1_1``, ``M_m220``);
-gene ids are canonical (:mod:`featurize.metabolic.genes`).
+gene ids are canonical (:mod:`geomargin.featurize.metabolic.genes`).
 
-Every problem with the file raises a typed error from :mod:`common.exceptions`
+Every problem with the file raises a typed error from :mod:`geomargin.common.exceptions`
 (:class:`InputFileError`, :class:`UnknownGeneError`, :class:`GeneIdError`)
 that names the file and says how to fix it.
 
-:mod:`featurize.metabolic.network` builds the directed network from the model.
+:mod:`geomargin.featurize.metabolic.network` builds the directed network from the model.
 
 Example
 -------
->>> from featurize.metabolic.model_io import load_model  # doctest: +SKIP
+>>> from geomargin.featurize.metabolic.model_io import load_model  # doctest: +SKIP
 >>> model = load_model("iFF708.xml")  # doctest: +SKIP
 >>> model.reactions.get_by_id("R_GLK1_1").gene_reaction_rule  # doctest: +SKIP
 'YCL040W'
@@ -59,11 +59,11 @@ from pathlib import Path
 
 import cobra
 
-from common.exceptions import GeneIdError, InputFileError, UnknownGeneError
-from featurize.metabolic.genes import GeneIdNote, canonical_gene_id, canonical_ids, remove_invisible
-from featurize.metabolic.matlab_model import load_matlab
-from featurize.metabolic.raven_yaml import quote_raven_scalars
-from featurize.metabolic.yaml12 import load_yaml12
+from geomargin.common.exceptions import GeneIdError, InputFileError, UnknownGeneError
+from geomargin.featurize.metabolic.genes import GeneIdNote, canonical_gene_id, canonical_ids, remove_invisible
+from geomargin.featurize.metabolic.matlab_model import load_matlab
+from geomargin.featurize.metabolic.raven_yaml import quote_raven_scalars
+from geomargin.featurize.metabolic.yaml12 import load_yaml12
 
 __all__ = ["MIN_GENES_IN_RULES", "load_model"]
 
@@ -95,8 +95,8 @@ def load_model(path: str | Path, notes: list | None = None) -> cobra.Model:
         SBML, JSON and YAML may be gzip-compressed (``.xml.gz``,
         ``.sbml.gz``, ``.json.gz``, ``.yml.gz``, ``.yaml.gz``).
     notes : list, optional
-        Receives a :class:`featurize.metabolic.genes.GeneIdNote` for every gene id that
-        had to be changed to its canonical form (see :mod:`featurize.metabolic.genes`),
+        Receives a :class:`geomargin.featurize.metabolic.genes.GeneIdNote` for every gene id that
+        had to be changed to its canonical form (see :mod:`geomargin.featurize.metabolic.genes`),
         and for every invisible character removed from an SBML file.
 
     Gene ids are returned in canonical form (upper case, no invisible
@@ -123,7 +123,7 @@ def load_model(path: str | Path, notes: list | None = None) -> cobra.Model:
     """
     path = Path(path)
     if not path.is_file():
-        raise InputFileError(path, "no such file", "check the path, or fetch it with `python -m data.fetch`")
+        raise InputFileError(path, "no such file", "check the path, or fetch it with `python -m geomargin.data.fetch`")
     notes = [] if notes is None else notes
     suffixes = [s.lower() for s in path.suffixes]
     compressed = bool(suffixes) and suffixes[-1] == ".gz"
@@ -304,10 +304,10 @@ def _ec_numbers_into_annotation(rxn: dict) -> None:
 
 def _parse_yaml(text: str):
     """The YAML text of a model: libyaml with YAML 1.2 scalars
-    (:mod:`featurize.metabolic.yaml12`, the same data as cobrapy's reader,
+    (:mod:`geomargin.featurize.metabolic.yaml12`, the same data as cobrapy's reader,
     faster), else cobrapy's own (ruamel) reader; a file both reject is read
     again with the plain scalars that RAVEN's exports of 2018 left unquoted
-    quoted (:mod:`featurize.metabolic.raven_yaml`), and the first error is
+    quoted (:mod:`geomargin.featurize.metabolic.raven_yaml`), and the first error is
     raised if that fails too."""
     from cobra.io.yaml import yaml as cobra_yaml
 

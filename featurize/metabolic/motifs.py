@@ -1,7 +1,7 @@
 """Motifs between directed reactions (Chechik et al. 2008, Fig. 3).
 
 For directed reactions r and o (currency metabolites already removed by
-:func:`featurize.metabolic.network.build_directed_network`):
+:func:`geomargin.featurize.metabolic.network.build_directed_network`):
 
 * ``fork``: r and o share a substrate;
 * ``funnel``: r and o share a product;
@@ -17,7 +17,7 @@ every reversible reaction would otherwise be chained to itself.
 
 Example
 -------
->>> from featurize.metabolic.motifs import find_motifs               # doctest: +SKIP
+>>> from geomargin.featurize.metabolic.motifs import find_motifs               # doctest: +SKIP
 >>> motifs = find_motifs(net)                              # doctest: +SKIP
 >>> sorted(motifs["chain_down"]["R_ARO7"])                 # doctest: +SKIP
 ['R_PHA2']
@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from featurize.metabolic.network import DirectedNetwork
+from geomargin.featurize.metabolic.network import DirectedNetwork
 
 __all__ = ["MOTIF_TYPES", "find_motifs", "incidence_matrices"]
 

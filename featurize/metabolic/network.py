@@ -1,13 +1,13 @@
 """Directed metabolic networks: the reactions of a model, split by direction.
 
 :func:`build_directed_network` turns a model (read by
-:func:`featurize.metabolic.model_io.load_model`) into the directed reactions
-used by :mod:`featurize.metabolic.motifs` (see its docstring for every rule).
+:func:`geomargin.featurize.metabolic.model_io.load_model`) into the directed reactions
+used by :mod:`geomargin.featurize.metabolic.motifs` (see its docstring for every rule).
 
 Example
 -------
->>> from featurize.metabolic.model_io import load_model  # doctest: +SKIP
->>> from featurize.metabolic.network import build_directed_network  # doctest: +SKIP
+>>> from geomargin.featurize.metabolic.model_io import load_model  # doctest: +SKIP
+>>> from geomargin.featurize.metabolic.network import build_directed_network  # doctest: +SKIP
 >>> net = build_directed_network(load_model("iFF708.xml"), n_currency=14)  # doctest: +SKIP
 >>> net.reactions.loc["R_GLK1_1", "equation"]   # doctest: +SKIP
 'alpha-D-glucose + ATP -> ADP + alpha-D-glucose 6-phosphate'
@@ -25,9 +25,9 @@ from fractions import Fraction
 import cobra
 import pandas as pd
 
-from common.exceptions import ConfigValueError
-from featurize.metabolic.metabolites import metabolite_keys, strip_compartment_name
-from featurize.metabolic.reaction_kinds import reaction_kind
+from geomargin.common.exceptions import ConfigValueError
+from geomargin.featurize.metabolic.metabolites import metabolite_keys, strip_compartment_name
+from geomargin.featurize.metabolic.reaction_kinds import reaction_kind
 
 __all__ = ["DirectedNetwork", "build_directed_network", "lipid_class", "chain_class"]
 
@@ -50,7 +50,7 @@ class DirectedNetwork:
         model ids merged into this one), ``subsystem`` (the model's
         subsystem, else the reaction's KEGG pathway annotations, ";"-joined;
         "" when the model has neither, as iFF708), ``reaction_kind`` and ``named_diffusion``
-        (:func:`featurize.metabolic.reaction_kinds.reaction_kind` of the first model
+        (:func:`geomargin.featurize.metabolic.reaction_kinds.reaction_kind` of the first model
         reaction of the group), ``compartments`` (the names of the
         compartments of its metabolites, as the model names them, sorted and
         ";"-joined).
@@ -229,7 +229,7 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
        backward) gives only ``<rid>__rev``; otherwise only ``<rid>``
        (blocked ``lb = ub = 0`` reactions keep their written direction).
     4. **Currency**: metabolite keys are compartment-free
-       (:func:`featurize.metabolic.metabolites.metabolite_keys`); a key's
+       (:func:`geomargin.featurize.metabolic.metabolites.metabolite_keys`); a key's
        degree is the number of directed reactions having it as substrate or
        product, leaving out ``pseudo`` reactions (SLIME and other model
        bookkeeping) and counting the reactions that one lipid-class reaction
@@ -246,7 +246,7 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
         Number of most connected metabolites to remove (14 in Chechik et al.).
     extra_currency : sequence of str
         Additional metabolite keys to remove; a key that no metabolite of
-        the network has raises :class:`common.exceptions.ConfigValueError`
+        the network has raises :class:`geomargin.common.exceptions.ConfigValueError`
         naming the closest keys.
     merge_isozymes : bool, default True
 

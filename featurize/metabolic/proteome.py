@@ -12,7 +12,7 @@ columns ``uniprot``, ``name``, ``gene_id``, ``ec_code``, ``MW`` and
     spaces (a few rows also by ``;`` or ``/``). Only the tokens that match
     :data:`ORF_PATTERN` (nuclear ``YKL019W``, ``YER060W-A``; mitochondrial
     ``Q0045``; 2-micron plasmid ``R0010W``) are kept, in their canonical form
-    (:func:`featurize.metabolic.genes.canonical_gene_id`); old names such as
+    (:func:`geomargin.featurize.metabolic.genes.canonical_gene_id`); old names such as
     ``YCL27W`` or cosmid names such as ``YBR1241`` are not ORFs;
 ``sequence``
     the protein, one-letter amino-acid codes (:data:`AMINO_ACIDS`).
@@ -34,8 +34,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common.exceptions import InputFileError
-from featurize.metabolic.genes import canonical_gene_id
+from geomargin.common.exceptions import InputFileError
+from geomargin.featurize.metabolic.genes import canonical_gene_id
 
 __all__ = ["Proteome", "load_proteome", "orfs_in", "ORF_PATTERN", "AMINO_ACIDS", "PROTEOME_COLUMNS"]
 

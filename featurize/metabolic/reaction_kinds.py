@@ -29,7 +29,7 @@ first written as diffusion).
 
    a. the same compound is consumed in one compartment and produced in
       another (compartment-free keys of
-      :func:`featurize.metabolic.metabolites.metabolite_keys`: BiGG ids
+      :func:`geomargin.featurize.metabolic.metabolites.metabolite_keys`: BiGG ids
       without their compartment suffix, or metabolite names), or
    b. the model says so: an SBO term of :data:`TRANSPORT_SBO` (iFF708
       marks its 553 transport reactions ``SBO:0000185``, translocation
@@ -64,7 +64,7 @@ from collections.abc import Mapping
 
 import cobra
 
-from featurize.metabolic.metabolites import metabolite_keys
+from geomargin.featurize.metabolic.metabolites import metabolite_keys
 
 __all__ = ["PSEUDO_MIN_METABOLITES", "PSEUDO_SBO", "REACTION_KINDS", "TRANSPORT_SBO", "SPONTANEOUS_SBO",
            "reaction_kind", "reaction_kinds"]
@@ -127,7 +127,7 @@ def reaction_kind(rxn: cobra.Reaction, keys: Mapping[str, str] | None = None) ->
     rxn : cobra.Reaction
     keys : mapping, optional
         Metabolite id -> compartment-free key, as from
-        :func:`featurize.metabolic.metabolites.metabolite_keys` of the reaction's model
+        :func:`geomargin.featurize.metabolic.metabolites.metabolite_keys` of the reaction's model
         (computed from ``rxn.model`` when not given; pass it when classifying
         many reactions).
     """

@@ -1,5 +1,5 @@
 """Small tabular benchmarks for the missing-completely-at-random (MCAR)
-sanity check (the removal protocols are in :mod:`featurize.tabular.missingness`).
+sanity check (the removal protocols are in :mod:`geomargin.featurize.tabular.missingness`).
 
 Datasets (all binary):
 
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from common.exceptions import GeomarginInputError, InputFileError
+from geomargin.common.exceptions import GeomarginInputError, InputFileError
 
 __all__ = [
     "TabularDataset",
@@ -126,7 +126,7 @@ def read_orange_tab(path: str | Path, name: str | None = None) -> TabularDataset
         lines = path.read_text().splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise InputFileError(path, f"cannot be read: {exc}",
-                             "give an Orange .tab file (fetch it with python -m data.fetch)") from exc
+                             "give an Orange .tab file (fetch it with python -m geomargin.data.fetch)") from exc
     if len(lines) < 4:
         raise InputFileError(path, f"has {len(lines)} line(s); an Orange .tab file needs 3 header "
                              "lines (names, types, flags) and at least one data line")
@@ -268,13 +268,13 @@ def load_digits_pair(path: str | Path, negative: int = 5, positive: int = 6) -> 
 
 def load_dataset(name: str, path: str | Path) -> TabularDataset:
     """Load a benchmark by name (see :data:`DATASETS`) from its fetched file
-    (``python -m data.fetch REGISTRY_NAME --dest DIR``)."""
+    (``python -m geomargin.data.fetch REGISTRY_NAME --dest DIR``)."""
     if name not in DATASETS:
         raise GeomarginInputError(f"Unknown tabular dataset {name!r}. Valid names: "
                                   f"{', '.join(DATASETS)}.")
     if path is None:
         raise GeomarginInputError(f"Dataset {name!r} is read from a file: pass its path (registry "
-                                  f"name {DATASETS[name]!r}; python -m data.fetch {DATASETS[name]}).")
+                                  f"name {DATASETS[name]!r}; python -m geomargin.data.fetch {DATASETS[name]}).")
     if name == "wdbc":
         return load_wdbc(path)
     if name == "digits56":

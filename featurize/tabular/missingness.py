@@ -30,8 +30,8 @@ import re
 
 import numpy as np
 
-from common.exceptions import GeomarginInputError
-from featurize.tabular.datasets import TabularDataset
+from geomargin.common.exceptions import GeomarginInputError
+from geomargin.featurize.tabular.datasets import TabularDataset
 
 __all__ = [
     "remove_mcar",

@@ -26,7 +26,7 @@ car crops (Agarwal, Awan & Roth 2004):
    cross-correlation with the landmark's mean car patch,
    ``cv2.matchTemplate(..., TM_CCOEFF_NORMED)``) or ``"hog"``
    (:class:`HogLandmarkDetector`: a per-landmark logistic regression on the
-   patch's HOG descriptor, :func:`featurize.vision.hog.dense_hog`, scored as a
+   patch's HOG descriptor, :func:`geomargin.featurize.vision.hog.dense_hog`, scored as a
    probability). Candidates are the local maxima (3x3, within the window)
    scoring above the detector's threshold, at most ``max_candidates`` per
    landmark, ordered by decreasing score. Missing slots are *structurally
@@ -43,11 +43,11 @@ a scene (:meth:`CarPartFeaturizer.transform_windows`), where each landmark's
 response map is computed once per scene and every window reads its candidates
 from it.
 
-Modules, one concern each: :mod:`~featurize.vision.images` (1),
-:mod:`~featurize.vision.orientation` (2), :mod:`~featurize.vision.landmarks`
-(3), :mod:`~featurize.vision.candidates` (4, the NCC detector and the
-candidate reader both detectors share), :mod:`~featurize.vision.hog` and
-:mod:`~featurize.vision.hog_detector` (4, the HOG detector),
-:mod:`~featurize.vision.featurizer` (5) and :mod:`~featurize.vision.counts`
+Modules, one concern each: :mod:`~geomargin.featurize.vision.images` (1),
+:mod:`~geomargin.featurize.vision.orientation` (2), :mod:`~geomargin.featurize.vision.landmarks`
+(3), :mod:`~geomargin.featurize.vision.candidates` (4, the NCC detector and the
+candidate reader both detectors share), :mod:`~geomargin.featurize.vision.hog` and
+:mod:`~geomargin.featurize.vision.hog_detector` (4, the HOG detector),
+:mod:`~geomargin.featurize.vision.featurizer` (5) and :mod:`~geomargin.featurize.vision.counts`
 (how many candidates cars and non-cars get).
 """

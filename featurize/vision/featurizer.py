@@ -9,13 +9,13 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import (boolean, check_param, half_open_interval, int_at_least, one_of, positive_float,
+from geomargin.common.checks import (boolean, check_param, half_open_interval, int_at_least, one_of, positive_float,
                            validate_params)
-from featurize.vision.candidates import _candidates_in_maps, _ncc_map, _search_regions, landmark_candidates
-from featurize.vision.hog_detector import HogLandmarkDetector
-from featurize.vision.images import CROP_SHAPE
-from featurize.vision.landmarks import LandmarkModel, normalise_patches
-from featurize.vision.orientation import align_orientation, orient_to
+from geomargin.featurize.vision.candidates import _candidates_in_maps, _ncc_map, _search_regions, landmark_candidates
+from geomargin.featurize.vision.hog_detector import HogLandmarkDetector
+from geomargin.featurize.vision.images import CROP_SHAPE
+from geomargin.featurize.vision.landmarks import LandmarkModel, normalise_patches
+from geomargin.featurize.vision.orientation import align_orientation, orient_to
 
 __all__ = ["DETECTORS", "CarPartFeaturizer"]
 
@@ -82,8 +82,8 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
 
     Examples
     --------
-    >>> from featurize.vision.images import load_crops             # doctest: +SKIP
-    >>> from featurize.vision.featurizer import CarPartFeaturizer  # doctest: +SKIP
+    >>> from geomargin.featurize.vision.images import load_crops             # doctest: +SKIP
+    >>> from geomargin.featurize.vision.featurizer import CarPartFeaturizer  # doctest: +SKIP
     >>> X, y = load_crops("data/downloads/uiuc_cars")               # doctest: +SKIP
     >>> F = CarPartFeaturizer().fit(X[::2], y[::2]).transform(X[1::2])  # doctest: +SKIP
     >>> F.shape                                                      # doctest: +SKIP

@@ -9,9 +9,9 @@ from sklearn.base import BaseEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
 
-from common.checks import int_at_least, positive_float, validate_params
-from featurize.vision.candidates import _search_regions
-from featurize.vision.hog import dense_hog
+from geomargin.common.checks import int_at_least, positive_float, validate_params
+from geomargin.featurize.vision.candidates import _search_regions
+from geomargin.featurize.vision.hog import dense_hog
 
 __all__ = ["HogLandmarkDetector"]
 
@@ -31,7 +31,7 @@ class HogLandmarkDetector(BaseEstimator):
     Parameters
     ----------
     patch_size, cell_size, orientations : HOG geometry
-        (:func:`featurize.vision.hog.dense_hog`; 2x2-cell blocks, L2-Hys).
+        (:func:`geomargin.featurize.vision.hog.dense_hog`; 2x2-cell blocks, L2-Hys).
     C : inverse regularisation strength of each logistic regression.
     search_radius : half-side of the search window (as in the candidates).
     jitter : positives within this many pixels of the true place.

@@ -9,7 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from common.exceptions import InputFileError
+from geomargin.common.exceptions import InputFileError
 
 __all__ = ["CROP_SHAPE", "read_grey_image", "find_train_dir", "load_crops"]
 

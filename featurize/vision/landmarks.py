@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from common.checks import int_at_least, nonnegative_float, validate_params
+from geomargin.common.checks import int_at_least, nonnegative_float, validate_params
 
 __all__ = ["normalise_patches", "LandmarkModel"]
 

@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 import yaml
 
-import data.fetch as F
-from common.io import (atomic_path, remove_stale_temps, save_npz_atomic, save_pickle_atomic,
+import geomargin.data.fetch as F
+from geomargin.common.io import (atomic_path, remove_stale_temps, save_npz_atomic, save_pickle_atomic,
                        write_tsv_atomic)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -142,7 +142,7 @@ def test_tsv_holds_one_record_per_line(tmp_path):
 
 
 def test_sha256_tree_follows_the_files_not_their_time_stamps(tmp_path):
-    from common.io import sha256_tree
+    from geomargin.common.io import sha256_tree
 
     root = tmp_path / "cars"
     (root / "TrainImages").mkdir(parents=True)
@@ -163,8 +163,8 @@ def test_sha256_tree_follows_the_files_not_their_time_stamps(tmp_path):
 @pytest.mark.parametrize("kind", ["npz", "pkl"])
 def test_truncated_intermediate_file_is_named_with_how_to_rebuild_it(tmp_path, kind):
     """A features.npz or cv/*.pkl cut short (a crash, a full disk)."""
-    from common.exceptions import InputFileError
-    from common.io import load_npz, load_pickle
+    from geomargin.common.exceptions import InputFileError
+    from geomargin.common.io import load_npz, load_pickle
 
     path = tmp_path / f"features.{kind}"
     if kind == "npz":

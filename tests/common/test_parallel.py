@@ -3,7 +3,7 @@ import os
 import numpy as np
 import pytest
 
-from common.parallel import balanced_bounds, can_fork, fork_map
+from geomargin.common.parallel import balanced_bounds, can_fork, fork_map
 
 
 def test_fork_map_keeps_order_and_reads_what_the_function_closes_over():

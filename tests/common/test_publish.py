@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-import common.publish as P
-from common.exceptions import DiskSpaceError
+import geomargin.common.publish as P
+from geomargin.common.exceptions import DiskSpaceError
 
 OLD = {"enzyme_ranking.tsv": b"old ranking\n", "metabolic/provenance.tsv": b"old provenance\n",
        "metabolic/accuracy.png": b"old png"}

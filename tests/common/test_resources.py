@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from common import resources
+from geomargin.common import resources
 
 HOLD = """
 import sys, time

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-import data.fetch as F
-from common.exceptions import FetchError
-from common.io import sha256_file
+import geomargin.data.fetch as F
+from geomargin.common.exceptions import FetchError
+from geomargin.common.io import sha256_file
 
 
 def _sha(b: bytes) -> str:

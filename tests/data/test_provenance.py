@@ -4,8 +4,8 @@ import hashlib
 import platform
 from importlib import metadata
 
-from data.fetch import load_registry
-from data.provenance import input_table, package_table
+from geomargin.data.fetch import load_registry
+from geomargin.data.provenance import input_table, package_table
 
 
 def test_input_table_recomputes_sha256_and_flags_registry_mismatch(tmp_path):
@@ -50,8 +50,8 @@ def test_provenance_gives_the_checksum_of_the_content_read(tmp_path):
     the table publishes it, and the check names the file with both sha256."""
     import pytest
 
-    from common.exceptions import InputFileError
-    from data.provenance import check_unchanged_since_read, input_roles, read_record
+    from geomargin.common.exceptions import InputFileError
+    from geomargin.data.provenance import check_unchanged_since_read, input_roles, read_record
 
     expr = tmp_path / "expression.tsv"
     expr.write_bytes(b"gene\tc0\nYAL001C\t1\n")

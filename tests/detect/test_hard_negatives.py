@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from detect.hard_negatives import mine_hard_negatives, negative_windows
+from geomargin.detect.hard_negatives import mine_hard_negatives, negative_windows
 
 
 class _QuadrantFeaturizer:

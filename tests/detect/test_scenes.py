@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from common.exceptions import InputFileError
-from detect.evaluation import (acceptable, average_precision, equal_error_recall, found_locations,
+from geomargin.common.exceptions import InputFileError
+from geomargin.detect.evaluation import (acceptable, average_precision, equal_error_recall, found_locations,
                                load_test_scenes, match_detections, parse_true_locations, precision_recall)
 from toy_vision import write_toy_cars
-from detect.scenes import (detect_in_scene, detect_scenes, image_pyramid, non_max_suppression,
+from geomargin.detect.scenes import (detect_in_scene, detect_scenes, image_pyramid, non_max_suppression,
                            pyramid_scales, score_windows, window_origins)
 
 
@@ -446,8 +446,8 @@ def test_prepare_for_scoring_does_not_depend_on_the_callers_threads():
 
     from threadpoolctl import threadpool_limits
 
-    from detect.scenes import DecisionScorer, prepare_for_scoring
-    from models.geometric import GeometricMarginSVC
+    from geomargin.detect.scenes import DecisionScorer, prepare_for_scoring
+    from geomargin.models.geometric import GeometricMarginSVC
 
     rng = np.random.default_rng(0)
     groups = np.repeat(np.arange(10), 3)
@@ -479,7 +479,7 @@ def test_scenes_of_different_sizes_on_two_processes_match_one(pyramid):
     # the scenes go to the processes in batches of near-equal window counts
     # (_n_windows: exactly the windows score_windows scores); the result is
     # the same as in one process
-    from detect.scenes import _n_windows
+    from geomargin.detect.scenes import _n_windows
 
     rng = np.random.default_rng(3)
     scenes = [rng.random(shape).astype(np.float32)

@@ -12,7 +12,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import check_estimator
 
-from models.baselines import ImputedSVC, LogRegIndicator, make_hgb
+from geomargin.models.baselines import ImputedSVC, LogRegIndicator, make_hgb
 
 nan = np.nan
 
@@ -95,7 +95,7 @@ def test_hgb_scores_each_row_on_its_own(data):
     """AbsentColumnsHGB declares row_independent_decision, which lets the
     explanations score many candidates in one call: a row's decision in a
     batch is bit-for-bit its decision alone."""
-    from rank.scoring import row_independent
+    from geomargin.rank.scoring import row_independent
 
     X, y, _ = data
     model = make_hgb(random_state=0, max_iter=20).fit(X, y)
@@ -174,7 +174,7 @@ def test_rows_equal_gram_and_no_gram_is_built(data, imputer, monkeypatch):
     'gram' (measured relative decision difference 0 here; bound 1e-6), in
     fit and in grid_decision_function,
     without any n x n matrix; non-linear kernels keep the Gram matrix."""
-    import models.baselines as bl
+    import geomargin.models.baselines as bl
 
     X, y, groups = data
     grid = [{"C": C, "representation": "rows"} for C in (0.1, 1.0, 10.0)] + [{"kernel": "rbf"}]

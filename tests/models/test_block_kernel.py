@@ -8,9 +8,9 @@ import re
 import numpy as np
 import pytest
 
-from models.block_kernel import (BlockKernelGeometricSVC, BlockKernelMap, _nystroem_rbf, block_additive_kernel,
+from geomargin.models.block_kernel import (BlockKernelGeometricSVC, BlockKernelMap, _nystroem_rbf, block_additive_kernel,
                                  median_gamma)
-from models.reduce import block_present
+from geomargin.models.reduce import block_present
 
 
 def _block_data(n=60, seed=0):

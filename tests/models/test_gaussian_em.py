@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 
-from models.gaussian_em import MAX_FULL_DIM, GaussianMixtureEM
+from geomargin.models.gaussian_em import MAX_FULL_DIM, GaussianMixtureEM
 
 MUS = np.array([[0.0, 0.0, 0.0, 0.0], [3.0, 3.0, -2.0, 1.0]])
 
@@ -119,7 +119,7 @@ def test_errors_beyond_limits():
 def test_patterns_are_numpys_unique_rows(d):
     """_patterns gives np.unique(mask, axis=0, return_inverse=True)'s rows,
     in its order, from byte keys."""
-    from models._rows import _patterns
+    from geomargin.models._rows import _patterns
 
     rng = np.random.default_rng(d)
     for n, p in ((0, 0.5), (1, 0.5), (500, 0.5), (500, 0.9), (50, 0.0)):
@@ -161,7 +161,7 @@ def test_diag_estep_for_all_rows_gives_the_per_pattern_bits():
     pattern-by-pattern E-step gives: responsibilities, completed means,
     per-pattern variances and the log-likelihood. Rows have 0 to 300 observed
     values (pairwise sums over more than 128 terms included)."""
-    from models._rows import _patterns
+    from geomargin.models._rows import _patterns
 
     rng = np.random.default_rng(5)
     blocks = np.repeat(np.arange(30), 10)

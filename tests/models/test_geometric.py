@@ -10,8 +10,8 @@ from sklearn.base import clone
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import check_estimator
 
-from models.average_norm import AverageNormSVC
-from models.geometric import GeometricMarginSVC
+from geomargin.models.average_norm import AverageNormSVC
+from geomargin.models.geometric import GeometricMarginSVC
 from toy_data import geometric_margin
 
 NAN = np.nan
@@ -507,9 +507,9 @@ def test_auto_representation_picks_the_primal_for_few_linear_features(monkeypatc
     4 n_features <= n_samples (no libsvm fit, no n x n matrix is ever built)
     and libsvm on the precomputed kernel otherwise (poly, or linear with more
     features); 'rows' (libsvm on the rows) and 'primal' need the linear kernel."""
-    import models._kernels as kernels_module
-    import models._masked_svc as masked_module
-    import models.geometric as geo
+    import geomargin.models._kernels as kernels_module
+    import geomargin.models._masked_svc as masked_module
+    import geomargin.models.geometric as geo
 
     monkeypatch.setattr(masked_module, "SVC", _SpySVC)
     monkeypatch.setattr(kernels_module, "SVC", _SpySVC)
@@ -548,7 +548,7 @@ def test_grid_decision_function_with_rows(monkeypatch):
     equal to the Gram path up to rounding (the bounds of test_rows_equal_gram),
     and it builds no Gram matrix for
     the linear points (the poly points of the same grid still get theirs)."""
-    import models.geometric as geo
+    import geomargin.models.geometric as geo
 
     X, y, groups, Xv = _rows_gram_data(1)
     grid = [{"C": C, "n_iter": t} for C in (0.1, 1.0, 10.0) for t in (1, 2, 4)]
@@ -578,7 +578,7 @@ def test_average_norm_rows_equal_gram(monkeypatch):
     <= n_samples) solves the QP of 'gram' (one QP; measured relative decision
     difference 0 here) and builds no Gram matrix, in fit and in
     grid_decision_function; poly keeps the Gram matrix."""
-    import models.average_norm as avg_module
+    import geomargin.models.average_norm as avg_module
 
     X, y, groups = block_missing(150, 10, 2, seed=44, frac=0.5)
     X[:4] = NAN

@@ -13,8 +13,8 @@ from sklearn.svm import SVC
 from reference_geometric import (feature_map, make_data, reference_geometric,
                                  reference_separable_margin, scale_gamma)
 
-from models.geometric import GeometricMarginSVC
-from models.socp import GeometricMarginSOCP  # noqa: E402
+from geomargin.models.geometric import GeometricMarginSVC
+from geomargin.models.socp import GeometricMarginSOCP  # noqa: E402
 
 KW = {"linear": {}, "poly2": {"kernel": "poly", "degree": 2}}
 

@@ -8,7 +8,7 @@ from sklearn.impute import KNNImputer
 from sklearn.metrics.pairwise import nan_euclidean_distances
 from sklearn.utils.estimator_checks import check_estimator
 
-from models.impute import (
+from geomargin.models.impute import (
     EMImputer,
     FlagsImputer,
     MaskedKNNImputer,
@@ -158,7 +158,7 @@ def test_knn_preselection_and_rare_donors_match_sklearn():
     # More donors than the preselected nearest rows (_PRESELECT), so a
     # receiver's donors for a common block come from the preselection, while
     # a block that only 6 donors have is searched among them alone.
-    from models import impute
+    from geomargin.models import impute
     rng = np.random.RandomState(5)
     groups = np.repeat(np.arange(8), 3)
     X = rng.randn(400, 24)
@@ -183,7 +183,7 @@ def test_knn_neighbours_are_the_k_nearest_with_ties_by_index(discrete):
     # donors rare among them), in the whole sorted row, and the selection
     # among the pattern's donors alone, with ties (discrete values) and
     # infinite distances (no common feature).
-    from models import impute
+    from geomargin.models import impute
     rng = np.random.RandomState(11)
     D = rng.randint(0, 6, size=(80, 300)).astype(float) if discrete else rng.rand(80, 300)
     D[rng.rand(80, 300) < 0.1] = np.inf
@@ -207,7 +207,7 @@ def test_knn_neighbours_are_the_k_nearest_with_ties_by_index(discrete):
 def test_k_smallest_is_the_head_of_a_stable_argsort(discrete):
     # the partition-based selection equals np.argsort(kind="stable")[:, :k]
     # bit for bit, with ties at the k-th value, infinities and k >= n
-    from models import impute
+    from geomargin.models import impute
     rng = np.random.RandomState(4)
     D = rng.randint(0, 4, size=(60, 50)).astype(float) if discrete else rng.rand(60, 50)
     D[rng.rand(60, 50) < 0.2] = np.inf
@@ -269,7 +269,7 @@ def test_knn_preselect_only_changes_speed(discrete, preselect, direct, monkeypat
     # values), a rare block, receivers sharing no feature with some donors
     # (infinite distances), and (monkeypatched) a short preselection with
     # its fallback, no selection among a pattern's donors, or only that
-    from models import impute
+    from geomargin.models import impute
     if preselect is not None:
         monkeypatch.setattr(impute, "_PRESELECT", preselect)
         monkeypatch.setattr(impute, "_DIRECT_DONORS", direct)
@@ -383,7 +383,7 @@ def test_knn_chunks_of_receivers_only_change_memory(discrete, monkeypatch):
     # the receivers are imputed in chunks of at most _KNN_CHUNK_ELEMENTS
     # distances: chunks of 7 receivers give the bit-identical output of one
     # chunk, for every K of a shared grid
-    from models import impute
+    from geomargin.models import impute
 
     rng = np.random.RandomState(3)
     groups = np.repeat(np.arange(5), 2)
@@ -402,7 +402,7 @@ def test_column_patterns_label_columns_as_np_unique_does():
     """Columns are labelled by their missingness from one byte key per
     column; the labels must be exactly np.unique's over the packed columns
     (block-missing receivers and donors, a few stray columns)."""
-    from models.impute import _column_patterns
+    from geomargin.models.impute import _column_patterns
 
     rng = np.random.default_rng(7)
     blocks = rng.integers(0, 40, 300)

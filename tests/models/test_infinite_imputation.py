@@ -7,7 +7,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import check_estimator
 
-from models.infinite_imputation import MAX_TRAIN, InfiniteImputationSVC
+from geomargin.models.infinite_imputation import MAX_TRAIN, InfiniteImputationSVC
 
 
 def _data(n=80, seed=0, frac=0.3):
@@ -144,7 +144,7 @@ def test_sklearn_estimator_checks():
 def test_in_place_rbf_gives_the_plain_expressions_bits():
     """The kernel is evaluated in place; it must be bit for bit the plain
     ``exp(-gamma * max(sa + sb - 2 * A @ B.T, 0))`` (for B = A too)."""
-    from models.infinite_imputation import _rbf
+    from geomargin.models.infinite_imputation import _rbf
 
     rng = np.random.default_rng(2)
     A = rng.normal(size=(300, 40)) * 3

@@ -7,7 +7,7 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import check_estimator
 
-from models.integrated_logreg import MAX_GRAPH_INSTANCES, IntegratedLogisticRegression
+from geomargin.models.integrated_logreg import MAX_GRAPH_INSTANCES, IntegratedLogisticRegression
 from toy_data import noisy_linear
 
 
@@ -114,7 +114,7 @@ def test_grid_points_share_one_mixture_fit():
     # two C on the same rows: the second reuses the first's mixture
     # (gaussian_em.fit_shared), and its model is bit for bit the one a
     # fresh mixture fit gives
-    from models import gaussian_em
+    from geomargin.models import gaussian_em
     _, X, y = _data(frac=0.3)   # X with absent values
     first = IntegratedLogisticRegression(C=0.1, random_state=0).fit(X, y)
     second = IntegratedLogisticRegression(C=1.0, random_state=0).fit(X, y)

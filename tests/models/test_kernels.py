@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
-from models._kernels import columns_dot, kernel_from_gram, masked_kernel
-from models._pattern_norms import PatternNorms, feature_blocks
+from geomargin.models._kernels import columns_dot, kernel_from_gram, masked_kernel
+from geomargin.models._pattern_norms import PatternNorms, feature_blocks
 
 NAN = np.nan
 
@@ -114,7 +114,7 @@ def test_prepared_cubic_norms_equal_the_generic_path(block):
 
 
 def test_geometric_prepare_scoring_keeps_the_scores():
-    from models.geometric import GeometricMarginSVC
+    from geomargin.models.geometric import GeometricMarginSVC
     rng = np.random.default_rng(4)
     X = rng.normal(size=(80, 8))
     y = (X[:, 0] + X[:, 1] > 0).astype(int)

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from models._linear_qp import SUPPORT_THRESHOLD, PrimalLinearSVM
-from models.baselines import ImputedSVC
-from models.average_norm import AverageNormSVC
-from models.geometric import GeometricMarginSVC
+from geomargin.models._linear_qp import SUPPORT_THRESHOLD, PrimalLinearSVM
+from geomargin.models.baselines import ImputedSVC
+from geomargin.models.average_norm import AverageNormSVC
+from geomargin.models.geometric import GeometricMarginSVC
 from toy_data import noisy_linear
 
 
@@ -81,7 +81,7 @@ def test_as_close_to_a_tightly_solved_optimum_as_clarabel(rescaled):
 def test_a_stalled_interior_point_falls_back_to_clarabel(monkeypatch):
     """Where the interior point cannot reach even the reduced tolerance
     (here: one step allowed), Clarabel solves the QP, to the reference."""
-    import models._linear_qp as lq
+    import geomargin.models._linear_qp as lq
 
     X, _, y = noisy_linear(150, 5, seed=3, noise=0.6)
     ys = np.where(y == 1, 1.0, -1.0)
@@ -126,7 +126,7 @@ def test_auto_gives_libsvm_the_gram_matrix_on_long_rows():
     """Above MAX_PRIMAL_FEATURES features the interior point's steps (up to n d^2)
     cost too much: "auto" gives libsvm the Gram matrix there, up to
     MAX_GRAM_ROWS rows, and the rows beyond."""
-    from models._kernels import MAX_GRAM_ROWS, MAX_PRIMAL_FEATURES, _resolve_representation
+    from geomargin.models._kernels import MAX_GRAM_ROWS, MAX_PRIMAL_FEATURES, _resolve_representation
 
     rng = np.random.default_rng(0)
     d = MAX_PRIMAL_FEATURES + 1

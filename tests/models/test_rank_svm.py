@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import check_estimator
 
-from models.geometric import S_MIN
-from models.rank_svm import GeometricMarginRankSVC, best_hinge_intercept, ranking_pairs
+from geomargin.models.geometric import S_MIN
+from geomargin.models.rank_svm import GeometricMarginRankSVC, best_hinge_intercept, ranking_pairs
 
 
 def reference_rank(X, y, query, C, n_iter):

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from sklearn.decomposition import PCA
 
-from models.reduce import BlockPCA, reduced_pipeline
-from models.registry import get_method
-from models.selection import nested_cross_validate
+from geomargin.models.reduce import BlockPCA, reduced_pipeline
+from geomargin.models.registry import get_method
+from geomargin.models.selection import nested_cross_validate
 
 
 def test_hand_computed_projection_and_absence():

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from models.registry import METHODS, MethodSpec, get_method, register_method, svm_grid
-from models.selection import expand_grid, nested_cross_validate
+from geomargin.models.registry import METHODS, MethodSpec, get_method, register_method, svm_grid
+from geomargin.models.selection import expand_grid, nested_cross_validate
 
 nan = np.nan
 CORE = ["geometric", "avg_w", "zero", "mean", "flags", "knn", "em", "hgb", "logreg_indicator"]

@@ -6,7 +6,7 @@ from scipy.stats import norm
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import check_estimator
 
-from models.robust_socp import MAX_FULL_DIM_SOCP, RobustSOCPClassifier
+from geomargin.models.robust_socp import MAX_FULL_DIM_SOCP, RobustSOCPClassifier
 from toy_data import noisy_linear
 
 

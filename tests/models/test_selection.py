@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from models.baselines import ImputedSVC
-from models.registry import MethodSpec
-from models.selection import (
+from geomargin.models.baselines import ImputedSVC
+from geomargin.models.registry import MethodSpec
+from geomargin.models.selection import (
     expand_grid,
     nested_cross_validate,
     select_params,
@@ -165,7 +165,7 @@ def test_grouped_inner_split_keeps_groups():
 
 def test_validation_table_matches_manual_fit(data):
     X, y, groups = data
-    from models.selection import _inner_split
+    from geomargin.models.selection import _inner_split
     tab = validation_table("flags", X, y, feature_groups=groups,
                            param_grid={"kernel": ["linear", "poly"], "C": [1.0]}, seed=4)
     tr, va = _inner_split(y, None, 0.2, 4)
@@ -195,7 +195,7 @@ def test_expand_grid_and_errors(data):
 
 
 def test_consensus_params_ties_and_empty():
-    from models.selection import consensus_params
+    from geomargin.models.selection import consensus_params
     # the choice of most folds, compared by value (dict order does not matter)
     assert consensus_params([{"C": 1.0, "gamma": 2}, {"gamma": 2, "C": 1.0}, {"C": 3.0, "gamma": 2}]) \
         == {"C": 1.0, "gamma": 2}

@@ -7,8 +7,8 @@ import pytest
 from scipy.optimize import minimize_scalar
 from sklearn.utils.estimator_checks import check_estimator
 
-from models.geometric import GeometricMarginSVC
-from models.socp import GeometricMarginSOCP, NotSeparableError
+from geomargin.models.geometric import GeometricMarginSVC
+from geomargin.models.socp import GeometricMarginSOCP, NotSeparableError
 from toy_data import geometric_margin
 
 NAN = np.nan

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator
 
-from models._validation import (check_positive_float, validate_binary_y,
+from geomargin.models._validation import (check_positive_float, validate_binary_y,
                                 validate_feature_groups)
 
 
@@ -48,7 +48,7 @@ ESTIMATOR_MODULES = ["average_norm", "baselines", "block_kernel", "gaussian_em",
 def _estimator_classes():
     """Every public scikit-learn estimator class defined in ESTIMATOR_MODULES."""
     for name in ESTIMATOR_MODULES:
-        mod = importlib.import_module(f"models.{name}")
+        mod = importlib.import_module(f"geomargin.models.{name}")
         for obj in vars(mod).values():
             if (isinstance(obj, type) and issubclass(obj, BaseEstimator)
                     and obj.__module__ == mod.__name__ and not obj.__name__.startswith("_")):
@@ -95,8 +95,8 @@ def test_fit_checks_every_declared_parameter(Est, param):
 
 @pytest.mark.parametrize("Est", ["ImputedSVC", "InfiniteImputationSVC"])
 def test_gamma_true_is_rejected_alike(Est):
-    from models.baselines import ImputedSVC
-    from models.infinite_imputation import InfiniteImputationSVC
+    from geomargin.models.baselines import ImputedSVC
+    from geomargin.models.infinite_imputation import InfiniteImputationSVC
 
     E = {"ImputedSVC": ImputedSVC, "InfiniteImputationSVC": InfiniteImputationSVC}[Est]
     X = np.array([[0.0, 1.0], [1.0, np.nan], [2.0, 0.5], [np.nan, 3.0]])

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rank.calibration import (ConfidenceCalibrator, bare_first_share, calibration_features, calibration_rows, family_weights, out_of_fold_confidence)
-from rank.calibration_check import expected_calibration_error, reliability_table, wilson_lower
-from rank.credible import no_credible_candidate
+from geomargin.rank.calibration import (ConfidenceCalibrator, bare_first_share, calibration_features, calibration_rows, family_weights, out_of_fold_confidence)
+from geomargin.rank.calibration_check import expected_calibration_error, reliability_table, wilson_lower
+from geomargin.rank.credible import no_credible_candidate
 
 
 def _rows(n, rng, **fixed):
@@ -97,7 +97,7 @@ def test_family_weights_count_each_fold_group_once():
     """One reaction written 30 times (a fold group, all right at rank 1) and
     30 single reactions (right 20% of the time): unweighted the family
     dominates; weighted, it counts as one of 31 cases."""
-    from rank.calibration import family_weights
+    from geomargin.rank.calibration import family_weights
 
     fam = pd.DataFrame({"reaction": [f"f{i}" for i in range(30)], "label": 1})
     single = pd.DataFrame({"reaction": [f"s{i}" for i in range(30)], "label": (np.arange(30) < 6).astype(int)})
@@ -329,8 +329,8 @@ def test_evidence_flags_are_the_explanations_evidence():
     evidence: catalyses_adjacent, catalyses_in_subsystem, similar_compounds."""
     from test_evidence import motif_less_toy
 
-    from rank.evidence_flags import evidence_flags
-    from rank.evidence import candidate_evidence
+    from geomargin.rank.evidence_flags import evidence_flags
+    from geomargin.rank.evidence import candidate_evidence
 
     net, feat = motif_less_toy()
     seen = np.zeros(3, dtype=int)
@@ -403,8 +403,8 @@ def test_candidate_flags_by_hand():
     reaction, and D2's other genes (G1, G5) are no enzymes."""
     from toy_pairs import kinds_toy
 
-    from featurize.metabolic.pairs import PairFeaturizer
-    from rank.evidence_flags import candidate_flags
+    from geomargin.featurize.metabolic.pairs import PairFeaturizer
+    from geomargin.rank.evidence_flags import candidate_flags
 
     net, dom = kinds_toy()
     motifs = {t: {} for t in ("fork", "funnel", "chain_up", "chain_down")}
@@ -467,8 +467,8 @@ def test_confidence_reads_where_the_candidate_is_localized():
 def test_calibration_table_carries_every_column():
     """The validation's calibration rows hold :data:`CALIBRATION_COLUMNS`
     after ``ranking``, each candidate flag from its part."""
-    from rank.calibration import CALIBRATION_COLUMNS
-    from rank.validation import calibration_table
+    from geomargin.rank.calibration import CALIBRATION_COLUMNS
+    from geomargin.rank.validation import calibration_table
 
     ev = np.array([[1, 0, 0, 1, 0, 0, 1], [0, 0, 1, 0, 1, 1, 0], [0, 0, 0, 0, 0, 0, 0]], dtype=bool)
     c = calibration_rows(np.array([3.0, 2.0, 1.0]), np.array([0, 1, 2]), 2, ev)
@@ -529,8 +529,8 @@ def test_homology_flag_by_hand_only_with_the_block():
     the flags are the seven of before."""
     from toy_pairs import HOMOLOGY_GENES, homology_hits, homology_toy
 
-    from featurize.metabolic.pairs import PairFeaturizer
-    from rank.evidence_flags import CANDIDATE_FLAGS, candidate_flag_names, candidate_flags, homology_flags
+    from geomargin.featurize.metabolic.pairs import PairFeaturizer
+    from geomargin.rank.evidence_flags import CANDIDATE_FLAGS, candidate_flag_names, candidate_flags, homology_flags
 
     net, motifs, sources = homology_toy()
     on = PairFeaturizer(net, motifs, sources, adjacency=False, homology=homology_hits())
@@ -546,9 +546,9 @@ def test_homology_flag_by_hand_only_with_the_block():
 
 
 def test_calibration_rows_and_table_carry_the_homology_flag_only_with_the_block():
-    from rank.calibration import CALIBRATION_COLUMNS
-    from rank.evidence_flags import CANDIDATE_FLAGS
-    from rank.validation import calibration_table
+    from geomargin.rank.calibration import CALIBRATION_COLUMNS
+    from geomargin.rank.evidence_flags import CANDIDATE_FLAGS
+    from geomargin.rank.validation import calibration_table
 
     ev = np.array([[1, 0, 0, 1, 0, 0, 1, 1], [0, 0, 1, 0, 1, 1, 0, 0], [0] * 8], dtype=bool)
     c = calibration_rows(np.array([3.0, 2.0, 1.0]), np.array([0, 1, 2]), 2, ev, (*CANDIDATE_FLAGS, "homology"))

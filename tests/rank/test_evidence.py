@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from featurize.metabolic.pairs import PairFeaturizer
-from featurize.metabolic.bundle import items_by_gene
-from rank.evidence import (candidate_evidence, coexpression_r, explain_ranking, mark_ranked,
+from geomargin.featurize.metabolic.pairs import PairFeaturizer
+from geomargin.featurize.metabolic.bundle import items_by_gene
+from geomargin.rank.evidence import (candidate_evidence, coexpression_r, explain_ranking, mark_ranked,
                            motif_less_validation, orphan_reactions, RANKING_COLUMNS, supporting_neighbours,
                            top1_with_motifs)
 from toy_pairs import ToyNet, toy
@@ -262,7 +262,7 @@ def test_supporting_neighbours():
 
 
 def test_supporting_neighbours_with_pair_featurizer():
-    from featurize.metabolic.pairs import PairFeaturizer
+    from geomargin.featurize.metabolic.pairs import PairFeaturizer
 
     class Net:
         reactions = pd.DataFrame({"genes": [("A",), ("B",), ("C",)]}, index=["R1", "R2", "R3"])
@@ -279,7 +279,7 @@ def test_candidates_evidence_equals_each_candidate_alone(setup):
     """The evidence of a reaction's candidates computed together (one
     candidate matrix, one stacked leave-one-out matrix) is each candidate's
     evidence computed alone, with a score that mixes every feature."""
-    from rank.evidence import candidates_evidence
+    from geomargin.rank.evidence import candidates_evidence
 
     _, feat, domains, comps = setup
     rng = np.random.default_rng(0)
@@ -313,7 +313,7 @@ def test_candidates_evidence_row_independent_scores_once(setup):
     """A decision function that scores each row on its own
     (rank.scoring.row_independent) is called once per reaction on every
     row, with the same evidence as the per-candidate calls."""
-    from rank.evidence import candidates_evidence
+    from geomargin.rank.evidence import candidates_evidence
 
     _, feat, domains, comps = setup
     w = np.random.default_rng(1).normal(size=feat.n_features_)
@@ -345,7 +345,7 @@ def test_candidates_evidence_row_independent_scores_once(setup):
 def test_shown_rows_flags_by_processes(setup):
     """shown_rows gives each row the candidate flags of its own candidate
     matrix, whatever the number of processes."""
-    from rank.evidence_flags import CANDIDATE_FLAGS, candidate_flags, shown_rows
+    from geomargin.rank.evidence_flags import CANDIDATE_FLAGS, candidate_flags, shown_rows
 
     net, feat, _, _ = setup
     top = pd.DataFrame({"reaction": ["R4", "R4", "R1", "R6", "R6"], "rank": [1, 2, 1, 1, 2],

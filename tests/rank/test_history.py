@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from common.exceptions import ConfigValueError
-from rank.history import (HistoryModel, check_release_history, choose_on_history, fit_history, gain_shares,
+from geomargin.common.exceptions import ConfigValueError
+from geomargin.rank.history import (HistoryModel, check_release_history, choose_on_history, fit_history, gain_shares,
                           history_threshold, labelled_rows, score_order_rows)
-from rank.history_calibrator import HistoryCalibrator
-from rank.history_report import check_test_confidence, score_test_split
+from geomargin.rank.history_calibrator import HistoryCalibrator
+from geomargin.rank.history_report import check_test_confidence, score_test_split
 
 RELEASES = ["r1", "r2", "r3", "r4"]
 
@@ -125,7 +125,7 @@ def test_without_homology_evidence_the_cells_are_exactly_as_before():
     column all False): the same cells, the same bytes of confidence and the
     same cells table as without the key, and the hand-made answer of
     test_calibrator_shrinks_each_cell_to_its_wider_one."""
-    from rank.history_calibrator import cells_table
+    from geomargin.rank.history_calibrator import cells_table
 
     rows = _shrink_rows()
     off = HistoryCalibrator(prior_strength=4).fit(rows)
@@ -147,7 +147,7 @@ def test_homology_evidence_is_a_cell_key_shrunk_to_the_cell_without_it():
     """By hand: band 1, enzymatic with motifs, 4 rows; the two with homology
     evidence right, the two without wrong. Each homology cell borrows
     prior_strength rows of the band x kind x motifs share."""
-    from rank.history_calibrator import cells_table
+    from geomargin.rank.history_calibrator import cells_table
 
     rows = pd.DataFrame({"reaction": list("abcd"), "rank": 1, "reaction_kind": "enzymatic", "motifs": True,
                          "homology": [True, True, False, False], "label": [1, 1, 0, 0]})

@@ -23,8 +23,8 @@ def test_later_gene_evidence_by_hand_on_the_toy_network():
     nothing; G9 is not a candidate; R3 was not ranked."""
     from toy_pairs import toy
 
-    from featurize.metabolic.pairs import PairFeaturizer
-    from rank.later_genes import later_gene_evidence
+    from geomargin.featurize.metabolic.pairs import PairFeaturizer
+    from geomargin.rank.later_genes import later_gene_evidence
 
     net, motifs, sources = toy()
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
@@ -38,7 +38,7 @@ def test_later_gene_evidence_by_hand_on_the_toy_network():
 
 
 def test_later_gene_table_counts_genes_and_resamples_reactions():
-    from rank.later_genes import later_gene_table
+    from geomargin.rank.later_genes import later_gene_table
 
     rows = _three_reactions()
     ev = pd.DataFrame({"reaction": ["a", "a", "a", "b", "c", "c"], "gene": ["G1", "G2", "G3", "G4", "G5", "G6"],
@@ -71,7 +71,7 @@ def test_later_gene_evidence_says_which_later_genes_had_a_homolog():
     G4, absent for G7 (no sequence). G6 and G7 have no older reaction: G6
     has a homolog among the genes around R4, G7 none; G9 is not a candidate
     and unknown. Without the block the table is the one of before."""
-    from rank.later_genes import later_gene_evidence
+    from geomargin.rank.later_genes import later_gene_evidence
 
     net, on, off = homology_featurizers()
     benchmark = {"R4": frozenset({"G3", "G6", "G7", "G9"}), "R3": frozenset({"G6"})}
@@ -88,7 +88,7 @@ def test_later_gene_evidence_says_which_later_genes_had_a_homolog():
 
 
 def test_later_gene_table_counts_the_genes_with_a_homolog():
-    from rank.later_genes import later_gene_columns, later_gene_table
+    from geomargin.rank.later_genes import later_gene_columns, later_gene_table
 
     rows = _three_reactions()
     ev = pd.DataFrame({"reaction": ["a", "a", "a", "b", "c", "c"], "gene": ["G1", "G2", "G3", "G4", "G5", "G6"],

@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rank.baselines import COEXPR, coexpression_scores
-from rank.metrics import (bootstrap_ranking_metrics, choose_ranking_method, ranking_metrics, ranking_quality,
+from geomargin.rank.baselines import COEXPR, coexpression_scores
+from geomargin.rank.metrics import (bootstrap_ranking_metrics, choose_ranking_method, ranking_metrics, ranking_quality,
                           top1_by_kind, top1_concentration, top1_group_concentration, top1_record)
-from rank.scoring import (correct_scores, rank_candidates, ranking_decision, ranking_name,
+from geomargin.rank.scoring import (correct_scores, rank_candidates, ranking_decision, ranking_name,
                           split_ranking_name, true_gene_ranks)
 
 SCORES = {"R1": {"G1": 0.5, "G2": 2.0, "G3": 0.5, "G4": -1.0, "G5": np.nan},
@@ -145,7 +145,7 @@ def test_coexpression_scores_by_hand():
     conditions: c0 (1/s2)(1/s2 - 1/s6)/2, c1 0, c2 (-1/s2)(2/s6) (G3 only)."""
     from toy_pairs import toy
 
-    from featurize.metabolic.pairs import PairFeaturizer
+    from geomargin.featurize.metabolic.pairs import PairFeaturizer
 
     net, motifs, sources = toy()
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
@@ -168,7 +168,7 @@ def test_coexpression_scores_by_hand():
 
 
 def test_unscaled_rule_is_w_dot_x_plus_b_for_the_geometric_margin():
-    from models.geometric import GeometricMarginSVC
+    from geomargin.models.geometric import GeometricMarginSVC
 
     rng = np.random.RandomState(0)
     X = rng.randn(60, 4)
@@ -190,8 +190,8 @@ def test_adjacency_scores_count_related_reactions_the_candidate_catalyses():
     chain_up partner R3 (G1, G3)."""
     from toy_pairs import toy
 
-    from featurize.metabolic.pairs import PairFeaturizer
-    from rank.baselines import adjacency_scores, baseline_scores
+    from geomargin.featurize.metabolic.pairs import PairFeaturizer
+    from geomargin.rank.baselines import adjacency_scores, baseline_scores
 
     net, motifs, sources = toy()
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
@@ -209,11 +209,11 @@ def test_ranking_decisions_equal_one_rule_at_a_time():
     """One pass for both margin rules gives exactly what each rule gives alone,
     for the linear geometric margin, the block-kernel one (decision_and_scales:
     one map) and the pairwise one, and a model without scales."""
-    from models.block_kernel import BlockKernelGeometricSVC
-    from models.geometric import GeometricMarginSVC
-    from rank.scoring import ranking_decisions
-    from models.rank_svm import GeometricMarginRankSVC
-    from models.registry import get_method
+    from geomargin.models.block_kernel import BlockKernelGeometricSVC
+    from geomargin.models.geometric import GeometricMarginSVC
+    from geomargin.rank.scoring import ranking_decisions
+    from geomargin.models.rank_svm import GeometricMarginRankSVC
+    from geomargin.models.registry import get_method
 
     rng = np.random.RandomState(1)
     X = rng.randn(80, 6)
@@ -357,7 +357,7 @@ def test_rank_candidates_by_processes_equals_one_process():
 def test_validation_refuses_repeated_candidates():
     """The validation ranks each candidate once (its ranks are read from one
     index per candidate): a repeated gene is an input error, named."""
-    from rank.validation import validate_ranking
+    from geomargin.rank.validation import validate_ranking
 
     with pytest.raises(ValueError, match="candidate gene 'G2' is listed more than once"):
         validate_ranking(None, None, ["G1", "G2", "G3", "G2"], pd.DataFrame(), {}, margin_rule="scaled")

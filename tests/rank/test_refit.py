@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from rank.refit import ranking_decision_for, ranking_decisions_for
+from geomargin.rank.refit import ranking_decision_for, ranking_decisions_for
 
 
 class _ReadHere(dict):

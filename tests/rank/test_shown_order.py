@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rank.shown_order import shown_positions, shown_ranks, shown_tops
+from geomargin.rank.shown_order import shown_positions, shown_ranks, shown_tops
 
 
 def _toy(seed: int, n_reactions: int = 30, top_n: int = 6):

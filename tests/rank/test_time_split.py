@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from featurize.metabolic.network import build_directed_network
+from geomargin.featurize.metabolic.network import build_directed_network
 from toy_pairs import homology_featurizers
 
-from rank.time_split import best_later_ranks, later_genes, random_expectation, time_split_metrics
+from geomargin.rank.time_split import best_later_ranks, later_genes, random_expectation, time_split_metrics
 
 
 def _release(rules: dict[str, str], reversible: set[str]) -> cobra.Model:
@@ -87,9 +87,9 @@ def test_rows_score_each_matrix_once_as_each_model_alone():
     (rank.scoring.pair_score_fn, the reference), gene corrections included."""
     from toy_pairs import toy
 
-    from featurize.metabolic.pairs import PairFeaturizer
-    from rank.scoring import correct_scores, gene_id_ranks, pair_score_fn, score_matrix
-    from rank.time_split import time_split_rows
+    from geomargin.featurize.metabolic.pairs import PairFeaturizer
+    from geomargin.rank.scoring import correct_scores, gene_id_ranks, pair_score_fn, score_matrix
+    from geomargin.rank.time_split import time_split_rows
 
     net, motifs, sources = toy()
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
@@ -157,7 +157,7 @@ def test_shown_order_rows_moves_only_the_shown_later_genes():
     among them takes its position, one beyond them keeps its rank, a gene that
     is not a candidate stays 0; the best rank and gene follow; other rankings
     are untouched."""
-    from rank.time_split import shown_order_rows
+    from geomargin.rank.time_split import shown_order_rows
 
     rows = pd.DataFrame({
         "ranking": ["m", "m", "other"], "reaction": ["a", "b", "a"], "best_rank": [2, 25, 2],
@@ -180,7 +180,7 @@ def test_time_split_rows_mark_the_shown_candidates_with_homology_evidence():
     homology evidence for R4; among all 6, G6 (rank 5) too. Without the
     block, or without homology_top_n, no column. Listed by confidence, the
     ranks follow the shown rows."""
-    from rank.time_split import shown_order_rows, time_split_rows
+    from geomargin.rank.time_split import shown_order_rows, time_split_rows
 
     _, on, off = homology_featurizers()
     cands = ["G1", "G2", "G3", "G4", "G6", "G7"]

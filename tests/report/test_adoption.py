@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from report.adoption import AdoptionRule, adopted, adoption_table, main, run_figures
-from report.results_pages import parse_stamp, parse_tables, render_table, table_blocks
+from geomargin.report.adoption import AdoptionRule, adopted, adoption_table, main, run_figures
+from geomargin.report.results_pages import parse_stamp, parse_tables, render_table, table_blocks
 
 
 def _run(root: Path, *, mrr: float, share: float, earned: bool, median: float, ranking: str = "m") -> Path:

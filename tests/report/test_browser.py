@@ -18,7 +18,7 @@ from chromium import missing_reason, page_url, start_chromium, stop_chromium
 from toy_data import write_toy_inputs
 from workflow_helpers import run_snakemake, toy_config
 
-from rank.calibration import THIN_SUPPORT
+from geomargin.rank.calibration import THIN_SUPPORT
 
 pytestmark = pytest.mark.slow
 
@@ -262,7 +262,7 @@ def test_header_names_an_unearned_top_gene(page, tmp_path):
     known unearned gene shows the sentence, with its figures, in Chromium."""
     from chromium import header_text
 
-    from report.browser import render_browser, unearned_top_gene
+    from geomargin.report.browser import render_browser, unearned_top_gene
 
     tmp, _ = page
     html = (tmp / "results/enzyme_ranking.html").read_text()

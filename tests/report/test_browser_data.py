@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from report.browser import browser_data, time_split_summary, unearned_top_gene
+from geomargin.report.browser import browser_data, time_split_summary, unearned_top_gene
 
 
 def test_reaction_url_needs_the_id_placeholder():

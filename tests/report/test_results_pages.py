@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from report.results_pages import PAGES, main, parse_stamp, parse_tables, render_table, table_blocks, write_pages
+from geomargin.report.results_pages import PAGES, main, parse_stamp, parse_tables, render_table, table_blocks, write_pages
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_COMMAND = "snakemake --cores 8 results/enzyme_ranking.tsv"
@@ -112,7 +112,7 @@ def _check_page(page_path: Path, results: Path, page_name: str | None = None) ->
 
 def test_pages_equal_their_tables(small_run, tmp_path):
     out = tmp_path / "pages"
-    written = write_pages(small_run, out, RUN_COMMAND, "python -m report.results_pages results pages")
+    written = write_pages(small_run, out, RUN_COMMAND, "python -m geomargin.report.results_pages results pages")
     assert sorted(p.name for p in written) == ["metabolic.md", "vision.md"]
     for page in written:
         _check_page(page, small_run)
@@ -177,7 +177,7 @@ def test_written_by_names_no_folder_of_the_machine(small_run, tmp_path):
     """``--repo`` is a folder of the machine that wrote the page; the page
     says which commit instead (its stamp), and the written-by line keeps
     only a placeholder for the folder."""
-    from report.results_pages import REPO_PLACEHOLDER
+    from geomargin.report.results_pages import REPO_PLACEHOLDER
 
     out = tmp_path / "pages"
     repo = Path(__file__).resolve().parents[2]

@@ -88,7 +88,7 @@ def test_schema_method_names_are_the_registry():
     """The schema's method enum and models.registry name the same methods."""
     import yaml
 
-    from models.registry import METHODS
+    from geomargin.models.registry import METHODS
 
     schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
     enum = schema["properties"]["metabolic"]["properties"]["methods"]["items"]["enum"]

@@ -19,7 +19,9 @@ from pathlib import Path
 
 import yaml
 
-PACKAGES = ("common", "data", "featurize", "models", "rank", "detect", "report")
+#: The project's own distribution: installed editable from the checkout by
+#: each list (pip's ``-e .``, conda's pip section), not pinned.
+PROJECT = "geomargin"
 #: Runtime distributions that no module imports by name: cvxpy loads the
 #: solver the estimators ask for (solver="CLARABEL" by default; "ECOS" and
 #: "SCS" are the documented alternatives).
@@ -30,6 +32,8 @@ def _pip(repo):
     out = {}
     for line in (repo / "requirements.txt").read_text().splitlines():
         line = line.split("#", 1)[0].strip()
+        if line == "-e .":
+            continue
         if line:
             name, _, version = line.partition("==")
             assert version, f"requirements.txt: {line!r} is not pinned with =="
@@ -41,6 +45,8 @@ def _conda(path: Path) -> dict[str, str]:
     env = yaml.safe_load(path.read_text())
     out = {}
     for dep in env["dependencies"]:
+        if dep == "pip" or (isinstance(dep, dict) and set(dep) == {"pip"}):
+            continue  # the project's editable install (_conda_pip)
         assert isinstance(dep, str), f"{path.name}: unexpected entry {dep!r}"
         m = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)\s*=+\s*(\S+)\s*", dep)
         assert m, f"{path.name}: {dep!r} is not pinned as name=version"
@@ -49,8 +55,18 @@ def _conda(path: Path) -> dict[str, str]:
     return out
 
 
+def _conda_pip(path: Path) -> list[str]:
+    """The pip section of a conda environment file."""
+    env = yaml.safe_load(path.read_text())
+    return [line for dep in env["dependencies"] if isinstance(dep, dict) for line in dep.get("pip", [])]
+
+
 def _module_file(repo: Path, name: str) -> Path | None:
-    base = repo.joinpath(*name.split("."))
+    """The file of module ``geomargin.<package>...`` in the checkout."""
+    parts = name.split(".")[1:]
+    if not parts:
+        return repo / PROJECT / "__init__.py"
+    base = repo.joinpath(*parts)
     for cand in (base / "__init__.py", base.with_suffix(".py")):
         if cand.is_file():
             return cand
@@ -75,7 +91,7 @@ def runtime_imports(repo: Path) -> dict[str, set[str]]:
                 continue
             for name in names:
                 top = name.split(".")[0]
-                if top in PACKAGES:
+                if top == PROJECT:
                     target = _module_file(repo, name)
                 elif top == "_bootstrap":
                     target = scripts / "_bootstrap.py"
@@ -126,16 +142,28 @@ def test_rule_environment_is_the_runtime_the_scripts_import(repo):
     assert {d: pip.get(d) for d in rule_env} == rule_env, "versions differ from requirements.txt"
 
 
+def test_every_environment_installs_the_checkout_editable(repo):
+    """pip's list installs the checkout it is run in (the README runs it from
+    the repository root); each conda file's pip section names the repository
+    root relative to the file, which is where conda runs pip."""
+    assert "-e ." in [line.strip() for line in (repo / "requirements.txt").read_text().splitlines()]
+    for env in (repo / "environment.yml", repo / "workflow" / "envs" / "geomargin.yaml"):
+        [line] = _conda_pip(env)
+        flag, target = line.split()
+        assert flag == "-e" and (env.parent / target).resolve() == repo.resolve(), f"{env.name}: {line!r}"
+        assert "pip" in yaml.safe_load(env.read_text())["dependencies"], f"{env.name}: conda needs pip for its pip section"
+
+
 def test_the_scan_follows_project_imports(tmp_path):
     """runtime_imports on a made-up tree: a lazy import inside a function of a
     project module is followed; stdlib and unreached modules are not."""
     (tmp_path / "workflow" / "scripts").mkdir(parents=True)
     (tmp_path / "workflow" / "scripts" / "job.py").write_text(
-        "import os\nfrom models.a import f\nfrom _bootstrap import setup\n")
+        "import os\nfrom geomargin.models.a import f\nfrom _bootstrap import setup\n")
     (tmp_path / "workflow" / "scripts" / "_bootstrap.py").write_text("import threadpoolctl\n")
     (tmp_path / "models").mkdir()
     (tmp_path / "models" / "__init__.py").write_text("")
-    (tmp_path / "models" / "a.py").write_text("def f():\n    from models import b\n")
+    (tmp_path / "models" / "a.py").write_text("def f():\n    from geomargin.models import b\n")
     (tmp_path / "models" / "b.py").write_text("import numpy as np\n")
     (tmp_path / "models" / "unused.py").write_text("import selenium\n")
     assert runtime_imports(tmp_path) == {"numpy": {"models/b.py"},

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from common.io import sha256_file
+from geomargin.common.io import sha256_file
 from toy_data import write_toy_inputs
 from workflow_helpers import console, run_snakemake, snakemake_cmd, toy_config
 

@@ -40,7 +40,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from common.publish import SPACE_MARGIN, _human
+from geomargin.common.publish import SPACE_MARGIN, _human
 from workflow_helpers import (MAIN_OUTPUTS, MAIN_TARGET, REPO, TRACEBACK, console, output_bytes,
                               run_snakemake, small_config, snakemake_cmd)
 
@@ -326,7 +326,7 @@ def test_full_disk_stops_before_the_publish(tmp_path, toy_inputs, reference_run,
 def _truncated_sbml(inputs: dict, directory: Path) -> Path:
     import cobra
 
-    from featurize.metabolic.model_io import load_model
+    from geomargin.featurize.metabolic.model_io import load_model
 
     model = cobra.io.load_json_model(str(inputs["model"]))
     intact = directory / "model.xml"

@@ -12,7 +12,7 @@ import pytest
 from toy_data import write_toy_inputs
 from workflow_helpers import run_snakemake, toy_config
 
-from rank.calibration import CALIBRATION_COLUMNS, THIN_SUPPORT
+from geomargin.rank.calibration import CALIBRATION_COLUMNS, THIN_SUPPORT
 
 pytestmark = pytest.mark.slow
 

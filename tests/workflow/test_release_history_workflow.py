@@ -13,7 +13,7 @@ import cobra
 import pandas as pd
 import pytest
 
-from rank.history import HistoryModel
+from geomargin.rank.history import HistoryModel
 from toy_data import write_toy_inputs
 from workflow_helpers import run_snakemake, toy_config
 

@@ -1,8 +1,9 @@
-"""Workflow scripts import the project's packages the way a Snakemake job
-does: through the relative symlinks workflow/scripts/{common,data,featurize,
-models}, with nothing on ``sys.path`` but the interpreter's own entries and the
-scripts' folder (which Snakemake's preamble appends), and without
-``PYTHONPATH`` (which Snakemake removes from a ``--sdm conda`` job)."""
+"""Workflow scripts and benchmarks import the project the way a Snakemake job
+does: the installed package ``geomargin``, with nothing on ``sys.path`` but
+the interpreter's own entries and the scripts' folder (which Snakemake's
+preamble appends), and without ``PYTHONPATH`` (which Snakemake removes from a
+``--sdm conda`` job). No file of the repository imports a project folder by
+its bare name (``models``, ``data``): those names are not installed."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "workflow" / "scripts"
+BENCHMARKS = REPO / "benchmarks"
+#: The repository's folders that ``pyproject.toml`` maps under ``geomargin``.
 PACKAGES = ("common", "data", "featurize", "models", "rank", "detect", "report")
 
 
@@ -28,16 +31,35 @@ def _project_modules(script: Path) -> set[str]:
             names = [a.name for a in node.names]
         else:
             continue
-        found.update(n for n in names if n.split(".")[0] in (*PACKAGES, "_bootstrap"))
+        found.update(n for n in names if n.split(".")[0] in ("geomargin", "_bootstrap"))
     return found
 
 
-def test_symlinks_are_relative_and_point_at_the_packages():
-    for pkg in PACKAGES:
-        link = SCRIPTS / pkg
-        assert link.is_symlink(), f"{link} must be a symlink to ../../{pkg}"
-        assert os.readlink(link) == f"../../{pkg}"
-        assert link.resolve() == REPO / pkg
+def _bare_imports(path: Path) -> list[str]:
+    """Absolute imports of a project folder by its bare name in one file."""
+    bare = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        bare += [n for n in names if n.split(".")[0] in PACKAGES]
+    return bare
+
+
+def test_no_file_imports_a_folder_by_its_bare_name():
+    tracked = subprocess.run(["git", "ls-files", "*.py"], cwd=REPO, capture_output=True, text=True,
+                             check=True).stdout.split()
+    assert len(tracked) > 100
+    found = {f: b for f in tracked if (b := _bare_imports(REPO / f))}
+    assert not found, f"import through geomargin.<package>: {found}"
+
+
+def test_no_symlinks_into_the_packages():
+    links = [p for p in (*SCRIPTS.iterdir(), *BENCHMARKS.iterdir()) if p.is_symlink()]
+    assert not links, links
 
 
 def test_every_script_import_resolves_without_pythonpath(tmp_path):
@@ -58,8 +80,9 @@ def test_every_script_import_resolves_without_pythonpath(tmp_path):
     where = dict(line.split(" ", 1) for line in proc.stdout.splitlines())
     assert set(where) == set(modules)
     for name, path in where.items():
-        top = name.split(".")[0]
-        expected = SCRIPTS if top == "_bootstrap" else REPO / top
+        parts = name.split(".")
+        expected = (SCRIPTS if parts[0] == "_bootstrap" else
+                    REPO / "geomargin" if len(parts) == 1 else REPO / parts[1])
         assert Path(path).is_relative_to(expected), f"{name} was imported from {path}"
 
 
@@ -70,20 +93,12 @@ def test_scripts_need_no_path_edits_or_noqa():
         assert "noqa" not in text, script.name
 
 
-BENCHMARKS = REPO / "benchmarks"
 
-
-def test_benchmarks_import_through_symlinks_without_path_edits(tmp_path):
-    """Benchmarks run as ``python benchmarks/NAME.py`` from any folder: Python
-    puts the script's folder first on ``sys.path``, and the relative symlinks
-    benchmarks/<package> make the packages importable from there. No module is
-    symlinked in (the tests' cvxpy reference is loaded by its path). Modules
-    named ``_*.py`` (``_cli.py``: the start of every command line) are shared
-    by the scripts, not scripts themselves."""
-    for pkg in PACKAGES:
-        link = BENCHMARKS / pkg
-        assert link.is_symlink() and os.readlink(link) == f"../{pkg}", link
-    assert not [p.name for p in BENCHMARKS.glob("*.py") if p.is_symlink()]
+def test_benchmarks_run_from_any_folder_without_path_edits(tmp_path):
+    """Benchmarks run as ``python benchmarks/NAME.py`` from any folder: they
+    import the installed ``geomargin`` (the tests' cvxpy reference is loaded by
+    its path). Modules named ``_*.py`` (``_cli.py``: the start of every command
+    line) are shared by the scripts, not scripts themselves."""
     scripts = sorted(p for p in BENCHMARKS.glob("*.py") if not p.name.startswith("_"))
     assert len(scripts) > 5
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}

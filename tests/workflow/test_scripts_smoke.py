@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from report.tables import sem
+from geomargin.report.tables import sem
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "workflow" / "scripts"
 
@@ -127,7 +127,7 @@ def test_metabolic_homology_searches_the_model_genes(tmp_path):
     self-score and its homolog, read back by featurize.metabolic.homology."""
     import cobra
 
-    from featurize.metabolic.homology import Homology, read_hits
+    from geomargin.featurize.metabolic.homology import Homology, read_hits
 
     rng = np.random.default_rng(1)
     aa = list("ACDEFGHIKLMNPQRSTVWY")

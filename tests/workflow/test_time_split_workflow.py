@@ -10,8 +10,8 @@ import cobra
 import pandas as pd
 import pytest
 
-from rank.calibration import THIN_SUPPORT
-from rank.time_split import random_expectation
+from geomargin.rank.calibration import THIN_SUPPORT
+from geomargin.rank.time_split import random_expectation
 from toy_data import write_toy_inputs
 from workflow_helpers import run_snakemake, toy_config
 

@@ -7,8 +7,8 @@ import yaml
 
 # the names of rankings and baselines are the library's (the Snakefile's folder,
 # the repository, is on sys.path)
-from rank.baselines import BASELINES
-from rank.scoring import split_ranking_name
+from geomargin.rank.baselines import BASELINES
+from geomargin.rank.scoring import split_ranking_name
 
 REPO = Path(workflow.basedir)
 DOWNLOAD_DIR = config["download_dir"]
@@ -18,7 +18,7 @@ with open(REPO / "data" / "registry.yaml") as fh:
 
 # what the schema cannot check, before any job starts: integer keys given as
 # floats, grid parameters a method does not have
-from common.config_checks import check_integers, check_param_grids
+from geomargin.common.config_checks import check_integers, check_param_grids
 
 with open(REPO / "workflow" / "schemas" / "config.schema.yaml") as fh:
     check_integers(config, yaml.safe_load(fh))
@@ -81,7 +81,7 @@ def content_sha256(ref):
     rsync -a), or a file changed, added or deleted inside a folder (which
     leaves the folder's own time stamp behind), which Snakemake's time
     stamps alone would miss."""
-    from common.io import sha256_file, sha256_tree
+    from geomargin.common.io import sha256_file, sha256_tree
 
     if not ref.startswith("file:"):
         return REGISTRY[ref].get("sha256", "directory")
@@ -234,7 +234,7 @@ def vision_featurizer_params(wildcards):
     featurizer (its constructor's names, so none is listed twice); the seed is
     passed on its own. Imported when a vision job is planned, not for every
     workflow."""
-    from featurize.vision.featurizer import CarPartFeaturizer
+    from geomargin.featurize.vision.featurizer import CarPartFeaturizer
 
     names = CarPartFeaturizer().get_params(deep=False)
     return {k: v for k, v in VIS.items() if k in names}
@@ -257,7 +257,7 @@ def release_plan():
     """The checked release history (rank/history.py) when it applies: when
     metabolic.release_history is set and metabolic.dataset is its test's
     newer release; else None."""
-    from rank.history import check_release_history
+    from geomargin.rank.history import check_release_history
 
     rh = MET.get("release_history")
     if not rh or MET["dataset"] != rh["test"][1]:
@@ -420,7 +420,7 @@ def history_candidates():
     """The rankings the release history chooses among: every validated
     method with and without each gene correction (no "@<rule>" row), or the
     configured method alone."""
-    from rank.scoring import ranking_name
+    from geomargin.rank.scoring import ranking_name
 
     method = MET["ranking"]["method"]
     if method != "auto":

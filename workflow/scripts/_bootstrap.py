@@ -1,18 +1,14 @@
 """Called right after the imports of every workflow script: send stderr to the
 rule's log, log progress to the log *and* the console, cap the BLAS/OpenMP
 threads at the rule's ``threads``, sample the summed memory of the job's
-processes (:func:`common.resources.start_job_sampler`), and log the job's
-resources when it ends (:func:`common.resources.resource_line`;
+processes (:func:`geomargin.common.resources.start_job_sampler`), and log the job's
+resources when it ends (:func:`geomargin.common.resources.resource_line`;
 ``benchmarks/bench_main_job.py`` reads it).
 
-The project's packages are importable in a job without touching ``sys.path``:
-Snakemake's preamble appends this folder (``workflow/scripts``) to
-``sys.path``, and ``common``, ``data``, ``featurize``, ``models``, ``rank``,
-``detect`` and ``report`` here are relative symlinks to the repository's
-packages (``../../<package>``). That
-holds for local runs, ``--sdm conda`` (Snakemake removes ``PYTHONPATH`` from a
-conda job's environment, so a ``PYTHONPATH`` setting would not) and SLURM jobs
-(the same checkout on a shared file system)."""
+The project's package, ``geomargin``, is installed in the job's environment:
+editable in the driver's venv (``requirements.txt``), which local and SLURM
+jobs share; editable in the rule environment of ``--sdm conda``
+(``workflow/envs/geomargin.yaml``). No job edits ``sys.path``."""
 
 from __future__ import annotations
 
@@ -43,7 +39,7 @@ def setup(snakemake) -> logging.Logger:
         # explained by their message (file or folder, value, what was
         # expected): show it on the console and in the log. Anything else is
         # a bug: full traceback in the log, summary on both.
-        from common.exceptions import DiskSpaceError, FetchError, GeomarginInputError
+        from geomargin.common.exceptions import DiskSpaceError, FetchError, GeomarginInputError
 
         if issubclass(exc_type, (GeomarginInputError, FetchError, DiskSpaceError)):
             logger.error("%s: %s", exc_type.__name__, exc)
@@ -55,7 +51,7 @@ def setup(snakemake) -> logging.Logger:
     def log_resources():
         # the log only (the console is the user's); at exit it may already be
         # closed (a script run inside a test process): never raise
-        from common.resources import resource_line
+        from geomargin.common.resources import resource_line
 
         try:
             if not log_file.closed:
@@ -65,7 +61,7 @@ def setup(snakemake) -> logging.Logger:
             pass
 
     atexit.register(log_resources)
-    from common.resources import start_job_sampler
+    from geomargin.common.resources import start_job_sampler
 
     start_job_sampler()
     try:

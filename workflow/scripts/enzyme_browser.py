@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from common.io import atomic_path
-from featurize.metabolic.bundle import FeatureBundle
-from report.browser import (browser_data, history_test_summary, render_browser, time_split_summary,
+from geomargin.common.io import atomic_path
+from geomargin.featurize.metabolic.bundle import FeatureBundle
+from geomargin.report.browser import (browser_data, history_test_summary, render_browser, time_split_summary,
                             unearned_top_gene, validated_quality)
 
 from _bootstrap import setup

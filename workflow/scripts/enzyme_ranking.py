@@ -14,19 +14,19 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from common.io import load_npz, load_pickle, write_tsv_atomic
-from featurize.metabolic.bundle import FeatureBundle
-from featurize.metabolic.pairs import fold_groups
-from rank.calibration import THIN_SUPPORT, bare_first_share, without_network_evidence
-from rank.credible import most_confident_rows, no_credible_candidate
-from rank.evidence_flags import shown_rows
-from rank.history import HistoryModel
-from rank.history_report import history_quality_columns
-from rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions, top1_with_motifs
-from rank.metrics import choose_ranking_method, ranking_quality
-from rank.refit import ranking_decision_for
-from rank.scoring import pair_score_fn, rank_candidates, split_ranking_name
-from rank.shown_order import shown_positions, shown_ranks, shown_tops
+from geomargin.common.io import load_npz, load_pickle, write_tsv_atomic
+from geomargin.featurize.metabolic.bundle import FeatureBundle
+from geomargin.featurize.metabolic.pairs import fold_groups
+from geomargin.rank.calibration import THIN_SUPPORT, bare_first_share, without_network_evidence
+from geomargin.rank.credible import most_confident_rows, no_credible_candidate
+from geomargin.rank.evidence_flags import shown_rows
+from geomargin.rank.history import HistoryModel
+from geomargin.rank.history_report import history_quality_columns
+from geomargin.rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions, top1_with_motifs
+from geomargin.rank.metrics import choose_ranking_method, ranking_quality
+from geomargin.rank.refit import ranking_decision_for
+from geomargin.rank.scoring import pair_score_fn, rank_candidates, split_ranking_name
+from geomargin.rank.shown_order import shown_positions, shown_ranks, shown_tops
 
 from _bootstrap import setup
 

@@ -1,6 +1,6 @@
 """Fetch one registered input file (mirror first, then public sources)."""
 
-from data.fetch import fetch
+from geomargin.data.fetch import fetch
 
 from _bootstrap import setup
 

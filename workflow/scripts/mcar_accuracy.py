@@ -9,9 +9,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from common.io import atomic_path, write_tsv_atomic
-from models.registry import get_method
-from report.tables import accuracy_table
+from geomargin.common.io import atomic_path, write_tsv_atomic
+from geomargin.models.registry import get_method
+from geomargin.report.tables import accuracy_table
 
 from _bootstrap import setup
 

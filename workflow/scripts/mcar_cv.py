@@ -4,8 +4,8 @@ MCAR benchmark, once per random partition (seed*100 + partition)."""
 import pandas as pd
 import numpy as np
 
-from common.io import write_tsv_atomic
-from models.selection import nested_cross_validate
+from geomargin.common.io import write_tsv_atomic
+from geomargin.models.selection import nested_cross_validate
 
 from _bootstrap import setup
 

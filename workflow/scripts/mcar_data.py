@@ -4,9 +4,9 @@ seed*100 + partition), standardised over observed entries."""
 
 import numpy as np
 
-from common.io import save_npz_atomic
-from featurize.tabular.datasets import load_dataset
-from featurize.tabular.missingness import apply_scenario, parse_scenario
+from geomargin.common.io import save_npz_atomic
+from geomargin.featurize.tabular.datasets import load_dataset
+from geomargin.featurize.tabular.missingness import apply_scenario, parse_scenario
 
 from _bootstrap import setup
 

@@ -4,9 +4,9 @@ with SEM error bars and pooled out-of-fold ROC curves."""
 import dataclasses
 
 
-from common.io import load_npz, load_pickle, write_tsv_atomic
-from report.figures import plot_accuracy
-from report.tables import accuracy_table
+from geomargin.common.io import load_npz, load_pickle, write_tsv_atomic
+from geomargin.report.figures import plot_accuracy
+from geomargin.report.tables import accuracy_table
 
 from _bootstrap import setup
 

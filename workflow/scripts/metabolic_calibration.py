@@ -12,13 +12,13 @@ import pickle
 
 import pandas as pd
 
-from common.io import atomic_path, write_tsv_atomic
-from rank.calibration import ConfidenceCalibrator, family_weights, out_of_fold_confidence
-from rank.calibration_check import CHECK_COLUMNS, check_table, reliability_table
-from rank.credible import best_per_reaction, credible_threshold
-from rank.shown_order import shown_positions, shown_ranks, shown_tops
-from rank.validation import validation_table
-from report.figures import plot_reliability
+from geomargin.common.io import atomic_path, write_tsv_atomic
+from geomargin.rank.calibration import ConfidenceCalibrator, family_weights, out_of_fold_confidence
+from geomargin.rank.calibration_check import CHECK_COLUMNS, check_table, reliability_table
+from geomargin.rank.credible import best_per_reaction, credible_threshold
+from geomargin.rank.shown_order import shown_positions, shown_ranks, shown_tops
+from geomargin.rank.validation import validation_table
+from geomargin.report.figures import plot_reliability
 
 from _bootstrap import setup
 

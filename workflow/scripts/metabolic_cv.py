@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from common.exceptions import ConfigValueError
-from common.io import load_npz, save_pickle_atomic, write_tsv_atomic
-from models.selection import nested_cross_validate
+from geomargin.common.exceptions import ConfigValueError
+from geomargin.common.io import load_npz, save_pickle_atomic, write_tsv_atomic
+from geomargin.models.selection import nested_cross_validate
 
 from _bootstrap import setup
 

@@ -7,21 +7,21 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from common.io import save_npz_atomic, write_tsv_atomic
-from data.provenance import check_unchanged_since_read, input_roles, read_record
-from featurize.metabolic.annotation import parse_gaf
-from featurize.metabolic.bundle import FeatureBundle, items_by_gene
-from featurize.metabolic.compounds import compound_vectors
-from featurize.metabolic.expression import load_expression
-from featurize.metabolic.expression import usable_profiles
-from featurize.metabolic.genes import check_coverage, check_source_signal, log_notes
-from featurize.metabolic.homology import Homology, read_hits
-from featurize.metabolic.localization import load_yeastgfp
-from featurize.metabolic.model_io import load_model
-from featurize.metabolic.motifs import find_motifs
-from featurize.metabolic.network import build_directed_network
-from featurize.metabolic.pairs import PairFeaturizer, build_instances, candidate_pools, fold_groups
-from featurize.metabolic.proteome import load_proteome
+from geomargin.common.io import save_npz_atomic, write_tsv_atomic
+from geomargin.data.provenance import check_unchanged_since_read, input_roles, read_record
+from geomargin.featurize.metabolic.annotation import parse_gaf
+from geomargin.featurize.metabolic.bundle import FeatureBundle, items_by_gene
+from geomargin.featurize.metabolic.compounds import compound_vectors
+from geomargin.featurize.metabolic.expression import load_expression
+from geomargin.featurize.metabolic.expression import usable_profiles
+from geomargin.featurize.metabolic.genes import check_coverage, check_source_signal, log_notes
+from geomargin.featurize.metabolic.homology import Homology, read_hits
+from geomargin.featurize.metabolic.localization import load_yeastgfp
+from geomargin.featurize.metabolic.model_io import load_model
+from geomargin.featurize.metabolic.motifs import find_motifs
+from geomargin.featurize.metabolic.network import build_directed_network
+from geomargin.featurize.metabolic.pairs import PairFeaturizer, build_instances, candidate_pools, fold_groups
+from geomargin.featurize.metabolic.proteome import load_proteome
 
 from _bootstrap import setup
 

@@ -6,9 +6,9 @@ write the model, the choice and the confidence's cells."""
 
 import pandas as pd
 
-from common.io import atomic_path, write_tsv_atomic
-from rank.history import fit_history
-from rank.history_calibrator import cells_table
+from geomargin.common.io import atomic_path, write_tsv_atomic
+from geomargin.rank.history import fit_history
+from geomargin.rank.history_calibrator import cells_table
 
 from _bootstrap import setup
 

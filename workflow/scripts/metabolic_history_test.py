@@ -6,9 +6,9 @@ pair's first candidates."""
 
 import pandas as pd
 
-from common.io import write_tsv_atomic
-from rank.history import HistoryModel
-from rank.history_report import score_test_split
+from geomargin.common.io import write_tsv_atomic
+from geomargin.rank.history import HistoryModel
+from geomargin.rank.history_report import score_test_split
 
 from _bootstrap import setup
 

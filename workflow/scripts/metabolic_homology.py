@@ -3,10 +3,10 @@ with a sequence against the whole proteome (featurize.metabolic.homology)."""
 
 import time
 
-from common.io import sha256_file
-from featurize.metabolic.homology import search_homologs, write_hits
-from featurize.metabolic.model_io import load_model
-from featurize.metabolic.proteome import load_proteome
+from geomargin.common.io import sha256_file
+from geomargin.featurize.metabolic.homology import search_homologs, write_hits
+from geomargin.featurize.metabolic.model_io import load_model
+from geomargin.featurize.metabolic.proteome import load_proteome
 
 from _bootstrap import setup
 

@@ -8,8 +8,8 @@ were (bytes and mtimes)."""
 
 import pandas as pd
 
-from common.io import write_tsv_atomic
-from data.provenance import check_unchanged_since_read, input_roles, input_table
+from geomargin.common.io import write_tsv_atomic
+from geomargin.data.provenance import check_unchanged_since_read, input_roles, input_table
 
 from _bootstrap import setup
 

@@ -8,9 +8,9 @@ intervals."""
 
 import pandas as pd
 
-from common.io import load_pickle, write_tsv_atomic
-from featurize.metabolic.bundle import FeatureBundle
-from rank.validation import validate_ranking
+from geomargin.common.io import load_pickle, write_tsv_atomic
+from geomargin.featurize.metabolic.bundle import FeatureBundle
+from geomargin.rank.validation import validate_ranking
 
 from _bootstrap import setup
 

@@ -11,22 +11,22 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from common.exceptions import ConfigValueError
-from common.io import load_npz, load_pickle, write_tsv_atomic
-from featurize.metabolic.bundle import FeatureBundle
-from featurize.metabolic.model_io import load_model
-from rank.baselines import BASELINES
-from rank.calibration import THIN_SUPPORT
-from rank.calibration_check import CHECK_COLUMNS, check_table, reliability_table
-from rank.evidence_flags import shown_rows
-from rank.evidence import orphan_reactions
-from rank.metrics import choose_ranking_method
-from rank.refit import ranking_decisions_for
-from rank.scoring import ranking_name, split_ranking_name
-from rank.shown_order import shown_positions
-from rank.later_genes import later_gene_columns, later_gene_evidence, later_gene_table
-from rank.time_split import later_genes, orphan_gain_table, shown_order_rows, time_split_rows, time_split_table
-from report.figures import plot_reliability
+from geomargin.common.exceptions import ConfigValueError
+from geomargin.common.io import load_npz, load_pickle, write_tsv_atomic
+from geomargin.featurize.metabolic.bundle import FeatureBundle
+from geomargin.featurize.metabolic.model_io import load_model
+from geomargin.rank.baselines import BASELINES
+from geomargin.rank.calibration import THIN_SUPPORT
+from geomargin.rank.calibration_check import CHECK_COLUMNS, check_table, reliability_table
+from geomargin.rank.evidence_flags import shown_rows
+from geomargin.rank.evidence import orphan_reactions
+from geomargin.rank.metrics import choose_ranking_method
+from geomargin.rank.refit import ranking_decisions_for
+from geomargin.rank.scoring import ranking_name, split_ranking_name
+from geomargin.rank.shown_order import shown_positions
+from geomargin.rank.later_genes import later_gene_columns, later_gene_evidence, later_gene_table
+from geomargin.rank.time_split import later_genes, orphan_gain_table, shown_order_rows, time_split_rows, time_split_table
+from geomargin.report.figures import plot_reliability
 
 from _bootstrap import setup
 

@@ -4,7 +4,7 @@ versions, configuration, machine) as one set.
 
 Runs last: every result it publishes is finished (made in
 ``results/metabolic/staged/``). The set is swapped in at once
-(:func:`common.publish.publish_set`), so ``provenance.tsv`` always describes
+(:func:`geomargin.common.publish.publish_set`), so ``provenance.tsv`` always describes
 the results beside it: a run that fails earlier, or a publish that is killed,
 leaves the previous set as it was."""
 
@@ -13,10 +13,10 @@ import os
 
 import pandas as pd
 
-from data.provenance import check_unchanged_since_read, package_table
-from common.io import one_line_cells
-from common.publish import publish_set
-from report.results_pages import machine
+from geomargin.data.provenance import check_unchanged_since_read, package_table
+from geomargin.common.io import one_line_cells
+from geomargin.common.publish import publish_set
+from geomargin.report.results_pages import machine
 
 from _bootstrap import setup
 

@@ -1,5 +1,5 @@
 """Stop before a publish job when the disk cannot hold what it writes
-(:func:`common.publish.check_space`), with one line naming the folder, the
+(:func:`geomargin.common.publish.check_space`), with one line naming the folder, the
 space needed and the space free.
 
 A job of its own, run right before the publish job: Snakemake copies the
@@ -12,7 +12,7 @@ before every publish."""
 import os
 from pathlib import Path
 
-from common.publish import check_space
+from geomargin.common.publish import check_space
 
 from _bootstrap import setup
 

@@ -1,12 +1,12 @@
 """Publish a rule's staged files as one set under the outputs' common folder
-(:func:`common.publish.publish_set`): each input is published as the output
+(:func:`geomargin.common.publish.publish_set`): each input is published as the output
 of the same name, but ``space_checked``, the marker of the job that checked
 the space first (``publish_space.py``). A publish killed at any moment leaves
 the previous complete set or the new one."""
 
 import os
 
-from common.publish import publish_set
+from geomargin.common.publish import publish_set
 
 from _bootstrap import setup
 

@@ -8,8 +8,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from common.io import atomic_path, write_tsv_atomic
-from report.tables import accuracy_table
+from geomargin.common.io import atomic_path, write_tsv_atomic
+from geomargin.report.tables import accuracy_table
 
 from _bootstrap import setup
 

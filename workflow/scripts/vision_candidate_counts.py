@@ -3,8 +3,8 @@ cars and non-cars, pooled over the out-of-fold crops of every outer fold."""
 
 import numpy as np
 
-from common.io import write_tsv_atomic
-from featurize.vision.counts import candidate_count_distribution
+from geomargin.common.io import write_tsv_atomic
+from geomargin.featurize.vision.counts import candidate_count_distribution
 
 from _bootstrap import setup
 

@@ -12,9 +12,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from common.io import atomic_path
-from featurize.vision.featurizer import CarPartFeaturizer
-from featurize.vision.images import load_crops
+from geomargin.common.io import atomic_path
+from geomargin.featurize.vision.featurizer import CarPartFeaturizer
+from geomargin.featurize.vision.images import load_crops
 
 from _bootstrap import setup
 

@@ -5,9 +5,9 @@ one nested_cross_validate runs."""
 import numpy as np
 import pandas as pd
 
-from common.io import write_tsv_atomic
-from models.reduce import present_features
-from models.selection import evaluate_fold
+from geomargin.common.io import write_tsv_atomic
+from geomargin.models.reduce import present_features
+from geomargin.models.selection import evaluate_fold
 
 from _bootstrap import setup
 

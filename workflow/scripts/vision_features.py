@@ -4,9 +4,9 @@ the fold's training crops only, then transforms training and test crops."""
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
-from common.io import save_npz_atomic
-from featurize.vision.featurizer import CarPartFeaturizer
-from featurize.vision.images import load_crops
+from geomargin.common.io import save_npz_atomic
+from geomargin.featurize.vision.featurizer import CarPartFeaturizer
+from geomargin.featurize.vision.images import load_crops
 
 from _bootstrap import setup
 

@@ -8,10 +8,10 @@ import time
 import joblib
 import numpy as np
 
-from common.io import atomic_path
-from featurize.vision.images import load_crops
-from detect.scenes import load_scorers
-from detect.hard_negatives import mine_hard_negatives
+from geomargin.common.io import atomic_path
+from geomargin.featurize.vision.images import load_crops
+from geomargin.detect.scenes import load_scorers
+from geomargin.detect.hard_negatives import mine_hard_negatives
 
 from _bootstrap import setup
 

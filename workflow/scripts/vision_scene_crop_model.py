@@ -7,10 +7,10 @@ import time
 
 import joblib
 
-from common.io import atomic_path
-from detect.scenes import prepare_for_scoring
-from models.registry import get_method
-from models.selection import select_params
+from geomargin.common.io import atomic_path
+from geomargin.detect.scenes import prepare_for_scoring
+from geomargin.models.registry import get_method
+from geomargin.models.selection import select_params
 
 from _bootstrap import setup
 

@@ -7,10 +7,10 @@ import time
 
 import joblib
 
-from common.io import atomic_path
-from featurize.vision.featurizer import CarPartFeaturizer
-from featurize.vision.images import load_crops
-from models.reduce import present_features
+from geomargin.common.io import atomic_path
+from geomargin.featurize.vision.featurizer import CarPartFeaturizer
+from geomargin.featurize.vision.images import load_crops
+from geomargin.models.reduce import present_features
 
 from _bootstrap import setup
 

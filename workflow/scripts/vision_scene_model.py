@@ -8,9 +8,9 @@ import time
 import joblib
 import numpy as np
 
-from common.io import atomic_path
-from detect.scenes import prepare_for_scoring
-from models.registry import get_method
+from geomargin.common.io import atomic_path
+from geomargin.detect.scenes import prepare_for_scoring
+from geomargin.models.registry import get_method
 
 from _bootstrap import setup
 

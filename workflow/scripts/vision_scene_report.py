@@ -7,9 +7,9 @@ plot of every method beside the published equal-error recalls."""
 
 import pandas as pd
 
-from common.io import write_tsv_atomic
-from report.figures import plot_precision_recall
-from detect.evaluation import average_precision, equal_error_recall, load_test_scenes, precision_recall
+from geomargin.common.io import write_tsv_atomic
+from geomargin.report.figures import plot_precision_recall
+from geomargin.detect.evaluation import average_precision, equal_error_recall, load_test_scenes, precision_recall
 
 from _bootstrap import setup
 

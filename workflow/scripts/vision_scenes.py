@@ -7,9 +7,9 @@ import time
 
 import joblib
 
-from common.io import write_tsv_atomic
-from detect.evaluation import load_test_scenes
-from detect.scenes import detect_scenes, load_scorers
+from geomargin.common.io import write_tsv_atomic
+from geomargin.detect.evaluation import load_test_scenes
+from geomargin.detect.scenes import detect_scenes, load_scorers
 
 from _bootstrap import setup
 

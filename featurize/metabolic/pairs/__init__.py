@@ -56,7 +56,7 @@ and removing ``g`` (or one more neighbour ``h``, to explain a score) is an
 exact subtraction.
 
 Gene ids are compared in their canonical form
-(:func:`featurize.metabolic.genes.canonical_gene_id`: upper case,
+(:func:`geomargin.featurize.metabolic.genes.canonical_gene_id`: upper case,
 ``YER060W_A`` == ``YER060W-A``).
 
 Example
@@ -74,8 +74,8 @@ Example
 [[1.0, 0.0, 0.0], [nan, 0.693, 1.0]]
 """
 
-from featurize.metabolic.pairs.featurizer import REPRESENTATIONS, PairFeaturizer
-from featurize.metabolic.pairs.registry import SUMMARY_ITEMS
-from featurize.metabolic.pairs.sampling import build_instances, candidate_pools, fold_groups
+from geomargin.featurize.metabolic.pairs.featurizer import REPRESENTATIONS, PairFeaturizer
+from geomargin.featurize.metabolic.pairs.registry import SUMMARY_ITEMS
+from geomargin.featurize.metabolic.pairs.sampling import build_instances, candidate_pools, fold_groups
 
 __all__ = ["PairFeaturizer", "build_instances", "candidate_pools", "fold_groups", "SUMMARY_ITEMS", "REPRESENTATIONS"]

@@ -9,7 +9,7 @@ catalyses a reaction next to ``r`` (multifunctional enzymes, complexes,
 isozymes of a pathway). It is read from the configured network's gene rules
 of the *other* reactions only, so an orphan reaction gets it exactly as a
 reaction held out in validation does (the two directions of one model
-reaction are never related, :func:`featurize.metabolic.motifs.find_motifs`).
+reaction are never related, :func:`geomargin.featurize.metabolic.motifs.find_motifs`).
 
 With ``reaction_kinds=True`` two more features count only the related
 reactions of ``r``'s own kind (``net.reactions.reaction_kind``: enzymatic,
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from featurize.metabolic.pairs.base import NetworkBlock
+from geomargin.featurize.metabolic.pairs.base import NetworkBlock
 
 __all__ = ["AdjacencyBlock", "ADJACENCY_ITEMS", "SAME_KIND_ITEMS"]
 

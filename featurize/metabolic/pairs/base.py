@@ -21,7 +21,7 @@ each of its blocks). It then implements one of two interfaces:
     facts read from the network itself (``net``, ``role_<kind>``,
     ``subsystem``, ``compound_<kind>``): ``prepare`` and ``block``.
 
-:mod:`featurize.metabolic.pairs.registry` lists the families in feature order.
+:mod:`geomargin.featurize.metabolic.pairs.registry` lists the families in feature order.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from typing import Any, Callable, ClassVar
 import numpy as np
 import pandas as pd
 
-from common.exceptions import GeomarginInputError
-from featurize.metabolic.genes import canonical_gene_id
+from geomargin.common.exceptions import GeomarginInputError
+from geomargin.featurize.metabolic.genes import canonical_gene_id
 
 __all__ = ["Block", "SourceBlock", "WholeRowSourceBlock", "NetworkBlock", "ReactionCache", "source_table"]
 
@@ -66,7 +66,7 @@ class Block:
     #: Block name in feature names (``"<motif>:<name>:<item>"``), or its
     #: prefix for one block per reaction kind (``role`` -> ``role_<kind>``).
     name: ClassVar[str]
-    #: The :class:`~featurize.metabolic.pairs.PairFeaturizer` parameter that switches the family on.
+    #: The :class:`~geomargin.featurize.metabolic.pairs.PairFeaturizer` parameter that switches the family on.
     param: ClassVar[str]
     #: The configuration key (``config/config.yaml``) the features step passes to ``param``.
     config_key: ClassVar[str]
@@ -225,7 +225,7 @@ class NetworkBlock(Block):
     """Facts read from the network's gene rules (no data source).
 
     Instances are built with the featurizer's parameters, prepared with the
-    shared :class:`~featurize.metabolic.pairs.index.NetworkIndex` and the
+    shared :class:`~geomargin.featurize.metabolic.pairs.index.NetworkIndex` and the
     featurizer's :class:`ReactionCache`; :meth:`block` returns the columns
     of every block of the family (one motif type's for a ``per_motif`` family).
     """
@@ -234,7 +234,7 @@ class NetworkBlock(Block):
     #: ties a candidate to ``r`` through something ``r`` itself has, such as
     #: its subsystem or its compounds), so that a reaction without a motif
     #: neighbour can still be ranked on it
-    #: (:meth:`~featurize.metabolic.pairs.PairFeaturizer.reaction_evidence`);
+    #: (:meth:`~geomargin.featurize.metabolic.pairs.PairFeaturizer.reaction_evidence`);
     #: None for a family that describes only the candidate (``role``) or a
     #: motif (``net``).
     evidence_name: ClassVar[str | None] = None

@@ -6,7 +6,7 @@ Over the other model reactions of ``r``'s kind whose gene rule names ``g``
 ``sim(r, o) = max_{a in T(r), b in T(o)} exp(-||v_a - v_b||)`` where ``T`` are
 the compounds a reaction is about (for a transport reaction the carried ones)
 and ``v`` the log element counts of the model's own formulas
-(:mod:`featurize.metabolic.compounds`). The other blocks know which membrane
+(:mod:`geomargin.featurize.metabolic.compounds`). The other blocks know which membrane
 a transport reaction crosses, not what it carries; with this one an amino
 acid permease looks unlike the carrier of a sugar or an alcohol. One block
 per reaction kind (``compound_kinds_``), only the block of ``r``'s kind
@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from featurize.metabolic.compounds import (characteristic_compounds, compound_similarity,
+from geomargin.featurize.metabolic.compounds import (characteristic_compounds, compound_similarity,
                                            compound_vectors)
-from featurize.metabolic.pairs.base import NetworkBlock
+from geomargin.featurize.metabolic.pairs.base import NetworkBlock
 
 __all__ = ["CompoundBlock", "COMPOUND_ITEMS"]
 

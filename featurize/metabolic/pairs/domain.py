@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from common.exceptions import GeomarginInputError
-from featurize.metabolic.pairs.base import WholeRowSourceBlock
+from geomargin.common.exceptions import GeomarginInputError
+from geomargin.featurize.metabolic.pairs.base import WholeRowSourceBlock
 
 __all__ = ["DomainBlock"]
 

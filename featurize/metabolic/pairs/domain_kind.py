@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from featurize.metabolic.pairs.base import NetworkBlock
+from geomargin.featurize.metabolic.pairs.base import NetworkBlock
 
 __all__ = ["DomainKindBlock"]
 

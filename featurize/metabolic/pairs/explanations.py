@@ -1,6 +1,6 @@
 """What a pair's features are made of: the explanation API of :class:`PairFeaturizer`.
 
-The ranking's evidence (:mod:`rank.evidence`, the browser) reads
+The ranking's evidence (:mod:`geomargin.rank.evidence`, the browser) reads
 the neighbour genes behind each motif block, the features with one
 neighbour removed at a time, the reactions behind the network blocks and the
 standardized expression profiles. :class:`PairFeaturizer` inherits these
@@ -14,14 +14,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from common.exceptions import GeomarginInputError
-from featurize.metabolic.genes import canonical_gene_id
+from geomargin.common.exceptions import GeomarginInputError
+from geomargin.featurize.metabolic.genes import canonical_gene_id
 
 __all__ = ["PairExplanations", "homology_phrase"]
 
 
 class PairExplanations:
-    """Explanation methods of :class:`~featurize.metabolic.pairs.PairFeaturizer`."""
+    """Explanation methods of :class:`~geomargin.featurize.metabolic.pairs.PairFeaturizer`."""
 
     def neighbour_genes(self, reaction: str, gene: str) -> dict[str, list[str]]:
         """Neighbour genes of ``reaction`` per motif type for candidate ``gene``
@@ -165,7 +165,7 @@ class PairExplanations:
     def gene_sites(self, reaction: str, gene: str) -> tuple[list[str], list[str], list[str]]:
         """The evidence of the ``site`` block: ``(sites of the reaction's
         compartments, the gene's sites among them, the gene's other sites)``
-        (:data:`featurize.metabolic.pairs.site.SITES` order); three empty
+        (:data:`geomargin.featurize.metabolic.pairs.site.SITES` order); three empty
         lists without the block."""
         self._check_reaction(reaction)
         if not getattr(self, "site_block_", False):

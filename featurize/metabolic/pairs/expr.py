@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from featurize.metabolic.pairs.base import SourceBlock
+from geomargin.featurize.metabolic.pairs.base import SourceBlock
 
 __all__ = ["ExprBlock"]
 

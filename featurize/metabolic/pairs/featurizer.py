@@ -1,9 +1,9 @@
 """PairFeaturizer: composes the feature blocks, owns the layout, the transform and the caches.
 
 The features themselves are defined in the block modules
-(:mod:`featurize.metabolic.pairs.registry` lists them in feature order); the
-explanation methods are in :mod:`featurize.metabolic.pairs.explanations`, the
-feature scale and the float32 grid in :mod:`featurize.metabolic.pairs.scale`.
+(:mod:`geomargin.featurize.metabolic.pairs.registry` lists them in feature order); the
+explanation methods are in :mod:`geomargin.featurize.metabolic.pairs.explanations`, the
+feature scale and the float32 grid in :mod:`geomargin.featurize.metabolic.pairs.scale`.
 """
 
 from __future__ import annotations
@@ -13,16 +13,16 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from common.checks import boolean, int_at_least, one_of, positive_float, validate_params
-from common.exceptions import GeomarginInputError
-from common.parallel import contiguous_parts, fork_map
-from featurize.metabolic.genes import canonical_gene_id
-from featurize.metabolic.motifs import MOTIF_TYPES
-from featurize.metabolic.pairs.base import NetworkBlock, ReactionCache, SourceBlock, source_table
-from featurize.metabolic.pairs.explanations import PairExplanations
-from featurize.metabolic.pairs.index import NetworkIndex
-from featurize.metabolic.pairs.registry import BLOCKS, CANDIDATE_MOTIF, SOURCE_KINDS
-from featurize.metabolic.pairs.scale import FeatureScale, float32_grid
+from geomargin.common.checks import boolean, int_at_least, one_of, positive_float, validate_params
+from geomargin.common.exceptions import GeomarginInputError
+from geomargin.common.parallel import contiguous_parts, fork_map
+from geomargin.featurize.metabolic.genes import canonical_gene_id
+from geomargin.featurize.metabolic.motifs import MOTIF_TYPES
+from geomargin.featurize.metabolic.pairs.base import NetworkBlock, ReactionCache, SourceBlock, source_table
+from geomargin.featurize.metabolic.pairs.explanations import PairExplanations
+from geomargin.featurize.metabolic.pairs.index import NetworkIndex
+from geomargin.featurize.metabolic.pairs.registry import BLOCKS, CANDIDATE_MOTIF, SOURCE_KINDS
+from geomargin.featurize.metabolic.pairs.scale import FeatureScale, float32_grid
 
 __all__ = ["PairFeaturizer", "REPRESENTATIONS"]
 
@@ -46,7 +46,7 @@ class PairFeaturizer(PairExplanations, FeatureScale):
         ``genes`` column of tuples of gene ids.
     motifs : dict
         ``motifs[t][r]`` = set of directed reaction ids related to ``r`` by
-        motif type ``t`` (see :func:`featurize.metabolic.motifs.find_motifs`).
+        motif type ``t`` (see :func:`geomargin.featurize.metabolic.motifs.find_motifs`).
     sources : dict
         Any subset of ``{"expr": genes x conditions (float, NaN missing),
         "domain": genes x domains (0/1 or counts), "loc": genes x compartments
@@ -64,7 +64,7 @@ class PairFeaturizer(PairExplanations, FeatureScale):
     reaction_kinds : bool, default False
         Add the same-kind ``net`` features and the ``role_<kind>`` blocks (package
         docstring). Needs ``net.reactions.reaction_kind`` (as built by
-        :func:`featurize.metabolic.network.build_directed_network`) and ``adjacency``.
+        :func:`geomargin.featurize.metabolic.network.build_directed_network`) and ``adjacency``.
     subsystems : bool, default False
         Add the ``subsystem`` block (package docstring). Needs
         ``net.reactions.subsystem`` (";"-joined names, "" for none).
@@ -72,7 +72,7 @@ class PairFeaturizer(PairExplanations, FeatureScale):
         Add the ``compound_<kind>`` blocks (package docstring). Needs
         ``reaction_kinds`` and ``net.formulas``, ``net.substrates`` and
         ``net.products`` (as built by
-        :func:`featurize.metabolic.network.build_directed_network`).
+        :func:`geomargin.featurize.metabolic.network.build_directed_network`).
     domain_kinds : bool, default False
         Add the ``domain_kind_<kind>`` blocks (package docstring). Needs
         ``reaction_kinds`` for its kinds and the ``domain`` source.
@@ -80,25 +80,25 @@ class PairFeaturizer(PairExplanations, FeatureScale):
         Add the ``site`` block (package docstring): the candidate's
         localization against the reaction's compartments. Needs the ``loc``
         source and ``net.reactions.compartments`` (as built by
-        :func:`featurize.metabolic.network.build_directed_network`).
+        :func:`geomargin.featurize.metabolic.network.build_directed_network`).
     membrane_genes : collection of str or None, default None
         Add the ``membrane_<kind>`` blocks (package docstring): the genes
         that are membrane proteins by their domains
-        (:attr:`featurize.metabolic.annotation.GeneAnnotation.membrane`);
+        (:attr:`geomargin.featurize.metabolic.annotation.GeneAnnotation.membrane`);
         the other genes of the ``domain`` source are not. Needs
         ``reaction_kinds`` for its kinds and the ``domain`` source. None:
         no such block.
     homology : Homology or None, default None
         Add the ``homology`` block (package docstring): the phmmer hits
         between the model's genes and the proteome, and which genes have a
-        sequence (:class:`featurize.metabolic.homology.Homology`). Its
+        sequence (:class:`geomargin.featurize.metabolic.homology.Homology`). Its
         ``compound_max`` item needs ``net.reactions.reaction_kind`` and
         ``net.formulas``, ``net.substrates`` and ``net.products`` (absent
         without them), its ``subsystem_max`` item
         ``net.reactions.subsystem``. None: no such block.
     reaction_groups : mapping or None, default None
         Directed reaction id -> label of its group of near-copies, e.g. a
-        :func:`featurize.metabolic.pairs.sampling.fold_groups` Series (one
+        :func:`geomargin.featurize.metabolic.pairs.sampling.fold_groups` Series (one
         acyltransferase written once per acyl-chain combination). The
         features of a reaction never read the gene rules of its group: its
         group's reactions are not its motif neighbours, and the network
@@ -332,7 +332,7 @@ class PairFeaturizer(PairExplanations, FeatureScale):
     def _layout(self, representation: str):
         """Feature names, group ids, ``(motif, block, slice)`` and the width
         of ``representation``, in the order of
-        :data:`~featurize.metabolic.pairs.registry.BLOCKS`."""
+        :data:`~geomargin.featurize.metabolic.pairs.registry.BLOCKS`."""
         per_motif = [(b, kind) for b in self._families if b.per_motif for kind in b.block_names()]
         names, groups, blocks = [], [], []
         start = 0
@@ -529,7 +529,7 @@ class PairFeaturizer(PairExplanations, FeatureScale):
         """Features of the pairs ``(reactions[i], genes[i])``.
 
         ``n_jobs`` > 1 builds the rows of different reactions in that many
-        forked processes (:func:`common.parallel.fork_map`); every reaction's
+        forked processes (:func:`geomargin.common.parallel.fork_map`); every reaction's
         rows are built as in one process, so the matrix is the same."""
         reactions = [str(r) for r in reactions]
         genes = list(genes)

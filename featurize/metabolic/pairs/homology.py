@@ -3,7 +3,7 @@
 For a candidate ``g`` and a model gene ``h``, ``s(g, h) = bits(h -> g) /
 bits(h -> h)``: the phmmer bit score of ``h``'s sequence against ``g``'s
 over ``h``'s self-score (the query's self-score, the query being the model
-gene: :meth:`featurize.metabolic.homology.Homology.shares`); 0 when the
+gene: :meth:`geomargin.featurize.metabolic.homology.Homology.shares`); 0 when the
 search reports no hit. Three items, each the largest over a set of model
 genes ``h``:
 
@@ -12,7 +12,7 @@ genes ``h``:
 ``compound_max``
     ``c(r, o) * s(g, h)`` over the genes of the other model reactions ``o``
     of ``r``'s kind, ``c`` the compound similarity of the ``compound_<kind>``
-    blocks (:mod:`featurize.metabolic.compounds`);
+    blocks (:mod:`geomargin.featurize.metabolic.compounds`);
 ``subsystem_max``
     ``s(g, h)`` over the genes of the other model reactions of ``r``'s
     subsystem(s).
@@ -32,9 +32,9 @@ from collections.abc import Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from common.exceptions import GeomarginInputError
-from featurize.metabolic.compounds import characteristic_compounds, compound_vectors
-from featurize.metabolic.pairs.base import NetworkBlock
+from geomargin.common.exceptions import GeomarginInputError
+from geomargin.featurize.metabolic.compounds import characteristic_compounds, compound_vectors
+from geomargin.featurize.metabolic.pairs.base import NetworkBlock
 
 __all__ = ["HomologyBlock", "HOMOLOGY_ITEMS"]
 
@@ -44,7 +44,7 @@ HOMOLOGY_ITEMS = ("motif_max", "compound_max", "subsystem_max")
 
 class HomologyBlock(NetworkBlock):
     """The ``homology`` block (motif-independent; ``PairFeaturizer(homology=...)``,
-    a :class:`featurize.metabolic.homology.Homology`)."""
+    a :class:`geomargin.featurize.metabolic.homology.Homology`)."""
 
     name = "homology"
     param = "homology"
@@ -187,7 +187,7 @@ class HomologyBlock(NetworkBlock):
 
     def _similar_to(self, rows: np.ndarray) -> np.ndarray:
         """``exp(-||v_a - v_b||)`` of the compounds ``rows`` with every
-        compound (:func:`featurize.metabolic.compounds.compound_similarity`'s
+        compound (:func:`geomargin.featurize.metabolic.compounds.compound_similarity`'s
         rows, 1 for a compound with itself)."""
         V = self._V
         sq = (V ** 2).sum(axis=1)

@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from common.exceptions import GeomarginInputError
-from featurize.metabolic.genes import canonical_gene_id
-from featurize.metabolic.reaction_kinds import REACTION_KINDS
+from geomargin.common.exceptions import GeomarginInputError
+from geomargin.featurize.metabolic.genes import canonical_gene_id
+from geomargin.featurize.metabolic.reaction_kinds import REACTION_KINDS
 
 __all__ = ["NetworkIndex", "ModelReactions", "ReactionUnits", "binary"]
 
@@ -70,7 +70,7 @@ class NetworkIndex:
         Every gene id the featurizer knows, sorted.
     reaction_groups : mapping or None
         Directed reaction id -> the label of its group of near-copies
-        (:func:`featurize.metabolic.pairs.sampling.fold_groups`). A reaction
+        (:func:`geomargin.featurize.metabolic.pairs.sampling.fold_groups`). A reaction
         never reads the gene rules of its own group: its group's reactions
         are dropped from its motifs (``motifs`` here is the filtered copy) and
         counted as its own model reactions (:meth:`own_models`). None: each

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from common.exceptions import GeomarginInputError
-from featurize.metabolic.pairs.base import WholeRowSourceBlock
+from geomargin.common.exceptions import GeomarginInputError
+from geomargin.featurize.metabolic.pairs.base import WholeRowSourceBlock
 
 __all__ = ["LocBlock"]
 

@@ -8,9 +8,9 @@ candidate's own sequence has the domains of a membrane protein, which
 matters most for a gene of a family of its own, or one whose relatives the
 network names nowhere. The item ``membrane`` is 1 when the candidate has an
 InterPro2GO row (``IEA``, computed from its sequence) for a GO id of
-:data:`featurize.metabolic.annotation.MEMBRANE_TERMS` (membrane, integral
+:data:`geomargin.featurize.metabolic.annotation.MEMBRANE_TERMS` (membrane, integral
 component of membrane, transmembrane transport, transmembrane transporter
-activity; :attr:`featurize.metabolic.annotation.GeneAnnotation.membrane`),
+activity; :attr:`geomargin.featurize.metabolic.annotation.GeneAnnotation.membrane`),
 0 when it has domain data (a row of the ``domain`` source) but no such row.
 
 Only the block of ``r``'s kind is present (as ``role_<kind>``): a membrane
@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from featurize.metabolic.genes import canonical_gene_id
-from featurize.metabolic.pairs.base import NetworkBlock
+from geomargin.featurize.metabolic.genes import canonical_gene_id
+from geomargin.featurize.metabolic.pairs.base import NetworkBlock
 
 __all__ = ["MembraneBlock"]
 

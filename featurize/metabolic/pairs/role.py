@@ -12,7 +12,7 @@ undefined for an enzymatic one, so each kind's block gets its own weights
 and its own place in the geometric margin's ``||w^(i)||``. Also absent when
 ``m = 0``: a gene that catalyses nothing else has no role to compare. One
 block per reaction kind that at least one reaction with a gene has, in
-:data:`featurize.metabolic.reaction_kinds.REACTION_KINDS` order
+:data:`geomargin.featurize.metabolic.reaction_kinds.REACTION_KINDS` order
 (``role_kinds_``).
 """
 
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from featurize.metabolic.pairs.adjacency import SAME_KIND_ITEMS
-from featurize.metabolic.pairs.base import NetworkBlock
+from geomargin.featurize.metabolic.pairs.adjacency import SAME_KIND_ITEMS
+from geomargin.featurize.metabolic.pairs.base import NetworkBlock
 
 __all__ = ["RoleBlock"]
 

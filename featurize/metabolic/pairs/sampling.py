@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from common.exceptions import ConfigValueError, GeomarginInputError
-from featurize.metabolic.genes import canonical_gene_id
+from geomargin.common.exceptions import ConfigValueError, GeomarginInputError
+from geomargin.featurize.metabolic.genes import canonical_gene_id
 
 __all__ = ["build_instances", "candidate_pools", "fold_groups", "CANDIDATE_SETS", "IMPOSTOR_POOLS"]
 
@@ -102,7 +102,7 @@ def fold_groups(net) -> pd.Series:
     reaction (both directions of a reversible reaction together), joined with
     every reaction that is the same reaction once its acyl chains are
     stripped (``net.lipid_reactions``: the same lipid classes and acyl
-    groups, :func:`featurize.metabolic.network.chain_class`, in the same
+    groups, :func:`geomargin.featurize.metabolic.network.chain_class`, in the same
     compartments, with the same cofactors; yeast-GEM writes one
     acyltransferase, one beta-oxidation step or one acyl-CoA transport as
     many such reactions, with the same genes).
@@ -153,14 +153,14 @@ def build_instances(net, genes: Sequence[str], negatives_per_positive: int,
     Impostors of a reaction are drawn with ``numpy.random.default_rng(seed)``
     from ``genes`` minus the reaction's own genes, without replacement within
     the reaction; a value the pool cannot supply without repeats for every
-    reaction raises :class:`common.exceptions.ConfigValueError`.
+    reaction raises :class:`geomargin.common.exceptions.ConfigValueError`.
     Reactions are visited in ``net.reactions`` order, so the draw is
     reproducible. With ``mix_genes`` and ``mix_fraction`` > 0 each impostor
     is drawn from ``mix_genes`` instead with probability ``mix_fraction``
     (one more uniform draw per impostor, from the same generator; with
     ``mix_fraction`` = 0 the draws are those without a mix). Gene ids (of
     the pools and of the reactions) are used in their canonical form
-    (:func:`featurize.metabolic.genes.canonical_gene_id`), so the
+    (:func:`geomargin.featurize.metabolic.genes.canonical_gene_id`), so the
     ids' case or stray invisible characters never change the draw.
 
     Returns

@@ -1,4 +1,4 @@
-"""The feature scale of :class:`~featurize.metabolic.pairs.PairFeaturizer`
+"""The feature scale of :class:`~geomargin.featurize.metabolic.pairs.PairFeaturizer`
 (:class:`FeatureScale`: unit standard deviation per feature over its present
 values, its undoing, and the per-motif sums of a source block) and the
 float32 grid every feature matrix is put on (:func:`float32_grid`).
@@ -48,7 +48,7 @@ def float32_grid(X: np.ndarray) -> np.ndarray:
 
 
 class FeatureScale:
-    """Feature-scale methods of :class:`~featurize.metabolic.pairs.PairFeaturizer`."""
+    """Feature-scale methods of :class:`~geomargin.featurize.metabolic.pairs.PairFeaturizer`."""
 
     def fit_feature_scale(self, X: np.ndarray) -> np.ndarray:
         """Scale every feature to unit standard deviation over its present values.

@@ -43,7 +43,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from featurize.metabolic.pairs.base import NetworkBlock
+from geomargin.featurize.metabolic.pairs.base import NetworkBlock
 
 __all__ = ["SiteBlock", "SITES", "SITE_LABELS", "site_of", "GO_SITE_TERMS"]
 

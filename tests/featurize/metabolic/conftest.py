@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from featurize.metabolic.model_io import load_model
+from geomargin.featurize.metabolic.model_io import load_model
 
 
 @pytest.fixture(scope="module")

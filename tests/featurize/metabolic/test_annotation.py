@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from featurize.metabolic.annotation import parse_gaf
-from common.exceptions import InputFileError
+from geomargin.featurize.metabolic.annotation import parse_gaf
+from geomargin.common.exceptions import InputFileError
 
 
 def row(sgd, name, qual, go, ref, ev, withfrom, aspect, descr, syn, typ="protein"):

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from common.exceptions import InputFileError
-from featurize.metabolic.bundle import FeatureBundle, items_by_gene
-from featurize.metabolic.pairs import PairFeaturizer
+from geomargin.common.exceptions import InputFileError
+from geomargin.featurize.metabolic.bundle import FeatureBundle, items_by_gene
+from geomargin.featurize.metabolic.pairs import PairFeaturizer
 
 from toy_pairs import toy
 

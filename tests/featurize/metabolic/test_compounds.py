@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from common.exceptions import GeomarginInputError
-from featurize.metabolic.compounds import (characteristic_compounds, compound_similarity,
+from geomargin.common.exceptions import GeomarginInputError
+from geomargin.featurize.metabolic.compounds import (characteristic_compounds, compound_similarity,
                                            compound_vectors, element_counts)
-from featurize.metabolic.pairs import PairFeaturizer
+from geomargin.featurize.metabolic.pairs import PairFeaturizer
 
 
 @dataclass
@@ -234,7 +234,7 @@ def test_compound_block_matches_brute_force(seed):
 
 
 def test_compound_evidence_in_the_explanation():
-    from rank.evidence import candidate_evidence
+    from geomargin.rank.evidence import candidate_evidence
     net, motifs, sources = hand_toy()
     f = PairFeaturizer(net, motifs, sources, reaction_kinds=True, compounds=True)
     ev = candidate_evidence(f, lambda X: np.nan_to_num(X).sum(axis=1), "R4", "G1", names={},

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from common.exceptions import GeomarginInputError
-from featurize.metabolic.pairs import PairFeaturizer
+from geomargin.common.exceptions import GeomarginInputError
+from geomargin.featurize.metabolic.pairs import PairFeaturizer
 from toy_pairs import ToyNet, kinds_toy
 
 MOTIFS = {t: {} for t in ("fork", "funnel", "chain_up", "chain_down")}

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from common.exceptions import InputFileError
-from featurize.metabolic.expression import load_expression
-from featurize.metabolic.genes import canonical_gene_id
-from featurize.metabolic.localization import load_yeastgfp
+from geomargin.common.exceptions import InputFileError
+from geomargin.featurize.metabolic.expression import load_expression
+from geomargin.featurize.metabolic.genes import canonical_gene_id
+from geomargin.featurize.metabolic.localization import load_yeastgfp
 
 
 def write(path: Path, text: str) -> Path:

@@ -16,14 +16,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from featurize.metabolic.annotation import parse_gaf
-from common.exceptions import (ConfigValueError, DuplicateGeneError, GeneIdError, InputFileError,
+from geomargin.featurize.metabolic.annotation import parse_gaf
+from geomargin.common.exceptions import (ConfigValueError, DuplicateGeneError, GeneIdError, InputFileError,
                                SourceCoverageError)
-from featurize.metabolic.expression import load_expression
-from featurize.metabolic.genes import canonical_gene_id, check_coverage
-from featurize.metabolic.localization import load_yeastgfp
-from featurize.metabolic.model_io import load_model
-from featurize.metabolic.pairs import build_instances
+from geomargin.featurize.metabolic.expression import load_expression
+from geomargin.featurize.metabolic.genes import canonical_gene_id, check_coverage
+from geomargin.featurize.metabolic.localization import load_yeastgfp
+from geomargin.featurize.metabolic.model_io import load_model
+from geomargin.featurize.metabolic.pairs import build_instances
 from toy_data import write_toy_inputs
 
 ZWSP = "\u200b"

@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from featurize.metabolic.compounds import compound_similarity, compound_vectors
-from featurize.metabolic.homology import Homology, read_hits, search_homologs, write_hits
-from featurize.metabolic.pairs import PairFeaturizer
-from featurize.metabolic.pairs.explanations import homology_phrase
+from geomargin.featurize.metabolic.compounds import compound_similarity, compound_vectors
+from geomargin.featurize.metabolic.homology import Homology, read_hits, search_homologs, write_hits
+from geomargin.featurize.metabolic.pairs import PairFeaturizer
+from geomargin.featurize.metabolic.pairs.explanations import homology_phrase
 from toy_pairs import HOMOLOGY_GENES as GENES
 from toy_pairs import homology_hits as hits
 from toy_pairs import homology_toy as toy_net
@@ -122,7 +122,7 @@ def test_search_on_known_sequences(tmp_path):
 
 
 def test_a_pair_named_twice_is_refused():
-    from common.exceptions import GeomarginInputError
+    from geomargin.common.exceptions import GeomarginInputError
 
     h = hits()
     twice = Homology(pd.concat([h.hits, h.hits.iloc[[2]]], ignore_index=True), h.sequenced)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from common.exceptions import GeomarginInputError
-from featurize.metabolic.annotation import MEMBRANE_TERMS, parse_gaf
-from featurize.metabolic.pairs import PairFeaturizer
+from geomargin.common.exceptions import GeomarginInputError
+from geomargin.featurize.metabolic.annotation import MEMBRANE_TERMS, parse_gaf
+from geomargin.featurize.metabolic.pairs import PairFeaturizer
 from toy_pairs import toy
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import cobra
 import pytest
 
-from featurize.metabolic.metabolites import metabolite_keys
-from featurize.metabolic.model_io import load_model
-from featurize.metabolic.motifs import find_motifs
-from featurize.metabolic.network import build_directed_network
+from geomargin.featurize.metabolic.metabolites import metabolite_keys
+from geomargin.featurize.metabolic.model_io import load_model
+from geomargin.featurize.metabolic.motifs import find_motifs
+from geomargin.featurize.metabolic.network import build_directed_network
 
 
 def test_name_based_keys_strip_compartment_tags():

@@ -9,10 +9,10 @@ import cobra
 import numpy as np
 import pytest
 
-from common.exceptions import ConfigValueError, InputFileError, UnknownGeneError
-from featurize.metabolic.metabolites import metabolite_keys
-from featurize.metabolic.model_io import load_model
-from featurize.metabolic.network import build_directed_network
+from geomargin.common.exceptions import ConfigValueError, InputFileError, UnknownGeneError
+from geomargin.featurize.metabolic.metabolites import metabolite_keys
+from geomargin.featurize.metabolic.model_io import load_model
+from geomargin.featurize.metabolic.network import build_directed_network
 from fixtures.toy_network import toy_model
 
 

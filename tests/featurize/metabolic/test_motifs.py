@@ -6,9 +6,9 @@ import random
 
 import cobra
 
-from featurize.metabolic.model_io import load_model
-from featurize.metabolic.motifs import MOTIF_TYPES, find_motifs
-from featurize.metabolic.network import build_directed_network
+from geomargin.featurize.metabolic.model_io import load_model
+from geomargin.featurize.metabolic.motifs import MOTIF_TYPES, find_motifs
+from geomargin.featurize.metabolic.network import build_directed_network
 from fixtures.toy_network import toy_model
 
 

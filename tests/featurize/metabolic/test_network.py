@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from featurize.metabolic.metabolites import metabolite_keys
-from featurize.metabolic.model_io import load_model
-from featurize.metabolic.network import build_directed_network
+from geomargin.featurize.metabolic.metabolites import metabolite_keys
+from geomargin.featurize.metabolic.model_io import load_model
+from geomargin.featurize.metabolic.network import build_directed_network
 from fixtures.toy_network import toy_model
 
 # hand-computed from the reaction list in tests/fixtures/toy_network.py
@@ -62,7 +62,7 @@ def test_toy_no_merge_no_currency():
 @pytest.mark.parametrize("n_currency, extra", [(7, ()), (100, ()), (5, ("A", "E"))])
 def test_every_metabolite_currency_names_the_key(n_currency, extra):
     """Not the later, misleading "contributes no usable feature" of a data source."""
-    from common.exceptions import ConfigValueError
+    from geomargin.common.exceptions import ConfigValueError
 
     with pytest.raises(ConfigValueError) as err:
         build_directed_network(toy_model(), n_currency=n_currency, extra_currency=extra)

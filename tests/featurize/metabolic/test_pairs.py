@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from common.exceptions import GeomarginInputError
-from featurize.metabolic.pairs import SUMMARY_ITEMS, PairFeaturizer, build_instances, candidate_pools
-from featurize.metabolic.pairs import featurizer as featurizer_module
-from featurize.metabolic.pairs.registry import BLOCKS
+from geomargin.common.exceptions import GeomarginInputError
+from geomargin.featurize.metabolic.pairs import SUMMARY_ITEMS, PairFeaturizer, build_instances, candidate_pools
+from geomargin.featurize.metabolic.pairs import featurizer as featurizer_module
+from geomargin.featurize.metabolic.pairs.registry import BLOCKS
 from toy_pairs import ToyNet, toy
 
 #: One step of the float32 grid the featurizer's values lie on (float32_grid):
@@ -711,11 +711,11 @@ def test_candidate_pools():
 
 # --------------------------------------------------------------- real data
 def test_real_network_integration(mirror):
-    io_mod = pytest.importorskip("featurize.metabolic.model_io")
-    net_mod = pytest.importorskip("featurize.metabolic.network")
-    mot_mod = pytest.importorskip("featurize.metabolic.motifs")
-    from featurize.metabolic.annotation import parse_gaf
-    from featurize.metabolic.expression import load_expression
+    io_mod = pytest.importorskip("geomargin.featurize.metabolic.model_io")
+    net_mod = pytest.importorskip("geomargin.featurize.metabolic.network")
+    mot_mod = pytest.importorskip("geomargin.featurize.metabolic.motifs")
+    from geomargin.featurize.metabolic.annotation import parse_gaf
+    from geomargin.featurize.metabolic.expression import load_expression
     y = Path(mirror) / "yeast"
     model = io_mod.load_model(y / "network" / "iMM904.json")
     net = net_mod.build_directed_network(model)
@@ -769,7 +769,7 @@ def test_fit_feature_scale_is_unit_std_over_present_values_without_centring():
     import pandas as pd
     from types import SimpleNamespace
 
-    from featurize.metabolic.pairs import PairFeaturizer
+    from geomargin.featurize.metabolic.pairs import PairFeaturizer
 
     net = SimpleNamespace(reactions=pd.DataFrame({"genes": [("YAL001C",), ("YAL002W",)]},
                                                  index=["R1", "R2"]))
@@ -810,8 +810,8 @@ def test_fold_groups_join_the_acyl_chain_copies_of_a_lipid_reaction():
     the same lipid classes with other cofactors, do not."""
     import cobra
 
-    from featurize.metabolic.network import build_directed_network
-    from featurize.metabolic.pairs.sampling import fold_groups
+    from geomargin.featurize.metabolic.network import build_directed_network
+    from geomargin.featurize.metabolic.pairs.sampling import fold_groups
 
     m = cobra.Model("lipids")
     mets = {}   # yeast-GEM's style: s_NNNN ids, compartment as a field, keys from names
@@ -863,8 +863,8 @@ def test_fold_groups_join_the_acyl_chain_copies_of_a_lipid_reaction():
 def test_fold_groups_on_real_models(imm904, yeast_gem_902):
     """iMM904 writes no lipid species: every group is the model reaction,
     as before. yeast-GEM 9.0.2 joins its acyl-chain copies."""
-    from featurize.metabolic.network import build_directed_network
-    from featurize.metabolic.pairs.sampling import fold_groups
+    from geomargin.featurize.metabolic.network import build_directed_network
+    from geomargin.featurize.metabolic.pairs.sampling import fold_groups
 
     net = build_directed_network(imm904)
     assert fold_groups(net).equals(net.reactions["reaction_id"].rename("fold_group"))
@@ -896,7 +896,7 @@ def test_features_lie_on_the_float32_grid_and_ignore_last_bits():
     """Every matrix is rounded to float32 values, scale included, so a change
     in the last bits of a computation (another CPU's BLAS or SIMD loops) does
     not reach the features: here the expression data perturbed by 1e-13."""
-    from featurize.metabolic.pairs.scale import float32_grid
+    from geomargin.featurize.metabolic.pairs.scale import float32_grid
 
     net, motifs, sources = toy()
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)

@@ -7,8 +7,8 @@ import csv
 
 import pytest
 
-from common.exceptions import InputFileError
-from featurize.metabolic.proteome import PROTEOME_COLUMNS, load_proteome, orfs_in
+from geomargin.common.exceptions import InputFileError
+from geomargin.featurize.metabolic.proteome import PROTEOME_COLUMNS, load_proteome, orfs_in
 
 REL = "yeast/proteome/yeast-GEM-swissprot-2018.tsv"
 

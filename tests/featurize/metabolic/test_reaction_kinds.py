@@ -6,9 +6,9 @@ from __future__ import annotations
 import cobra
 import pytest
 
-from featurize.metabolic.metabolites import metabolite_keys
-from featurize.metabolic.network import build_directed_network
-from featurize.metabolic.reaction_kinds import reaction_kind, reaction_kinds
+from geomargin.featurize.metabolic.metabolites import metabolite_keys
+from geomargin.featurize.metabolic.network import build_directed_network
+from geomargin.featurize.metabolic.reaction_kinds import reaction_kind, reaction_kinds
 
 
 @pytest.mark.parametrize("rid, expected", [

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from common.exceptions import GeomarginInputError
-from featurize.metabolic.pairs import PairFeaturizer
-from featurize.metabolic.pairs.site import GO_SITE_TERMS, SITES, site_of
+from geomargin.common.exceptions import GeomarginInputError
+from geomargin.featurize.metabolic.pairs import PairFeaturizer
+from geomargin.featurize.metabolic.pairs.site import GO_SITE_TERMS, SITES, site_of
 from toy_pairs import ToyNet
 
 MOTIFS = {t: {} for t in ("fork", "funnel", "chain_up", "chain_down")}
@@ -145,7 +145,7 @@ def test_needs_loc_and_compartments():
 
 @pytest.mark.parametrize("path", ["yeast-GEM-9.0.2.yml", "yeastGEM-8.3.0.yml", "iMM904.json", "iFF708.xml"])
 def test_every_compartment_of_the_real_models_has_a_site(mirror, path):
-    from featurize.metabolic.model_io import load_model
+    from geomargin.featurize.metabolic.model_io import load_model
 
     model = load_model(mirror / "yeast/network" / path)
     assert {name: site_of(name) for name in model.compartments.values() if site_of(name) is None} == {}
@@ -155,7 +155,7 @@ def test_calibration_site_flags_read_the_block():
     """``rank.evidence_flags.candidate_flags``: ``site_match`` where the candidate
     is seen at one of the reaction's sites, ``site_elsewhere`` where it is seen
     only at others, neither without a site or without the block."""
-    from rank.evidence_flags import CANDIDATE_FLAGS, candidate_flags
+    from geomargin.rank.evidence_flags import CANDIDATE_FLAGS, candidate_flags
 
     f = PairFeaturizer(_net(), MOTIFS, {"loc": LOC}, sites=True)
     flags = candidate_flags(f, f.candidate_matrix("R2", ["G1", "G3", "G4", "G9"]))

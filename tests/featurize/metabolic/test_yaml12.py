@@ -10,8 +10,8 @@ import pytest
 import yaml
 from cobra.io.yaml import yaml as cobra_yaml
 
-from featurize.metabolic.raven_yaml import quote_raven_scalars
-from featurize.metabolic.yaml12 import load_yaml12
+from geomargin.featurize.metabolic.raven_yaml import quote_raven_scalars
+from geomargin.featurize.metabolic.yaml12 import load_yaml12
 
 pytestmark = pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML without libyaml")
 

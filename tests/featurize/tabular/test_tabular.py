@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from common.exceptions import GeomarginInputError, InputFileError
-from featurize.tabular.datasets import load_dataset, load_digits_pair, read_orange_tab
-from featurize.tabular.missingness import apply_scenario, parse_scenario, remove_mcar, remove_square_patch, standardize_observed
+from geomargin.common.exceptions import GeomarginInputError, InputFileError
+from geomargin.featurize.tabular.datasets import load_dataset, load_digits_pair, read_orange_tab
+from geomargin.featurize.tabular.missingness import apply_scenario, parse_scenario, remove_mcar, remove_square_patch, standardize_observed
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -130,7 +130,7 @@ def _sklearn_member(name: str) -> Path:
     scikit-learn (the same bytes: the sha256 is checked)."""
     import sklearn
 
-    from data.fetch import load_registry
+    from geomargin.data.fetch import load_registry
 
     entry = load_registry()[name]
     member = entry["sources"][0]["pypi_wheel"]
@@ -203,19 +203,19 @@ def test_parse_scenario_and_standardize_observed():
 def test_load_dataset_errors():
     with pytest.raises(GeomarginInputError, match="Valid names: wdbc, digits56, ionosphere"):
         load_dataset("iris", None)
-    with pytest.raises(GeomarginInputError, match="python -m data.fetch ionosphere"):
+    with pytest.raises(GeomarginInputError, match="python -m geomargin.data.fetch ionosphere"):
         load_dataset("ionosphere", None)
 
 
 # ---------------------------------------------- real members (if fetched)
 def _fetched(name: str) -> Path:
-    from data.fetch import load_registry
+    from geomargin.data.fetch import load_registry
 
     entry = load_registry()[name]
     base = Path(os.environ.get("GEOMARGIN_DOWNLOAD_DIR", REPO / "data" / "downloads"))
     path = base / entry["path"]
     if not path.is_file():
-        pytest.skip(f"{path} not fetched (python -m data.fetch {name} --dest {base}); "
+        pytest.skip(f"{path} not fetched (python -m geomargin.data.fetch {name} --dest {base}); "
                     "tests never download")
     assert hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"]
     return path

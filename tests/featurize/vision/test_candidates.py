@@ -9,9 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from featurize.vision.candidates import _candidates_in_maps, _search_regions
-from featurize.vision.candidates import landmark_candidates
-from featurize.vision.hog_detector import HogLandmarkDetector
+from geomargin.featurize.vision.candidates import _candidates_in_maps, _search_regions
+from geomargin.featurize.vision.candidates import landmark_candidates
+from geomargin.featurize.vision.hog_detector import HogLandmarkDetector
 from toy_vision import canvas, disc_template
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from featurize.vision.counts import candidate_count_distribution
+from geomargin.featurize.vision.counts import candidate_count_distribution
 
 
 def test_candidate_count_distribution_by_hand():

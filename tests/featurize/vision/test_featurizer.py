@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from sklearn.decomposition import PCA
 
-from featurize.vision.featurizer import CarPartFeaturizer
-from featurize.vision.images import load_crops
-from featurize.vision.landmarks import LandmarkModel, normalise_patches
+from geomargin.featurize.vision.featurizer import CarPartFeaturizer
+from geomargin.featurize.vision.images import load_crops
+from geomargin.featurize.vision.landmarks import LandmarkModel, normalise_patches
 from toy_vision import canvas, disc_template, synthetic_cars
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from skimage.feature import hog
 
-from featurize.vision.hog import dense_hog, hog_length
+from geomargin.featurize.vision.hog import dense_hog, hog_length
 
 
 @pytest.mark.parametrize("patch,cell,orient", [(21, 7, 9), (16, 8, 6), (12, 4, 4)])

@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from common.exceptions import InputFileError
-from featurize.vision.images import load_crops
+from geomargin.common.exceptions import InputFileError
+from geomargin.featurize.vision.images import load_crops
 
 
 def write_pgm(path, img):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from featurize.vision.landmarks import LandmarkModel, _landmark_statistics, normalise_patches
-from featurize.vision.orientation import align_orientation, orient_to, pearson_to
+from geomargin.featurize.vision.landmarks import LandmarkModel, _landmark_statistics, normalise_patches
+from geomargin.featurize.vision.orientation import align_orientation, orient_to, pearson_to
 from toy_vision import synthetic_cars
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from featurize.vision.orientation import align_orientation, orient_to
+from geomargin.featurize.vision.orientation import align_orientation, orient_to
 
 
 def test_align_orientation_recovers_random_flips():
