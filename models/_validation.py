@@ -15,9 +15,13 @@ Conventions
   ``present_features_`` and returns the other columns,
   :func:`validate_X_predict` keeps the same columns (whatever the rows to
   predict hold there), and :func:`validate_feature_groups` takes the blocks of
-  the full width. The fit is then the fit without that column, and learned
-  attributes with one entry per feature (``coef_``, ``feature_scale_``) cover
-  the kept columns; ``n_features_in_`` counts every column.
+  the full width. The fit is then the fit without that column. Learned
+  attributes with one entry per feature (``coef_``, ``feature_scale_``,
+  the columns of ``support_vectors_``) have one per *input* column, as in
+  scikit-learn: :func:`full_width` gives a left-out column 0 (NaN in
+  ``support_vectors_``, where NaN means absent), and prediction reads the
+  kept entries back with :func:`kept_columns`. ``n_features_in_`` counts
+  every column.
 
 Constructor parameters are declared on each estimator class, in
 ``_parameter_constraints`` (:mod:`geomargin.common.checks`), and checked in ``fit`` by
@@ -48,6 +52,8 @@ __all__ = [
     "validate_binary_y",
     "validate_feature_groups",
     "keep_present_features",
+    "full_width",
+    "kept_columns",
     "valid_mask",
 ]
 
@@ -118,6 +124,39 @@ def keep_present_features(estimator: Any, X: np.ndarray) -> np.ndarray:
         return X
     # C order, as X came in: BLAS rounds differently on another layout
     return np.ascontiguousarray(X[:, present])
+
+
+def full_width(estimator: Any, values: np.ndarray, fill: float = 0.0) -> np.ndarray:
+    """``values``, whose last axis has one entry per column kept by
+    ``estimator`` (``present_features_``), widened to one entry per input
+    column, ``fill`` for the columns left out; ``values`` itself when none
+    was left out.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> est = SimpleNamespace(present_features_=np.array([True, False, True]))
+    >>> full_width(est, np.array([[1.0, 2.0]]))
+    array([[1., 0., 2.]])
+    >>> kept_columns(est, full_width(est, np.array([[1.0, 2.0]])))
+    array([[1., 2.]])
+    """
+    present = getattr(estimator, "present_features_", None)
+    values = np.asarray(values)
+    if present is None or present.all():
+        return values
+    out = np.full((*values.shape[:-1], present.size), fill, dtype=values.dtype)
+    out[..., present] = values
+    return out
+
+
+def kept_columns(estimator: Any, values: np.ndarray) -> np.ndarray:
+    """The entries of a full-width attribute (:func:`full_width`) for the
+    columns ``estimator`` kept, C-contiguous."""
+    present = getattr(estimator, "present_features_", None)
+    if present is None or present.all():
+        return values
+    return np.ascontiguousarray(values[..., present])
 
 
 def validate_X_predict(estimator: Any, X) -> np.ndarray:

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from geomargin.common.checks import (one_of, validate_params)
 
 from ._kernels import (REPRESENTATIONS, _resolve_representation, _use_rows, resolve_gamma)
-from ._validation import (validate_binary_y,
+from ._validation import (full_width, kept_columns, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 from ._masked_svc import _MaskedSVCBase, _train_val_kernels
 
@@ -63,10 +63,11 @@ class AverageNormSVC(_MaskedSVCBase):
     intercept_, representation_
         As in :class:`GeometricMarginSVC`.
     feature_scale_ : ndarray of shape (n_features,)
-        ``1 / sqrt(p_k)``, 0 for dropped features.
+        ``1 / sqrt(p_k)``, 0 for a column absent in every training row.
     coef_ : ndarray of shape (1, n_features)
         ``w`` in the original feature space (linear kernel only):
-        ``decision_function(x) = coef_[0] . x0 + intercept_[0]``.
+        ``decision_function(x) = coef_[0] . x0 + intercept_[0]``;
+        one entry per input column, 0 for a column absent in every training row.
 
     Notes
     -----
@@ -100,8 +101,9 @@ class AverageNormSVC(_MaskedSVCBase):
         self.representation = representation
 
     def _rescale(self, X):
-        Xs = X * self.feature_scale_
-        Xs[:, self.feature_scale_ == 0] = np.nan
+        scale = kept_columns(self, self.feature_scale_)
+        Xs = X * scale
+        Xs[:, scale == 0] = np.nan
         return Xs
 
     def fit(self, X, y):
@@ -122,7 +124,7 @@ class AverageNormSVC(_MaskedSVCBase):
         self.classes_, ys = validate_binary_y(self, y, X)
         validate_feature_groups(self, self.groups, X.shape[1])
         scale = _avg_norm_scale(X)
-        self.feature_scale_ = scale
+        self.feature_scale_ = full_width(self, scale)
         Xs = self._rescale(X)
         self.gamma_ = resolve_gamma(self, self.gamma, Xs)
         Ms = ~np.isnan(Xs)
@@ -132,12 +134,12 @@ class AverageNormSVC(_MaskedSVCBase):
         svc = self._svc(rows, X0.shape).fit(X0 if rows else self._kernel(X0, Ms, X0, Ms), ys)
         sv = svc.support_
         self.support_ = sv
-        self.support_vectors_ = X[sv]
+        self.support_vectors_ = full_width(self, X[sv], np.nan)
         self.dual_coef_ = svc.dual_coef_.copy()
         self.intercept_ = svc.intercept_.copy()
         self._X0_sv, self._M_sv = X0[sv], Ms[sv]
         if self.kernel == "linear":
-            self.coef_ = ((X0[sv].T @ self.dual_coef_[0]) * scale)[None, :]
+            self.coef_ = full_width(self, ((X0[sv].T @ self.dual_coef_[0]) * scale)[None, :])
         return self
 
     def grid_decision_function(self, param_list, X_train, y_train, X_val):
@@ -170,7 +172,7 @@ class AverageNormSVC(_MaskedSVCBase):
         X_train = validate_X_fit(proto, X_train)
         _, ys = validate_binary_y(proto, y_train, X_train)
         Xv = validate_X_predict(proto, X_val)
-        proto.feature_scale_ = _avg_norm_scale(X_train)
+        proto.feature_scale_ = full_width(proto, _avg_norm_scale(X_train))
         Xs, Xvs = proto._rescale(X_train), proto._rescale(Xv)
         Ms, Mvs = ~np.isnan(Xs), ~np.isnan(Xvs)
         X0, X0v = np.where(Ms, Xs, 0.0), np.where(Mvs, Xvs, 0.0)

@@ -45,7 +45,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from geomargin.common.checks import int_at_least, one_of, positive_float, validate_params
 from geomargin.models._kernels import (REPRESENTATIONS, SVC_PARAMETER_CONSTRAINTS, _check_representation, _resolve_representation,
@@ -325,16 +325,18 @@ class AbsentColumnsHGB(HistGradientBoostingClassifier):
     row_independent_decision = True
 
     def fit(self, X, y, sample_weight=None):
-        X = np.asarray(X, dtype=np.float64)
-        self.present_features_ = ~np.isnan(X).all(axis=0) if X.ndim == 2 else np.ones(0, bool)
-        if X.ndim == 2 and not self.present_features_.any():
+        # dense 2-D float64, NaN and inf passed on to the estimator as it takes them
+        X = check_array(X, dtype=np.float64, ensure_all_finite=False)
+        self.present_features_ = ~np.isnan(X).all(axis=0)
+        if not self.present_features_.any():
             self.present_features_[:] = True   # nothing to keep: let the estimator say so
-        return super().fit(np.ascontiguousarray(X[:, self.present_features_]) if X.ndim == 2 else X, y,
+        return super().fit(np.ascontiguousarray(X[:, self.present_features_]), y,
                            sample_weight=sample_weight)
 
     def _present(self, X):
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] != self.present_features_.size:
+        check_is_fitted(self, "present_features_")
+        X = check_array(X, dtype=np.float64, ensure_all_finite=False)
+        if X.shape[1] != self.present_features_.size:
             raise ValueError(f"X has {X.shape[-1] if X.ndim else 0} features, but {type(self).__name__} "
                              f"is expecting {self.present_features_.size} features as input.")
         return np.ascontiguousarray(X[:, self.present_features_])

@@ -326,6 +326,7 @@ class BlockKernelGeometricSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         self.classes_ = self.svc_.classes_
         self.intercept_ = self.svc_.intercept_
         self.n_features_in_ = self.map_.n_features_in_
+        self._folded()  # with the fit, so that prediction leaves the estimator as it is
         return self
 
     def decision_function(self, X) -> np.ndarray:

@@ -165,6 +165,11 @@ class GaussianMixtureEM(BaseEstimator):
         if self.covariance == "lowrank":
             check_param(self, "rank", self.rank, lambda r: r < d, f"an int < n_features={d}")
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN marks an absent value; inf is rejected
+        return tags
+
     def fit(self, X, y=None):
         X = validate_X_fit(self, X)
         n, d = X.shape

@@ -25,7 +25,7 @@ from ._pattern_norms import PatternNorms
 from ._kernels import (REPRESENTATIONS, _resolve_representation, _use_rows, columns_dot,
                        resolve_gamma)
 from ._masked_svc import _MaskedSVCBase, _train_val_kernels
-from ._validation import (validate_binary_y,
+from ._validation import (full_width, kept_columns, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 
 __all__ = ["GeometricMarginSVC", "S_MIN"]
@@ -197,7 +197,8 @@ class GeometricMarginSVC(_MaskedSVCBase):
     support_ : ndarray of int
         Indices of the support vectors of the last QP.
     support_vectors_ : ndarray of shape (n_sv, n_features)
-        The support vectors (NaN = absent).
+        The support vectors (NaN = absent, also in a column absent in every
+        training row).
     dual_coef_ : ndarray of shape (1, n_sv)
         libsvm's ``alpha_j y_j`` of the last QP (on the scaled kernel).
     beta_ : ndarray of shape (n_sv,)
@@ -206,7 +207,8 @@ class GeometricMarginSVC(_MaskedSVCBase):
     w_norm_ : float
         ``||w||``.
     coef_ : ndarray of shape (1, n_features)
-        Explicit ``w`` (linear kernel only; scikit-learn's binary shape).
+        Explicit ``w`` (linear kernel only; scikit-learn's binary shape):
+        one entry per input column, 0 for a column absent in every training row.
 
     Notes
     -----
@@ -447,7 +449,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self.n_iter_ = len(self.objective_)
         self.s_ = s
         self.support_ = sv
-        self.support_vectors_ = X[sv]
+        self.support_vectors_ = full_width(self, X[sv], np.nan)
         if dual is not None:  # not with liblinear
             self.dual_coef_ = dual[None, :]
             self.beta_ = beta
@@ -456,7 +458,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         self._norms = norms
         self._wn2 = wn2
         if self.kernel == "linear":
-            self.coef_ = norms.w[None, :].copy()
+            self.coef_ = full_width(self, norms.w[None, :].copy())
         else:  # the kernel expansion over the support vectors (decision_function)
             self._X0_sv, self._M_sv = X0[sv], M[sv]
 
@@ -626,7 +628,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         empty = ~M.any(axis=1)
         b = float(self.intercept_[0])
         if self.kernel == "linear":
-            raw = X0 @ self.coef_[0]
+            raw = X0 @ kept_columns(self, self.coef_)[0]
         else:
             raw = self._kernel(X0, M, self._X0_sv, self._M_sv) @ self.beta_
         s, _ = _scales(self._norms, M, self._wn2)

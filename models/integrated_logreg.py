@@ -78,6 +78,8 @@ from sklearn.utils.validation import check_is_fitted
 from geomargin.common.checks import (int_at_least, nonnegative_float, one_of, positive_float,
                            positive_float_or, validate_params)
 from geomargin.models._validation import (
+    full_width,
+    kept_columns,
     AbsentFeatureClassifierMixin,
     validate_binary_y,
     validate_X_fit,
@@ -127,7 +129,7 @@ class IntegratedLogisticRegression(AbsentFeatureClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_, n_features_in_, coef_ (1, d), intercept_ (1,), mixture_
+    classes_, n_features_in_, coef_ (1, d: 0 for a column absent in every training row), intercept_ (1,), mixture_
     (fitted GaussianMixtureEM), n_iter_, objective_ (final value),
     graph_bandwidth_ (when graph_reg > 0).
     """
@@ -270,7 +272,7 @@ class IntegratedLogisticRegression(AbsentFeatureClassifierMixin, BaseEstimator):
                        method="L-BFGS-B",
                        options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": 1e-15,
                                 "maxcor": 20})
-        self.coef_ = res.x[:d][None, :].copy()
+        self.coef_ = full_width(self, res.x[:d][None, :].copy())
         self.intercept_ = np.array([res.x[d]])
         self.n_iter_ = int(res.nit)
         self.objective_ = float(res.fun)
@@ -279,7 +281,7 @@ class IntegratedLogisticRegression(AbsentFeatureClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------- predict
     def _log_probs(self, X):
         cond = self._conditional(X)
-        w, b = self.coef_[0], self.intercept_[0]
+        w, b = kept_columns(self, self.coef_)[0], self.intercept_[0]
         z = (cond.means @ w + b) / np.sqrt(1.0 + _C8 * cond.quad(w))
         logrho = np.log(np.maximum(cond.resp, 1e-300))
         lp1 = np.logaddexp.reduce(logrho + _log_sigmoid(z), axis=1)

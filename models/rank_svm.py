@@ -58,7 +58,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from geomargin.common.checks import int_at_least, none_or_positive_int, positive_float, validate_params
 
-from ._validation import (AbsentFeatureClassifierMixin, validate_binary_y, validate_X_fit,
+from ._validation import (full_width, kept_columns, AbsentFeatureClassifierMixin, validate_binary_y, validate_X_fit,
                           validate_X_predict)
 from .geometric import _scales
 
@@ -152,7 +152,8 @@ class GeometricMarginRankSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (2,)
     n_features_in_ : int
     coef_ : ndarray of shape (1, n_features)
-        ``w``; the ranking score is ``coef_[0] . x`` with absent features 0.
+        ``w``; the ranking score is ``coef_[0] . x`` with absent features 0;
+        one entry per input column, 0 for a column absent in every training row.
     intercept_ : ndarray of shape (1,)
         The hinge-optimal threshold for ``predict`` (module docstring).
     pair_scales_ : ndarray
@@ -239,7 +240,7 @@ class GeometricMarginRankSVC(AbsentFeatureClassifierMixin, BaseEstimator):
             self.n_iter_ = it + 1
             if it + 1 < int(self.n_iter):
                 s = self._scale_of(Mp, w)
-        self.coef_ = w[None, :]
+        self.coef_ = full_width(self, w[None, :])
         self.n_pairs_ = int(pi.size)
         self.intercept_ = np.zeros(1)
         f = self._decision(X)
@@ -258,7 +259,7 @@ class GeometricMarginRankSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         feature; floored at :data:`geomargin.models.geometric.S_MIN`)."""
         check_is_fitted(self)
         X = validate_X_predict(self, X)
-        return self._scale_of(~np.isnan(X), self.coef_[0])
+        return self._scale_of(~np.isnan(X), kept_columns(self, self.coef_)[0])
 
     def decision_function(self, X):
         """``w.x / s(x) + b`` (absent features contribute 0); ``intercept_``
@@ -279,6 +280,7 @@ class GeometricMarginRankSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         """:meth:`decision_function` of validated rows (the training columns)."""
         M = ~np.isnan(X)
         b = float(self.intercept_[0])
-        f = np.where(M, X, 0.0) @ self.coef_[0] / self._scale_of(M, self.coef_[0]) + b
+        w = kept_columns(self, self.coef_)[0]
+        f = np.where(M, X, 0.0) @ w / self._scale_of(M, w) + b
         f[~M.any(axis=1)] = b
         return f

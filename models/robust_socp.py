@@ -77,6 +77,8 @@ from sklearn.utils.validation import check_is_fitted
 from geomargin.common.checks import (check_param, int_at_least, one_of, open_unit_interval,
                            positive_float, validate_params)
 from geomargin.models._validation import (
+    full_width,
+    kept_columns,
     AbsentFeatureClassifierMixin,
     cvxpy_solver,
     validate_binary_y,
@@ -130,7 +132,7 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_, n_features_in_, coef_ (1, d), intercept_ (1,), kappa_,
+    classes_, n_features_in_, coef_ (1, d: 0 for a column absent in every training row), intercept_ (1,), kappa_,
     gaussians_ (dict: class label -> fitted GaussianMixtureEM, or "joint"),
     class_prior_ (2,), objective_ (optimal value), solver_status_, n_cones_ (second-order
     cones: distinct conditional covariances of incomplete training rows).
@@ -258,7 +260,7 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
             raise RuntimeError(
                 f"{type(self).__name__}: solver {self.solver} returned status {prob.status!r}; "
                 f"try another solver (e.g. solver='ECOS' or 'SCS') or rescale the features.")
-        self.coef_ = np.asarray(w.value, dtype=float).ravel()[None, :]
+        self.coef_ = full_width(self, np.asarray(w.value, dtype=float).ravel()[None, :])
         self.intercept_ = np.array([float(b.value)])
         self.objective_ = float(prob.value)
         self.solver_status_ = prob.status
@@ -284,7 +286,7 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "coef_")
         X = validate_X_predict(self, X)
-        return (self._completions(X) @ self.coef_[0] + self.intercept_[0]).mean(axis=1)
+        return (self._completions(X) @ kept_columns(self, self.coef_)[0] + self.intercept_[0]).mean(axis=1)
 
     def worst_case_margin(self, X):
         """``sign(f) * (w.mu + b) - kappa * ||Sigma^{1/2} w||`` per instance.
@@ -299,7 +301,7 @@ class RobustSOCPClassifier(AbsentFeatureClassifierMixin, BaseEstimator):
         f = self.decision_function(X)
         s = np.where(f > 0, 1.0, -1.0)
         n = X.shape[0]
-        w, b = self.coef_[0], float(self.intercept_[0])
+        w, b = kept_columns(self, self.coef_)[0], float(self.intercept_[0])
         mean_val = X @ w if not np.isnan(X).any() else None
         spread = np.zeros(n)
         if mean_val is None:

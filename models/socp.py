@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from geomargin.common.checks import int_at_least, open_unit_interval, validate_params
 
-from ._validation import (AbsentFeatureClassifierMixin, cvxpy_solver, validate_binary_y,
+from ._validation import (full_width, kept_columns, AbsentFeatureClassifierMixin, cvxpy_solver, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 from .geometric import S_MIN
 
@@ -82,7 +82,7 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (2,)
     n_features_in_ : int
     coef_ : ndarray of shape (1, n_features)
-        ``w`` (scaled so that ``||w|| = 1``).
+        ``w`` (scaled so that ``||w|| = 1``); one entry per input column, 0 for a column absent in every training row.
     intercept_ : ndarray of shape (1,)
         ``b`` (same scaling).
     margin_ : float
@@ -217,7 +217,7 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
         pos = sub > 0
         if not pos.any():
             raise RuntimeError("GeometricMarginSOCP: w vanishes on every training instance.")
-        self.coef_ = wv[None, :]
+        self.coef_ = full_width(self, wv[None, :])
         self.intercept_ = np.array([bv])
         self.margin_ = float(np.min(ys[pos] * (X0[pos] @ wv + bv) / sub[pos]))
         return self
@@ -238,7 +238,7 @@ class GeometricMarginSOCP(AbsentFeatureClassifierMixin, BaseEstimator):
         X = validate_X_predict(self, X)
         M = ~np.isnan(X)
         X0 = np.where(M, X, 0.0)
-        w, b = self.coef_[0], float(self.intercept_[0])
+        w, b = kept_columns(self, self.coef_)[0], float(self.intercept_[0])
         s = np.maximum(np.sqrt(M @ (w * w)), S_MIN)  # ||w|| = 1
         f = (X0 @ w + b) / s
         f[~M.any(axis=1)] = b

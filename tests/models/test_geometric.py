@@ -172,8 +172,8 @@ def test_average_norm_is_rescaled_svm():
     np.testing.assert_allclose(avg.decision_function(X), ref.decision_function(Xs), atol=1e-6)
     # objective: (1/n) sum_i ||w^(i)||^2 = sum_k p_k w_k^2 = ||v||^2 of the scaled SVM
     w = avg.coef_[0]
-    assert avg.present_features_.tolist() == [True] * 5 + [False] and w.shape == (5,)
-    np.testing.assert_allclose((p[:5] * w * w).sum(), (ref.coef_[0] ** 2).sum(), rtol=1e-8)
+    assert avg.present_features_.tolist() == [True] * 5 + [False] and w.shape == (6,) and w[5] == 0.0
+    np.testing.assert_allclose((p[:5] * w[:5] * w[:5]).sum(), (ref.coef_[0] ** 2).sum(), rtol=1e-8)
 
 
 def test_iterations_change_the_solution_with_missing_values():

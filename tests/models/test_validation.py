@@ -103,3 +103,74 @@ def test_gamma_true_is_rejected_alike(Est):
     with pytest.raises(ValueError, match=rf"^The 'gamma' parameter of {Est} must be .* "
                                          r"or a float > 0\. Got True instead\.$"):
         E(gamma=True).fit(X, [0, 1, 0, 1])
+
+
+# ------------------------------------------------- per-feature attributes, full width
+#: Estimators whose learned attributes have one entry per feature, with the
+#: settings that give them (a linear model).
+PER_FEATURE = {
+    "GeometricMarginSVC": {}, "AverageNormSVC": {}, "GeometricMarginSOCP": {},
+    "GeometricMarginRankSVC": {"random_state": 0}, "RobustSOCPClassifier": {},
+    "IntegratedLogisticRegression": {},
+}
+
+
+@pytest.mark.parametrize("name", sorted(PER_FEATURE))
+def test_per_feature_attributes_have_an_entry_per_input_column(name):
+    """A column absent in every training row gets its own entry (0 in
+    ``coef_`` and ``feature_scale_``, NaN in ``support_vectors_``), so a
+    user's ``X @ coef_.T`` works; the fit and the scores are those without
+    the column."""
+    import geomargin.models as m
+
+    Est = getattr(m, name)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
+    X[::4, 1] = np.nan
+    wide = np.column_stack([X[:, :1], np.full(30, np.nan), X[:, 1:]])
+    with_col = Est(**PER_FEATURE[name]).fit(wide, y)
+    without = Est(**PER_FEATURE[name]).fit(X, y)
+    assert with_col.n_features_in_ == 4 and with_col.coef_.shape == (1, 4)
+    assert with_col.coef_[0, 1] == 0.0
+    np.testing.assert_allclose(np.delete(with_col.coef_, 1, axis=1), without.coef_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(with_col.decision_function(wide), without.decision_function(X),
+                               rtol=1e-6, atol=1e-9)
+    assert (np.nan_to_num(wide) @ with_col.coef_.T).shape == (30, 1)
+    if hasattr(with_col, "feature_scale_"):
+        assert with_col.feature_scale_.shape == (4,) and with_col.feature_scale_[1] == 0.0
+    if hasattr(with_col, "support_vectors_"):
+        assert with_col.support_vectors_.shape[1] == 4 and np.isnan(with_col.support_vectors_[:, 1]).all()
+
+
+# ------------------------------------------------------------- scikit-learn's checks
+#: Estimators whose check_estimator runs here; the others' run in their own
+#: test module (test_validation_covers_check_estimator_for_every_estimator).
+CHECKED_HERE = ["AbsentColumnsHGB", "BlockKernelGeometricSVC", "BlockKernelMap", "BlockPCA", "GaussianMixtureEM"]
+
+
+@pytest.mark.parametrize("name", CHECKED_HERE)
+def test_check_estimator(name):
+    from sklearn.utils.estimator_checks import check_estimator
+
+    import geomargin.models as m
+
+    est = getattr(m, name)()
+    if "random_state" in est.get_params():
+        est.set_params(random_state=0)
+    check_estimator(est)
+
+
+def test_every_estimator_passes_check_estimator_somewhere():
+    """Every public estimator of geomargin.models is given to
+    ``check_estimator`` by a test: here, or in a module of tests/models that
+    names it and calls check_estimator."""
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    covered = set(CHECKED_HERE)
+    for path in here.glob("test_*.py"):
+        text = path.read_text()
+        if path.name != Path(__file__).name and "check_estimator(" in text:
+            covered |= {E.__name__ for E in ESTIMATORS if f"{E.__name__}(" in text}
+    assert {E.__name__ for E in ESTIMATORS} <= covered, sorted({E.__name__ for E in ESTIMATORS} - covered)
