@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.special import gammaln
+from scipy.stats import hypergeom
 
 from geomargin.common.checks import check_param, int_at_least, open_unit_interval
 from geomargin.rank.scoring import candidate_order, correct_scores, gene_id_ranks, no_evidence_last, score_matrix
@@ -187,16 +187,14 @@ def shown_order_rows(rows: pd.DataFrame, shown: pd.DataFrame, positions, ranking
     return out
 
 
-def _log_comb(n, k):
-    return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
-
-
 def random_expectation(n_candidates: int, n_later: int, ks: Sequence[int] = HIT_KS) -> dict[str, float]:
     """Hit@k and reciprocal rank of the best of ``n_later`` later genes when
     ``n_candidates`` candidates are put in a uniformly random order.
 
-    P(best rank > k) = C(n - m, k) / C(n, k); E[1 / best rank] sums
-    P(best rank = r) / r.
+    The number of later genes among the first ``k`` is hypergeometric
+    (:data:`scipy.stats.hypergeom`): hit@k is its probability of being at
+    least 1, and the best later gene is at rank ``r`` when none is among the
+    first ``r - 1`` and the ``r``-th is one (probability ``m / (n - r + 1)``).
 
     Examples
     --------
@@ -207,22 +205,11 @@ def random_expectation(n_candidates: int, n_later: int, ks: Sequence[int] = HIT_
     0.0
     """
     n, m = int(n_candidates), int(n_later)
-    out = {}
-    for k in ks:
-        if m <= 0 or n <= 0:
-            out[f"hit@{k}"] = 0.0
-        elif k >= n - m + 1:
-            out[f"hit@{k}"] = 1.0
-        else:
-            out[f"hit@{k}"] = float(1.0 - np.exp(_log_comb(n - m, k) - _log_comb(n, k)))
     if m <= 0 or n <= 0:
-        out["mrr"] = 0.0
-        return out
-    r = np.arange(1, n - m + 2, dtype=np.float64)
-    # P(best >= r) = C(n - r + 1, m) / C(n, m)
-    at_least = np.exp(_log_comb(n - r + 1, m) - _log_comb(n, m))
-    exactly = at_least - np.r_[at_least[1:], 0.0]
-    out["mrr"] = float(np.sum(exactly / r))
+        return {**{f"hit@{k}": 0.0 for k in ks}, "mrr": 0.0}
+    out = {f"hit@{k}": 1.0 if k >= n - m + 1 else float(hypergeom.sf(0, n, m, k)) for k in ks}
+    r = np.arange(1, n - m + 2)
+    out["mrr"] = float(np.sum(hypergeom.pmf(0, n, m, r - 1) * m / (n - r + 1) / r))
     return out
 
 
