@@ -60,6 +60,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator
 
 from geomargin.common.checks import check_param, int_at_least, positive_float, validate_params
 from geomargin.rank.calibration_check import _wilson_lower, wilson_lower
@@ -256,10 +257,11 @@ def family_weights(rows: pd.DataFrame, fold_group) -> np.ndarray:
     return 1.0 / size.to_numpy(dtype=np.float64)
 
 
-class ConfidenceCalibrator:
+class ConfidenceCalibrator(BaseEstimator):
     """Probability that a shown candidate is a true gene of its reaction: a
-    logistic regression (scikit-learn) of the label on
-    :func:`calibration_features`, standardised, then capped by the support
+    logistic regression (scikit-learn) of the label on the rows' features
+    (``features``, by default :func:`calibration_features`), standardised,
+    then capped by the support
     of its evidence pattern, and again for candidates without network
     evidence.
 
@@ -301,9 +303,18 @@ class ConfidenceCalibrator:
     C : float, default 1.0
         Inverse L2 regularisation strength of the logistic regression.
     max_iter : int, default 1000
+    features : callable or None, default None
+        ``features(rows) -> ndarray of shape (n_rows, n_features)``: the
+        inputs of the logistic fit. None: :func:`calibration_features`. A
+        variant of the calibration is another builder here (an estimator
+        parameter: ``clone`` and the out-of-fold check keep it); the caps
+        read the rows' evidence flags whatever the builder.
 
     Attributes
     ----------
+    classes_ : ndarray
+        ``[0, 1]``: not a true gene, a true gene. :meth:`predict_proba`
+        returns the probability of ``1`` only, one value per row.
     pipeline_ : sklearn.pipeline.Pipeline
         ``StandardScaler`` then ``LogisticRegression``.
     support_cells_ : dict
@@ -339,11 +350,17 @@ class ConfidenceCalibrator:
         The (weighted) share of true genes among the fitted rows.
     """
 
-    _parameter_constraints: dict = {"C": positive_float(), "max_iter": int_at_least(1)}
+    _parameter_constraints: dict = {"C": positive_float(), "max_iter": int_at_least(1),
+                                    "features": (lambda v: v is None or callable(v),
+                                                 "None or a callable rows -> feature matrix")}
 
-    def __init__(self, C: float = 1.0, max_iter: int = 1000):
+    def __init__(self, C: float = 1.0, max_iter: int = 1000, features=None):
         self.C = C
         self.max_iter = max_iter
+        self.features = features
+
+    def _features(self, rows: pd.DataFrame) -> np.ndarray:
+        return (calibration_features if self.features is None else self.features)(rows)
 
     def fit(self, rows: pd.DataFrame, y, sample_weight=None) -> ConfidenceCalibrator:
         """Fit on calibration rows and their labels (1 = true gene);
@@ -353,7 +370,7 @@ class ConfidenceCalibrator:
         from sklearn.preprocessing import StandardScaler
 
         validate_params(self)
-        X = calibration_features(rows)
+        X = self._features(rows)
         self.homology_ = HOMOLOGY_FLAG in rows.columns
         y = np.asarray(y).astype(int).reshape(-1)
         if len(y) != len(X):
@@ -366,6 +383,7 @@ class ConfidenceCalibrator:
             raise ValueError(f"ConfidenceCalibrator.fit: sample_weight must hold {len(y)} finite weights > 0")
         self.pipeline_ = make_pipeline(StandardScaler(), LogisticRegression(C=self.C, max_iter=self.max_iter))
         self.pipeline_.fit(X, y, logisticregression__sample_weight=w)
+        self.classes_ = np.array([0, 1])
         self.support_cells_ = _support_cells(rows, y, w, self.pipeline_.predict_proba(X)[:, 1])
         self.bare_cells_, self.bare_share_ = _bare_cells(rows, y, w)
         self.kinds_ = sorted(set(rows["reaction_kind"].astype(str)))
@@ -389,6 +407,10 @@ class ConfidenceCalibrator:
             p[bare] = np.minimum(p[bare], cap)
         return p
 
+    def predict(self, rows: pd.DataFrame) -> np.ndarray:
+        """1 where :meth:`predict_proba` is at least 0.5, else 0."""
+        return (self.predict_proba(rows) >= 0.5).astype(int)
+
     def held_out_like(self, rows: pd.DataFrame) -> np.ndarray:
         """How many held-out cases back each row's confidence: the ``groups``
         of :attr:`like_cells_` with the row's reaction kind, evidence pattern
@@ -411,7 +433,7 @@ class ConfidenceCalibrator:
                              "block), but the rows to predict have none; score them with the same features")
         if not homology and HOMOLOGY_FLAG in rows.columns:
             rows = rows.drop(columns=HOMOLOGY_FLAG)  # fitted without the block: the flag is no input
-        X = calibration_features(rows)
+        X = self._features(rows)
         return self.pipeline_.predict_proba(X)[:, 1] if len(X) else np.empty(0)
 
     def support_cap(self, rows: pd.DataFrame, p) -> np.ndarray:
@@ -547,9 +569,11 @@ def _bare_cells(rows: pd.DataFrame, y: np.ndarray, w: np.ndarray) -> tuple[pd.Da
 
 def out_of_fold_confidence(rows: pd.DataFrame, calibrator: ConfidenceCalibrator | None = None,
                            sample_weight=None) -> np.ndarray:
-    """Each row's confidence from a calibrator fitted on the *other* folds'
-    rows (column ``fold``), with their ``sample_weight``: the inner check of
-    the cross-validation.
+    """Each row's confidence from a clone of ``calibrator`` (default
+    :class:`ConfidenceCalibrator`) fitted on the *other* folds' rows (column
+    ``fold``), with their ``sample_weight``: the inner check of the
+    cross-validation (scikit-learn's ``cross_val_predict`` over the
+    predefined folds).
 
     >>> rng = np.random.default_rng(1)
     >>> rows = pd.DataFrame({"fold": np.repeat([1, 2, 3], 100), "rank": np.tile(np.arange(1, 11), 30),
@@ -561,17 +585,16 @@ def out_of_fold_confidence(rows: pd.DataFrame, calibrator: ConfidenceCalibrator 
     >>> p.shape, bool(p[rows["rank"] == 1].mean() > p[rows["rank"] == 10].mean())
     ((300,), True)
     """
+    from sklearn.model_selection import PredefinedSplit, cross_val_predict
+
     if "fold" not in rows.columns or "label" not in rows.columns:
         raise ValueError("out_of_fold_confidence: rows need the columns 'fold' and 'label'")
     folds = rows["fold"].to_numpy()
     if len(np.unique(folds)) < 2:
         raise ValueError("out_of_fold_confidence: rows of at least 2 folds are needed")
     w = np.ones(len(rows)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    out = np.full(len(rows), np.nan)
-    for f in np.unique(folds):
-        train, test = folds != f, folds == f
-        cal = ConfidenceCalibrator(**({} if calibrator is None else {"C": calibrator.C,
-                                                                     "max_iter": calibrator.max_iter}))
-        cal.fit(rows[train], rows.loc[train, "label"], sample_weight=w[train])
-        out[test] = cal.predict_proba(rows[test])
-    return out
+    # PredefinedSplit leaves a row of test_fold -1 out of every test set: number the folds from 0
+    test_fold = np.unique(folds, return_inverse=True)[1]
+    return cross_val_predict(ConfidenceCalibrator() if calibrator is None else calibrator, rows,
+                             rows["label"].to_numpy(), cv=PredefinedSplit(test_fold), method="predict_proba",
+                             params={"sample_weight": w})
