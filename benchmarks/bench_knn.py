@@ -28,7 +28,7 @@ from threadpoolctl import threadpool_limits
 from geomargin.models.impute import MaskedKNNImputer
 from geomargin.detect.evaluation import load_test_scenes
 from geomargin.detect.scenes import image_pyramid, pyramid_scales, window_origins
-from _cli import uiuc_parser
+from geomargin.common.cli import uiuc_parser
 
 
 def main() -> None:

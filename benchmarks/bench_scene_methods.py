@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 import yaml
-from _cli import REPO, uiuc_parser
+from geomargin.common.cli import REPO, uiuc_parser
 
 
 from geomargin.detect.evaluation import load_test_scenes

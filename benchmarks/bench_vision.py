@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _cli import uiuc_parser
+from geomargin.common.cli import uiuc_parser
 
 
 import geomargin.detect.scenes as scenes_mod

@@ -20,7 +20,7 @@ from pathlib import Path
 from geomargin.featurize.metabolic.homology import search_homologs
 from geomargin.featurize.metabolic.model_io import load_model
 from geomargin.featurize.metabolic.proteome import load_proteome
-from _cli import mirror_dir, parser
+from geomargin.common.cli import mirror_dir, parser
 
 
 def main(argv=None) -> int:

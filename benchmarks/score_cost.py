@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 
 from geomargin.featurize.metabolic.bundle import FeatureBundle
 from geomargin.rank.scoring import ranking_decision
-from _cli import workdir_parser
+from geomargin.common.cli import workdir_parser
 
 
 def main(argv=None) -> int:

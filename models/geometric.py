@@ -129,20 +129,17 @@ class GeometricMarginSVC(_MaskedSVCBase):
         on large, nearly separable problems. ``"liblinear"``
         (``sklearn.svm.LinearSVC``, hinge loss, dual coordinate descent on
         the rows ``x_i / s_i``; ``kernel="linear"`` only) needs no kernel
-        matrix: its memory grows with n d instead of n^2 (half of libsvm's
-        at n = 8000, d = 4000, at about the same speed; see
-        ``benchmarks/bench_geometric.py``). It does **not** solve the paper's
-        QP: liblinear also penalises the bias, as a feature of value
-        :data:`LIBLINEAR_INTERCEPT_SCALING` (the penalty is ``b^2 / 18``),
-        and a larger value makes liblinear fail to converge. Measured against
-        the paper's iteration (``python benchmarks/geometric_vs_reference.py
-        --settings liblinear``; 8 features, block-absent and MCAR, centred
-        or shifted by 1): largest ``|f - f_ref| / max |f_ref|`` 0.45 (up to
-        25 of 160 test signs flipped) at C = 0.01, 0.15 (3 flips) at
-        C = 0.1, 0.25 (1 flip) at C = 1, 0.11 (3 flips) at C = 10; on
-        centred data 7.5e-4 to 2.5e-2 for C >= 0.1 but still 0.26 at
-        C = 0.01. At C = 10 liblinear often stops at its iteration cap
-        (a ``ConvergenceWarning`` is raised). Every fit with ``"liblinear"``
+        matrix: its memory grows with n d instead of n^2
+        (``benchmarks/bench_geometric.py`` measures both). It does **not**
+        solve the paper's QP: liblinear also penalises the bias, as a
+        feature of value :data:`LIBLINEAR_INTERCEPT_SCALING` (the penalty is
+        ``b^2 / 18``), and a larger value makes liblinear fail to converge.
+        The error against the paper's iteration, which can flip the sign of
+        test decisions, is measured by ``python
+        benchmarks/geometric_vs_reference.py --settings liblinear`` (the
+        decision log, ``docs/decisions.md``, says why the solver stays an
+        option). Where liblinear stops at its iteration cap a
+        ``ConvergenceWarning`` is raised. Every fit with ``"liblinear"``
         warns (``UserWarning``) that the result is an approximation. With
         ``"liblinear"``, ``dual_coef_`` and ``beta_`` are not available and
         ``support_`` holds the instances on or inside the margin.
@@ -284,9 +281,8 @@ class GeometricMarginSVC(_MaskedSVCBase):
         if self.solver == "liblinear":
             warnings.warn(
                 "GeometricMarginSVC: solver='liblinear' penalises the bias, so it only "
-                "approximates the paper's QP (measured relative error of the decision values "
-                "up to 0.45 at C = 0.01, 0.15 at C = 0.1, 0.25 at C = 1 and 0.11 at C = 10, "
-                "see the 'solver' parameter); use solver='libsvm' for the exact problem.",
+                "approximates the paper's QP (its error: benchmarks/geometric_vs_reference.py "
+                "--settings liblinear); use solver='libsvm' for the exact problem.",
                 UserWarning, stacklevel=3)
         return int(self.n_iter)
 

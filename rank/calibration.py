@@ -179,18 +179,18 @@ def calibration_features(rows: pd.DataFrame, homology: bool | None = None) -> np
     they part the candidates sharply on held-out known reactions (a
     transporter of other compounds listed first with nothing linking it to
     the reaction is rarely right), which the evidence pattern alone cannot
-    tell (``benchmarks/calibration_own_kind.py`` compares out of fold).
+    tell (``analysis/calibration_own_kind.py`` compares out of fold).
 
     The site flags say whether the candidate was seen where the reaction
     runs, only elsewhere, or not at all. The model's score reads the same
     localization, but on held-out known reactions a first candidate seen
     only elsewhere was right less often than a fit without the flags said
-    (``benchmarks/calibration_site.py`` compares out of fold).
+    (``analysis/calibration_site.py`` compares out of fold).
 
     Not the gap to the next row (``gap_next_z``, still a column of the
     rows): it made a row more confident than a row of the same reaction
     and evidence with a higher score whenever the lower one was the last of
-    a close group (``benchmarks/calibration_gap.py`` compares both out of
+    a close group (``analysis/calibration_gap.py`` compares both out of
     fold).
 
     >>> r = pd.DataFrame({"rank": [1, 4], "score_z": [2.0, 0.5], "gap_next_z": [1.0, 0.0],
@@ -210,7 +210,7 @@ def calibration_features(rows: pd.DataFrame, homology: bool | None = None) -> np
                            *SITE_FLAGS, *((HOMOLOGY_FLAG,) if homology else ())) if c not in rows.columns]
     if missing:
         raise ValueError(f"calibration rows: missing column(s) {missing}; expected {CALIBRATION_COLUMNS} "
-                         "(rows written by an older version: rerun the ranking validation)")
+                         "(rerun the ranking validation, which writes them)")
     rank = rows["rank"].to_numpy(dtype=np.float64)
     if len(rank) and (not np.isfinite(rank).all() or rank.min() < 1):
         raise ValueError(f"calibration rows: column 'rank' must hold ranks >= 1; got minimum {rank.min()!r}")
@@ -398,8 +398,6 @@ class ConfidenceCalibrator(BaseEstimator):
         if not len(p):
             return p
         p = np.minimum(p, self.support_cap(rows, p))
-        if not hasattr(self, "kinds_"):
-            raise ValueError("ConfidenceCalibrator: fitted by an older version (no kinds_); rerun the calibration")
         p[~rows["reaction_kind"].astype(str).isin(self.kinds_).to_numpy()] = 0.0
         bare = without_network_evidence(rows)
         if bare.any():
@@ -417,8 +415,6 @@ class ConfidenceCalibrator(BaseEstimator):
         and own kind of work (0 where the fitted rows had none)."""
         if not hasattr(self, "pipeline_"):
             raise ValueError("ConfidenceCalibrator: call fit before held_out_like")
-        if not hasattr(self, "like_cells_"):
-            raise ValueError("ConfidenceCalibrator: fitted by an older version (no like_cells_); rerun the calibration")
         cells = self.like_cells_.set_index(["reaction_kind", "pattern", "own_kind"])["groups"].to_dict()
         keys = zip(rows["reaction_kind"].astype(str), evidence_pattern(rows), own_kind(rows)) if len(rows) else []
         return np.array([cells.get(k, 0.0) for k in keys], dtype=np.float64)

@@ -1,6 +1,6 @@
 """A headless Chromium driven by Selenium: the candidate-browser tests
 (tests/report/test_browser.py) and the README screenshot
-(benchmarks/browser_screenshot.py). Debian's ``chromium`` and
+(docs/browser_screenshot.py). Debian's ``chromium`` and
 ``chromium-driver`` packages provide the browser and the driver (``.ci/run``
 installs them); :func:`missing_reason` says why they cannot run."""
 

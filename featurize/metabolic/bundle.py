@@ -79,12 +79,11 @@ class FeatureBundle:
         ------
         InputFileError
             If the file does not hold a :class:`FeatureBundle` (e.g. the
-            dictionary an older features step wrote), or is truncated.
+            dictionary of another program), or is truncated.
         """
         obj = load_pickle(path)
         if not isinstance(obj, cls):
             raise InputFileError(path, f"holds a {type(obj).__name__}, not a FeatureBundle",
-                                 "written by an older version of the features step: "
                                  "rerun the features step (rule metabolic_features)")
         return obj
 

@@ -5,7 +5,8 @@
 cells tiling the patch, 2x2-cell blocks, L2-Hys normalisation). scikit-image
 computes HOG on a cell grid only; a landmark detector needs it at every pixel
 (a 21x21 patch has 441 positions per cell grid offset), and cutting out and
-describing each patch separately is ~100x slower. Here the per-pixel
+describing each patch separately repeats the work of every pixel for every
+patch that covers it. Here the per-pixel
 gradient histograms are summed over cells with integral images, once per
 image.
 

@@ -517,9 +517,6 @@ def test_held_out_like_counts_the_fold_groups_of_each_cell_by_hand():
     # "none": a (0.5) + b (0.5) + c (1); "role": b (0.5) + c (1); "domain" and the other pattern: never seen
     assert cal.held_out_like(probe).tolist() == [2.0, 1.5, 0.0, 0.0]
     assert cal.held_out_like(probe.iloc[:0]).tolist() == []
-    del cal.like_cells_
-    with pytest.raises(ValueError, match="older version"):
-        cal.held_out_like(probe)
 
 
 def test_homology_flag_by_hand_only_with_the_block():

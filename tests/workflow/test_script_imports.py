@@ -14,9 +14,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "workflow" / "scripts"
 BENCHMARKS = REPO / "benchmarks"
+ANALYSIS = REPO / "analysis"
 #: The repository's folders that ``pyproject.toml`` maps under ``geomargin``.
 PACKAGES = ("common", "data", "featurize", "models", "rank", "detect", "report")
 
@@ -58,7 +61,7 @@ def test_no_file_imports_a_folder_by_its_bare_name():
 
 
 def test_no_symlinks_into_the_packages():
-    links = [p for p in (*SCRIPTS.iterdir(), *BENCHMARKS.iterdir()) if p.is_symlink()]
+    links = [p for p in (*SCRIPTS.iterdir(), *BENCHMARKS.iterdir(), *ANALYSIS.iterdir()) if p.is_symlink()]
     assert not links, links
 
 
@@ -94,13 +97,16 @@ def test_scripts_need_no_path_edits_or_noqa():
 
 
 
-def test_benchmarks_run_from_any_folder_without_path_edits(tmp_path):
-    """Benchmarks run as ``python benchmarks/NAME.py`` from any folder: they
-    import the installed ``geomargin`` (the tests' cvxpy reference is loaded by
-    its path). Modules named ``_*.py`` (``_cli.py``: the start of every command
-    line) are shared by the scripts, not scripts themselves."""
-    scripts = sorted(p for p in BENCHMARKS.glob("*.py") if not p.name.startswith("_"))
+@pytest.mark.parametrize("folder", ["benchmarks", "analysis"])
+def test_scripts_run_from_any_folder_without_path_edits(tmp_path, folder):
+    """Benchmarks and analyses run as ``python FOLDER/NAME.py`` from any
+    folder: they import the installed ``geomargin`` (the tests' cvxpy
+    reference is loaded by its path). Modules named ``_*.py`` are shared by
+    the scripts of their folder, not scripts themselves."""
+    scripts = sorted(p for p in (REPO / folder).glob("*.py") if not p.name.startswith("_"))
     assert len(scripts) > 5
+    if folder == "analysis":
+        scripts.append(REPO / "docs" / "browser_screenshot.py")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     for script in scripts:
         text = script.read_text()
@@ -110,3 +116,13 @@ def test_benchmarks_run_from_any_folder_without_path_edits(tmp_path):
                               capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, f"{script.name}: {proc.stderr[-2000:]}"
         assert "usage:" in proc.stdout, script.name
+
+
+def test_each_script_is_documented_where_its_kind_belongs():
+    """``benchmarks/`` holds benchmarks (speed, memory, exactness), each in
+    docs/benchmarks.md; ``analysis/`` holds the finished experiments, each
+    with its line in the decision log, docs/decisions.md."""
+    for folder, doc in (("benchmarks", "benchmarks.md"), ("analysis", "decisions.md")):
+        text = (REPO / "docs" / doc).read_text()
+        for script in (REPO / folder).glob("[!_]*.py"):
+            assert f"python {folder}/{script.name}" in text, f"{folder}/{script.name} is not in docs/{doc}"

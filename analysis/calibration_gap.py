@@ -1,7 +1,7 @@
 """Should the confidence calibrator read a candidate's gap to the next row?
 An experiment on a finished metabolic run (not used by the workflow).
 
-    python benchmarks/calibration_gap.py --workdir DIR [--n-bootstrap 200]
+    python analysis/calibration_gap.py --workdir DIR [--n-bootstrap 200]
 
 The calibrator (``rank.calibration.ConfidenceCalibrator``) reads the log
 rank, the standardised score and its gap to the first row; it used to read
@@ -29,7 +29,7 @@ import pandas as pd
 
 import geomargin.rank.calibration as calibration
 from _calibration_check import load_rows, oof_check
-from _cli import workdir_parser
+from geomargin.common.cli import workdir_parser
 
 
 def with_gap_next(features):
@@ -60,14 +60,11 @@ def main() -> int:
     rows, w, name, ranks = load_rows(args.workdir)
     workflow = calibration.calibration_features
     out = []
-    try:
-        for label, features in (("with gap_next_z (before)", with_gap_next(workflow)),
-                                ("without gap_next_z (the workflow)", workflow)):
-            calibration.calibration_features = features
-            p, _, row = oof_check(rows, w, ranks, name, args.n_bootstrap)
-            out.append({"calibrator": label, **row, "inversions": inversions(rows, p)})
-    finally:
-        calibration.calibration_features = workflow
+    for label, features in (("with gap_next_z (before)", with_gap_next(workflow)),
+                            ("without gap_next_z (the workflow)", workflow)):
+        p, _, row = oof_check(rows, w, ranks, name, args.n_bootstrap,
+                              calibration.ConfidenceCalibrator(features=features))
+        out.append({"calibrator": label, **row, "inversions": inversions(rows, p)})
     table = pd.DataFrame(out)
     print(f"{name}: {len(rows)} calibration rows of {rows['reaction'].nunique()} held-out reactions, out of fold\n")
     print(table.to_markdown(index=False, floatfmt=".4f"))

@@ -1,7 +1,7 @@
 """What the classifiers use: grouped permutation importance per feature block
 on the held-out folds of a finished metabolic run.
 
-    python benchmarks/block_importance.py --workdir DIR [--methods hgb geometric] [--repeats 5]
+    python analysis/block_importance.py --workdir DIR [--methods hgb geometric] [--repeats 5]
 
 For every outer fold, the fold's model (``results/metabolic/cv/<method>.pkl``)
 scores its test pairs with one block's rows permuted among the test pairs (the
@@ -27,7 +27,7 @@ from sklearn.metrics import roc_auc_score
 
 from geomargin.featurize.metabolic.bundle import FeatureBundle
 from geomargin.models.selection import _decision
-from _cli import workdir_parser
+from geomargin.common.cli import workdir_parser
 
 
 

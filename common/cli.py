@@ -1,5 +1,6 @@
-"""The start of every benchmark's command line: where the real-data mirror
-is, and the UIUC car set options the vision benchmarks share."""
+"""The start of the command line of every script in ``benchmarks/`` and
+``analysis/``: where the real-data mirror is, a finished run's folder, and
+the UIUC car set options the vision scripts share."""
 
 from __future__ import annotations
 
@@ -7,12 +8,16 @@ import argparse
 import os
 from pathlib import Path
 
+from geomargin.data.fetch import MIRROR_ENV
+
+#: The checkout (this file is ``common/cli.py`` in it).
 REPO = Path(__file__).resolve().parents[1]
 
 
 def mirror_dir() -> Path:
-    """The real-data mirror: ``$GEOMARGIN_DATA_MIRROR``, else ``<repo>/../shared/data``."""
-    return Path(os.environ.get("GEOMARGIN_DATA_MIRROR", REPO.parent / "shared" / "data"))
+    """The real-data mirror: ``$GEOMARGIN_DATA_MIRROR``, else the checkout's
+    sibling ``../shared/data``."""
+    return Path(os.environ.get(MIRROR_ENV, REPO.parent / "shared" / "data"))
 
 
 def parser(doc: str) -> argparse.ArgumentParser:

@@ -1,8 +1,8 @@
-"""What the calibration benchmarks share: a finished run's calibration rows
-with their fold-group weights, the out-of-fold check of the calibrator
-as ``rank.calibration`` defines it at the time of the call (a benchmark
-swaps in a variant, calls :func:`oof_check`, and restores the workflow's),
-and the orphans' shown rows of the run, for the label-free checks."""
+"""What the calibration analyses share: a finished run's calibration rows
+with their fold-group weights, the out-of-fold check of a calibrator (the
+workflow's, or a variant given as a configured
+:class:`~geomargin.rank.calibration.ConfidenceCalibrator`), and the
+orphans' shown rows of the run, for the label-free checks."""
 
 from __future__ import annotations
 
@@ -37,14 +37,14 @@ def load_rows(workdir: Path) -> tuple[pd.DataFrame, np.ndarray, str, pd.DataFram
     return rows, w, name, ranks[ranks["method"] == name]
 
 
-def oof_check(rows: pd.DataFrame, w: np.ndarray, ranks: pd.DataFrame, name: str, n_bootstrap: int
-              ) -> tuple[np.ndarray, np.ndarray, dict]:
+def oof_check(rows: pd.DataFrame, w: np.ndarray, ranks: pd.DataFrame, name: str, n_bootstrap: int,
+              calibrator=None) -> tuple[np.ndarray, np.ndarray, dict]:
     """The out-of-fold confidence of every row, its shown positions, and the
     Brier score and expected calibration error (10 bins; unweighted and with
     each fold group weighing one) with the validated hit@1 and MRR of the
     shown rows listed by that confidence."""
     y = rows["label"].to_numpy(dtype=int)
-    p = calibration.out_of_fold_confidence(rows, sample_weight=w)
+    p = calibration.out_of_fold_confidence(rows, calibrator, sample_weight=w)
     pos = shown_positions(rows, p)
     t = validation_table(shown_ranks(ranks, rows, pos), shown_tops(rows, pos, name), [name],
                          int(ranks["n_candidates"].max()), n_bootstrap, 0).iloc[0]
@@ -54,13 +54,13 @@ def oof_check(rows: pd.DataFrame, w: np.ndarray, ranks: pd.DataFrame, name: str,
                     "shown_hit@1": t["hit@1"], "shown_mrr": t["mrr"]}
 
 
-def bare_first_check(rows: pd.DataFrame, w: np.ndarray, ranks: pd.DataFrame, name: str, n_bootstrap: int
-                     ) -> tuple[np.ndarray, np.ndarray, dict]:
+def bare_first_check(rows: pd.DataFrame, w: np.ndarray, ranks: pd.DataFrame, name: str, n_bootstrap: int,
+                     calibrator=None) -> tuple[np.ndarray, np.ndarray, dict]:
     """:func:`oof_check`, then over the rows without network evidence listed
     first (mask ``bf``): their count, summed weight, calibration error, mean
     confidence and share right, added to the calibrator's row. Returns
     ``(p, bf, row)``."""
-    p, pos, row = oof_check(rows, w, ranks, name, n_bootstrap)
+    p, pos, row = oof_check(rows, w, ranks, name, n_bootstrap, calibrator)
     y = rows["label"].to_numpy(dtype=int)
     bf = (pos == 1) & calibration.without_network_evidence(rows)
     return p, bf, {**row, "bare_first_rows": int(bf.sum()), "bare_first_groups": float(w[bf].sum()),

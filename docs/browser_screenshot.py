@@ -1,6 +1,6 @@
 """Screenshot of the candidate browser in headless Chromium (the README's image).
 
-    python benchmarks/browser_screenshot.py results/enzyme_ranking.html docs/enzyme_browser.png \
+    python docs/browser_screenshot.py results/enzyme_ranking.html docs/enzyme_browser.png \
         [--reaction REACTION_ID] [--search TEXT] [--width 1500] [--height 950]
 
 Opens the page (file:// URL, no network), optionally types TEXT into the

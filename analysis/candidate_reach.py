@@ -1,6 +1,6 @@
 """How often the landmark candidates hit their limits on the training crops.
 
-    python benchmarks/candidate_reach.py FEATURIZER.joblib [--data DIR]
+    python analysis/candidate_reach.py FEATURIZER.joblib [--data DIR]
 
 FEATURIZER is the scene featurizer of the ``vision_scene_featurizer`` rule
 (``results/vision/scenes/featurizer.joblib``). For the 1050 training crops
@@ -23,7 +23,7 @@ import numpy as np
 
 from geomargin.featurize.vision.candidates import _search_regions
 from geomargin.featurize.vision.images import load_crops
-from _cli import uiuc_parser
+from geomargin.common.cli import uiuc_parser
 
 
 def main() -> None:

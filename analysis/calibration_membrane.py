@@ -1,7 +1,7 @@
 """Should the confidence calibrator know whether the candidate is a membrane
 protein? An experiment on a finished metabolic run (not used by the workflow).
 
-    python benchmarks/calibration_membrane.py --workdir DIR [--orphans] [--gaf PATH]
+    python analysis/calibration_membrane.py --workdir DIR [--orphans] [--gaf PATH]
 
 A transport reaction is carried by a membrane protein. The candidate flags
 of the calibration rows say what the network and the domains shared with
@@ -26,7 +26,7 @@ one as the workflow does, and checked out of fold
 never on the time split.
 
 **The rule to adopt it, fixed before it was first run** (the one
-``benchmarks/calibration_own_kind.py`` applied to the caps it tried): out of
+``analysis/calibration_own_kind.py`` applied to the caps it tried): out of
 fold, against the workflow's calibrator,
 
 - the Brier score and the expected calibration error, each fold group
@@ -59,7 +59,7 @@ import pandas as pd
 
 import geomargin.rank.calibration as calibration
 from _calibration_check import bare_first_check, load_rows, orphan_shown_rows, weighted_summary
-from _cli import workdir_parser
+from geomargin.common.cli import workdir_parser
 from geomargin.featurize.metabolic.annotation import parse_gaf
 
 #: The default annotation file of a run (``data/registry.yaml``).
@@ -82,13 +82,15 @@ def with_membrane(features, genes: frozenset[str]):
     return extended
 
 
-def orphan_check(rows, w, y, shown, genes) -> dict:
+def orphan_check(rows, w, y, shown, genes, calibrator) -> dict:
     """Label-free: the orphans' first listed rows of transport reactions
-    without network evidence whose gene is not a membrane protein, by the
-    calibrator (as ``rank.calibration`` defines it now) fitted on all ``rows``."""
+    without network evidence whose gene is not a membrane protein, by a
+    clone of ``calibrator`` fitted on all ``rows``."""
+    from sklearn.base import clone
+
     from geomargin.rank.shown_order import shown_positions
 
-    p = calibration.ConfidenceCalibrator().fit(rows, y, sample_weight=w).predict_proba(shown)
+    p = clone(calibrator).fit(rows, y, sample_weight=w).predict_proba(shown)
     first = (shown_positions(shown, p) == 1) & calibration.without_network_evidence(shown) \
         & (shown["reaction_kind"].astype(str) == "transport").to_numpy() & ~shown["gene"].isin(genes).to_numpy()
     return {"orphans_first_bare_not_membrane": int(first.sum()),
@@ -111,16 +113,13 @@ def main() -> int:
     shown = orphan_shown_rows(args.workdir, name) if args.orphans else None
     workflow = calibration.calibration_features
     out, firsts = [], {}
-    try:
-        for label, features in (("the workflow", workflow), ("with membrane", with_membrane(workflow, genes))):
-            calibration.calibration_features = features
-            p, bf, row = bare_first_check(rows, w, ranks, name, args.n_bootstrap)
-            firsts[label] = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "membrane": rows["gene"].isin(genes),
-                                          "w": w, "y": y, "p": p})[bf]
-            out.append({"calibrator": label, **row,
-                        **(orphan_check(rows, w, y, shown, genes) if shown is not None else {})})
-    finally:
-        calibration.calibration_features = workflow
+    for label, features in (("the workflow", workflow), ("with membrane", with_membrane(workflow, genes))):
+        calibrator = calibration.ConfidenceCalibrator(features=features)
+        p, bf, row = bare_first_check(rows, w, ranks, name, args.n_bootstrap, calibrator)
+        firsts[label] = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "membrane": rows["gene"].isin(genes),
+                                      "w": w, "y": y, "p": p})[bf]
+        out.append({"calibrator": label, **row,
+                    **(orphan_check(rows, w, y, shown, genes, calibrator) if shown is not None else {})})
     print(f"{name}: {len(rows)} calibration rows of {rows['reaction'].nunique()} held-out reactions, out of fold; "
           f"{len(genes)} membrane genes in {gaf.name}\n")
     table = pd.DataFrame(out)

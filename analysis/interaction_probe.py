@@ -1,7 +1,7 @@
 """Why gradient boosting classifies the enzyme-gene pairs better than the
 geometric margin: interactions across feature blocks, measured.
 
-    python benchmarks/interaction_probe.py --workdir DIR [--seed 0]
+    python analysis/interaction_probe.py --workdir DIR [--seed 0]
 
 On the instances of a finished metabolic run
 (``results/metabolic/features/features.npz``), the workflow's nested
@@ -35,7 +35,7 @@ import pandas as pd
 from geomargin.models.baselines import make_hgb
 from geomargin.models.registry import MethodSpec
 from geomargin.models.selection import nested_cross_validate
-from _cli import workdir_parser
+from geomargin.common.cli import workdir_parser
 
 GRID = {"learning_rate": [0.1], "max_leaf_nodes": [15, 31]}
 

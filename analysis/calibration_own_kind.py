@@ -1,7 +1,7 @@
 """Should the confidence calibrator read the candidate's own kind of work?
 An experiment on a finished metabolic run (not used by the workflow).
 
-    python benchmarks/calibration_own_kind.py --workdir DIR [--n-bootstrap 200]
+    python analysis/calibration_own_kind.py --workdir DIR [--n-bootstrap 200]
 
 The calibration rows (``results/metabolic/ranking/calibration_rows.tsv``)
 carry two flags of each candidate (``rank.evidence_flags.OWN_KIND_FLAGS``):
@@ -60,7 +60,7 @@ import geomargin.rank.calibration as calibration
 import geomargin.rank.calibration_check as calibration_check
 import geomargin.rank.evidence_flags as evidence_flags
 from _calibration_check import bare_first_check, load_rows, orphan_shown_rows, weighted_summary
-from _cli import workdir_parser
+from geomargin.common.cli import workdir_parser
 from geomargin.rank.shown_order import shown_positions
 
 #: The own-kind inputs of the workflow's calibration features: the columns
@@ -169,11 +169,11 @@ def main() -> int:
     def row_of(label):
         return {"calibrator": label, **bare_first_check(rows, w, ranks, name, args.n_bootstrap)[2], **orphans()}
 
+    out.append({"calibrator": "without the own-kind inputs (before)",
+                **bare_first_check(rows, w, ranks, name, args.n_bootstrap,
+                                   calibration.ConfidenceCalibrator(features=without_own_kind(workflow)))[2]})
     try:
-        calibration.calibration_features = without_own_kind(workflow)
-        out.append({"calibrator": "without the own-kind inputs (before)",
-                    **bare_first_check(rows, w, ranks, name, args.n_bootstrap)[2]})
-        calibration.calibration_features = workflow
+        # the caps per own kind are no parameter of the calibrator: swapped in, and restored below
         p, bf, row = bare_first_check(rows, w, ranks, name, args.n_bootstrap)
         out.append({"calibrator": "with them (the workflow)", **row, **orphans()})
         first = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "own_kind": calibration.own_kind(rows), "w": w, "y": y,
@@ -188,7 +188,6 @@ def main() -> int:
                 like_rows_cap(rank_aware)
             out.append(row_of(label))
     finally:
-        calibration.calibration_features = workflow
         restore()
     print(f"{name}: {len(rows)} calibration rows of {rows['reaction'].nunique()} held-out reactions, out of fold\n")
     print(pd.DataFrame(out).to_markdown(index=False, floatfmt=".4f"))

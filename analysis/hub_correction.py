@@ -1,7 +1,7 @@
 """Does a per-gene hub correction make the ranking less concentrated, and at
 what cost? An experiment on a finished metabolic run (not used by the workflow).
 
-    python benchmarks/hub_correction.py --workdir DIR [--method hgb] [--margin-rule scaled]
+    python analysis/hub_correction.py --workdir DIR [--method hgb] [--margin-rule scaled]
 
 Some genes (GAP1 on iMM904) come first for a large share of the
 orphan reactions without the validation earning it. A common remedy for such
@@ -49,7 +49,7 @@ from geomargin.rank.evidence import orphan_reactions
 from geomargin.rank.metrics import ranking_metrics, top1_concentration
 from geomargin.rank.scoring import (candidate_order, correct_scores, gene_id_ranks, pair_score_fn, ranking_decision,
                           score_matrix, true_gene_ranks)
-from _cli import workdir_parser
+from geomargin.common.cli import workdir_parser
 
 RULES = ("raw", "centred", "z", "clr")
 

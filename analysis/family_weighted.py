@@ -1,6 +1,6 @@
 """The validated ranking with each family of near-copies weighing one.
 
-    python benchmarks/family_weighted.py --workdir DIR [--workdir OTHER ...]
+    python analysis/family_weighted.py --workdir DIR [--workdir OTHER ...]
 
 ``shown_validation.tsv`` counts every held-out directed reaction once, so a
 family of lipid-species copies (one reaction written for many acyl chains,
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _cli import parser
+from geomargin.common.cli import parser
 
 from geomargin.rank.calibration import family_weights, out_of_fold_confidence
 from geomargin.rank.shown_order import shown_positions, shown_ranks

@@ -1,6 +1,6 @@
 """Where scene detection loses its cars, and what each step costs.
 
-    python benchmarks/scene_losses.py [--data DIR] [--set scale|single] [--jobs 2] [--scenes N]
+    python analysis/scene_losses.py [--data DIR] [--set scale|single] [--jobs 2] [--scenes N]
         MODEL.joblib [MODEL.joblib ...]
 
 MODELs are outputs of the ``vision_scene_model`` rule
@@ -47,7 +47,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _cli import uiuc_parser
+from geomargin.common.cli import uiuc_parser
 
 
 from geomargin.detect.evaluation import (acceptable, average_precision, equal_error_recall, found_locations,

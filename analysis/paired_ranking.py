@@ -1,6 +1,6 @@
 """Paired difference of two methods' validated ranking, over the same reactions.
 
-    python benchmarks/paired_ranking.py --workdir DIR A B
+    python analysis/paired_ranking.py --workdir DIR A B
 
 From ``results/metabolic/ranking/true_gene_ranks.tsv`` of a finished run:
 hit@50 and MRR of method ``A`` minus those of method ``B`` (pooled over true
@@ -9,7 +9,7 @@ reactions (2000 replicates, seed 0; a reaction's true pairs stay together,
 and both methods are resampled with the same reactions: a paired interval).
 Example: ``geometric geometric@scaled`` measures the margin rule.
 
-    python benchmarks/paired_ranking.py --workdir DIR --workdir-b OLD A B
+    python analysis/paired_ranking.py --workdir DIR --workdir-b OLD A B
 
 takes ``B`` from another finished run with the same folds (e.g. the same
 method before a feature change): the two runs must have ranked the same
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from _cli import workdir_parser
+from geomargin.common.cli import workdir_parser
 
 
 def per_reaction(ranks: pd.DataFrame, method: str) -> pd.DataFrame:

@@ -2,7 +2,7 @@
 recall at EER and AP of each, and a two-fold estimate of choosing between
 them on the test scenes.
 
-    python benchmarks/compare_runs.py RUN_DIR [RUN_DIR ...] [--set single|scale] [--methods M ...]
+    python analysis/compare_runs.py RUN_DIR [RUN_DIR ...] [--set single|scale] [--methods M ...]
 
 Each RUN_DIR is a working copy whose ``results/vision/scenes{,_scale}/``
 holds ``{method}_detections.tsv`` of the ``vision_scenes`` rules (the
@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from geomargin.detect.evaluation import average_precision, equal_error_recall, load_test_scenes, precision_recall
-from _cli import uiuc_parser
+from geomargin.common.cli import uiuc_parser
 
 
 def recall_ap(det: pd.DataFrame, truths, scenes=None) -> tuple[float, float, int]:

@@ -1,7 +1,7 @@
 """Should the confidence calibrator read where the candidate is localized?
 An experiment on a finished metabolic run (not used by the workflow).
 
-    python benchmarks/calibration_site.py --workdir DIR [--n-bootstrap 200]
+    python analysis/calibration_site.py --workdir DIR [--n-bootstrap 200]
 
 The calibration rows (``results/metabolic/ranking/calibration_rows.tsv``)
 carry two flags of each candidate from the ``site`` block
@@ -35,7 +35,7 @@ import pandas as pd
 import geomargin.rank.calibration as calibration
 import geomargin.rank.evidence_flags as evidence_flags
 from _calibration_check import load_rows, oof_check, weighted_summary
-from _cli import workdir_parser
+from geomargin.common.cli import workdir_parser
 
 #: The last columns of the workflow's calibration features: the site inputs.
 N_SITE = len(evidence_flags.SITE_FLAGS)
@@ -67,15 +67,12 @@ def main() -> int:
     rows, w, name, ranks = load_rows(args.workdir)
     workflow = calibration.calibration_features
     out, firsts = [], []
-    try:
-        for label, features in (("without the site inputs (before)", without_site(workflow)),
-                                ("with them (the workflow)", workflow)):
-            calibration.calibration_features = features
-            p, pos, row = oof_check(rows, w, ranks, name, args.n_bootstrap)
-            out.append({"calibrator": label, **row})
-            firsts.append((label, first_by_site(rows, w, p, pos)))
-    finally:
-        calibration.calibration_features = workflow
+    for label, features in (("without the site inputs (before)", without_site(workflow)),
+                            ("with them (the workflow)", workflow)):
+        p, pos, row = oof_check(rows, w, ranks, name, args.n_bootstrap,
+                                calibration.ConfidenceCalibrator(features=features))
+        out.append({"calibrator": label, **row})
+        firsts.append((label, first_by_site(rows, w, p, pos)))
     print(f"{name}: {len(rows)} calibration rows of {rows['reaction'].nunique()} held-out reactions, out of fold\n")
     print(pd.DataFrame(out).to_markdown(index=False, floatfmt=".4f"))
     for label, table in firsts:
