@@ -114,13 +114,11 @@ class GeometricMarginSVC(_MaskedSVCBase):
         ``None`` (default) means ``tol``: every QP is solved to ``tol``, the
         paper's iteration. A larger value (e.g. ``10 * tol``) is an opt-in
         speed-up that changes the result: the first scales come from a less
-        accurate solution and the later QPs start from them. Measured against
-        the paper's iteration (``python benchmarks/geometric_vs_reference.py``:
-        8 features, block-absent and MCAR, centred or shifted, C from 0.01 to
-        10, linear and poly2, 3 QPs): with ``first_tol = 10 tol`` the scales
-        differ from the reference's by up to 9.3e-3 and the test decision
-        values by up to 1.5e-2 relative, against 2.1e-3 and 4.6e-3 at the
-        default. The iteration never stops on a QP solved at ``first_tol``:
+        accurate solution and the later QPs start from them (its error
+        against the paper's iteration: ``python
+        benchmarks/geometric_vs_reference.py``, which compares the scales
+        and the test decision values with ``first_tol = 10 tol`` and at the
+        default). The iteration never stops on a QP solved at ``first_tol``:
         the returned solution is always a QP solved to ``tol``.
     solver : {"libsvm", "liblinear"}, default="libsvm"
         QP solver of each iteration. ``"libsvm"`` (``sklearn.svm.SVC`` on the

@@ -281,10 +281,9 @@ class ConfidenceCalibrator(BaseEstimator):
     grows with p, and is near the fit where the cell has many rows at that
     confidence. A cell without fitted rows takes its pattern over all
     kinds; a pattern without any, 0; so does a reaction kind without any
-    fitted row (no spontaneous reaction of yeast-GEM 9.0.2 has a gene, so
-    none is held out: nothing backs a confidence for a gene proposed for one). On held-out known reactions the cap
-    makes the top confidences cautious (they are right more often than they
-    say); it keeps an orphan's confidence within what the validation saw.
+    fitted row (when no reaction of a kind has a gene, none is held out:
+    nothing backs a confidence for a gene proposed for one). The cap keeps
+    an orphan's confidence within what the validation saw.
 
     **The cap without network evidence.** A candidate with none of the :data:`NETWORK_FLAGS` (no
     related reaction, no reaction of the subsystem, no similar compound)

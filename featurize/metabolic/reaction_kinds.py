@@ -19,8 +19,8 @@ first written as diffusion).
       ``growth`` or ``maintenance`` (iMM904's ``ATPM``, "ATP maintenance
       requirement"), or
    c. its structure does: :data:`PSEUDO_MIN_METABOLITES` or more
-      metabolites (a biomass or component drain; far more than any reaction
-      with a gene has in yeast-GEM 9.0.2 or iMM904, see docs/metabolic.md).
+      metabolites (a biomass or component drain; far more than a reaction
+      with a gene has, see docs/metabolic.md).
 
    Lumped reactions (iMM904's ``FAS80_L``, "Fatty acid synthase ... lumped
    reaction") are enzyme chains that have genes, and keep their kind.
