@@ -3,7 +3,6 @@ a temporary directory (real Snakemake, real estimators, toy data)."""
 
 from __future__ import annotations
 
-import pickle
 
 import numpy as np
 import pandas as pd
@@ -13,6 +12,7 @@ from toy_data import write_toy_inputs
 from workflow_helpers import run_snakemake, toy_config
 
 from geomargin.rank.calibration import CALIBRATION_COLUMNS, THIN_SUPPORT
+from geomargin.rank.calibration_result import CalibrationResult
 
 pytestmark = pytest.mark.slow
 
@@ -90,8 +90,7 @@ def test_main_target_writes_all_three_outputs(toy_run):
     # gene's rank is 1 + the non-true rows before it (beyond the shown rows: its score rank)
     rows = pd.read_csv(tmp / "results/metabolic/ranking/calibration_rows.tsv", sep="\t")
     assert rows.columns.tolist() == ["ranking", *CALIBRATION_COLUMNS]
-    with open(tmp / "results/metabolic/ranking/calibrator.pkl", "rb") as fh:
-        rows["pos"] = pickle.load(fh)["shown_positions"]
+    rows["pos"] = CalibrationResult.load(tmp / "results/metabolic/ranking/calibrator.pkl").shown_positions
     true_ranks = pd.read_csv(tmp / "results/metabolic/ranking/true_gene_ranks.tsv", sep="\t")
     true_ranks = true_ranks[true_ranks["method"] == "geometric"]
     new_rank = {}
@@ -285,8 +284,7 @@ def test_evidence_columns_match_independent_computations(toy_run):
         labelled = rows.loc[rows["label"] == 1, "rank"].tolist()
         assert labelled == ([r.rank] if r.rank <= 3 else [])
         assert rows.loc[rows["label"] == 1, "gene"].tolist() == ([r.gene] if r.rank <= 3 else [])
-    with open(tmp / "results/metabolic/ranking/calibrator.pkl", "rb") as fh:
-        threshold = pickle.load(fh)["threshold"]
+    threshold = CalibrationResult.load(tmp / "results/metabolic/ranking/calibrator.pkl").threshold
     assert ranking["confidence"].between(0, 1).all()
     # held_out_like: the held-out reactions (each fold group once) of one cell of the calibration
     # rows (reaction kind, evidence flags, own kind of work), counted here by hand, or 0

@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from geomargin.common.io import load_npz, load_pickle, write_tsv_atomic
+from geomargin.common.io import load_npz, write_tsv_atomic
 from geomargin.featurize.metabolic.bundle import FeatureBundle
 from geomargin.featurize.metabolic.pairs import fold_groups
 from geomargin.rank.calibration import THIN_SUPPORT, bare_first_share, without_network_evidence
+from geomargin.rank.calibration_result import CalibrationResult
 from geomargin.rank.credible import most_confident_rows, no_credible_candidate
 from geomargin.rank.evidence_flags import shown_rows
 from geomargin.rank.history import HistoryModel
@@ -54,17 +55,15 @@ else:
 # "<model>+<gene correction>": the model's scores, corrected per gene over the ranked orphans
 model_name, correction = split_ranking_name(method)
 v = validation.set_index("method").loc[method] if method in set(validation["method"]) else None
-calibration = load_pickle(smk.input.calibrator)
+calibration = CalibrationResult.load(smk.input.calibrator)
 if history is not None:
-    # the history's confidence depends on the rank through its band only: listed by score
-    calibration = {"ranking": method, "calibrator": history.calibrator, "threshold": history.threshold,
-                   "order": "score"}
-elif calibration["ranking"] not in (None, method):
-    raise ValueError(f"{smk.input.calibrator}: calibrated for ranking {calibration['ranking']!r}, but the "
+    calibration = CalibrationResult.from_history(history)
+elif calibration.ranking not in (None, method):
+    raise ValueError(f"{smk.input.calibrator}: calibrated for ranking {calibration.ranking!r}, but the "
                      f"ranking is {method!r}; rerun the ranking validation (its rows follow "
                      "metabolic.ranking.method)")
 # "score" whenever there is no calibrator (the calibration step's choice)
-order = calibration["order"]
+order = calibration.order
 tops = pd.read_csv(smk.input.tops, sep="\t", keep_default_na=False)
 true_ranks = pd.read_csv(smk.input.true_ranks, sep="\t")
 cv_rows = pd.read_csv(smk.input.calibration_rows, sep="\t")
@@ -74,7 +73,7 @@ if order == "confidence":
     # held-out reactions' shown rows by their out-of-fold confidence (the calibration step's order)
     shown_v = pd.read_csv(smk.input.shown_validation, sep="\t")
     v = shown_v[shown_v["shown"].astype(bool)].set_index("method").loc[method]
-    pos = calibration["shown_positions"]
+    pos = calibration.shown_positions
     if len(pos) != len(cv_rows):
         raise ValueError(f"{smk.input.calibrator}: {len(pos)} shown positions for the {len(cv_rows)} rows of "
                          f"{smk.input.calibration_rows}; rerun the calibration")
@@ -115,21 +114,21 @@ top = top.dropna(subset=["score"]).reset_index(drop=True)
 # the calibrated confidence of every shown candidate, and the orphans without a credible one
 with threadpool_limits(1):
     shown = shown_rows(top, featurizer, net.reactions["reaction_kind"], n_jobs=smk.threads)
-if calibration["calibrator"] is None:
+if calibration.calibrator is None:
     log.warning("no calibrator (see the calibration log): no confidence, no orphan marked")
     top["confidence"], top["held_out_like"], top["no_credible_candidate"] = np.nan, np.nan, ""
     best, best_support = pd.Series(dtype=float), pd.Series(dtype=float)
 else:
-    top["confidence"] = calibration["calibrator"].predict_proba(shown)
+    top["confidence"] = calibration.calibrator.predict_proba(shown)
     # how many held-out cases of the same kind, evidence and own kind of work back it
-    top["held_out_like"] = calibration["calibrator"].held_out_like(shown)
+    top["held_out_like"] = calibration.calibrator.held_out_like(shown)
     # each orphan's most confident candidate (the first listed by confidence; ties by score rank), its support
     most = top.iloc[most_confident_rows(top, top["confidence"])].set_index("reaction")
     best, best_support = most["confidence"], most["held_out_like"]
-    flagged = pd.Series(no_credible_candidate(best.to_numpy(), calibration["threshold"]), index=best.index)
+    flagged = pd.Series(no_credible_candidate(best.to_numpy(), calibration.threshold), index=best.index)
     top["no_credible_candidate"] = top["reaction"].map(flagged).astype(bool)
     log.info("confidence threshold %.2f: %d of %d ranked orphans have no credible candidate",
-             calibration["threshold"], int(flagged.sum()), len(flagged))
+             calibration.threshold, int(flagged.sum()), len(flagged))
 # the shown rows listed by confidence (ties by score rank); score_rank keeps the model's order
 top["score_rank"] = top["rank"]
 if order == "confidence":
@@ -141,7 +140,7 @@ if order == "confidence":
 # the orphans whose first candidate rests on few held-out cases like it
 first = (top["rank"] == 1).to_numpy()
 thin = first & (top["held_out_like"] < THIN_SUPPORT).to_numpy()
-thin_support = {"orphan_top1_thin_support": float("nan") if calibration["calibrator"] is None else int(thin.sum()),
+thin_support = {"orphan_top1_thin_support": float("nan") if calibration.calibrator is None else int(thin.sum()),
                 "orphan_top1_thin_support_confidence": float(top.loc[thin, "confidence"].mean())
                 if thin.any() else float("nan")}
 log.info("first candidates backed by fewer than %d held-out cases like them (held_out_like): %s of %d orphans "
@@ -157,7 +156,7 @@ log.info("first candidates backed by fewer than %d held-out cases like them (hel
 groups = fold_groups(net)  # each group of near-copies weighs one, here and in the quality table
 n_cv_bare, cv_bare_share = bare_first_share(cv_rows, cv_first, groups) if len(cv_rows) else (0, np.nan)
 orphan_bare = shown[(top["rank"] == 1).to_numpy() & without_network_evidence(shown)]
-cal = calibration["calibrator"]
+cal = calibration.calibrator
 if cal is None or not len(orphan_bare):
     above = float("nan") if cal is None else 0
 else:
@@ -232,7 +231,7 @@ write_tsv_atomic(quality.round(4), smk.output.quality)
 write_tsv_atomic(table, smk.output.ranking)
 log.info("wrote %d rows for %d reactions", len(table), table["reaction_id"].nunique())
 orphan_table = mark_ranked(orphans, table["reaction_id"].unique(), best_confidence=best,
-                           threshold=calibration["threshold"], best_support=best_support)
+                           threshold=calibration.threshold, best_support=best_support)
 write_tsv_atomic(orphan_table, smk.output.orphans)
 log.info("orphan reactions: %d, ranked %d; not ranked: %s", len(orphan_table),
          int((orphan_table["ranked"] == "yes").sum()),

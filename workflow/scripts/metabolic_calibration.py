@@ -8,14 +8,12 @@ held-out rows ordered by the out-of-fold confidence. Without usable rows
 (the final ranking is not validated) the candidates get no confidence:
 empty tables, a calibrator of None, and the score order only."""
 
-import pickle
-
 import pandas as pd
 
-from geomargin.common.io import atomic_path, write_tsv_atomic
+from geomargin.common.io import write_tsv_atomic
 from geomargin.rank.calibration import ConfidenceCalibrator, family_weights, out_of_fold_confidence
 from geomargin.rank.calibration_check import CHECK_COLUMNS, check_table, reliability_table
-from geomargin.rank.credible import best_per_reaction, credible_threshold
+from geomargin.rank.calibration_result import CalibrationResult, choose_order, choose_threshold
 from geomargin.rank.shown_order import shown_positions, shown_ranks, shown_tops
 from geomargin.rank.validation import validation_table
 from geomargin.report.figures import plot_reliability
@@ -52,15 +50,9 @@ else:
              "support (95%% Wilson lower bound of the best set of its most confident rows; '*': all kinds):\n%s",
              calibrator.support_table().round(4).to_string(index=False))
     oof = out_of_fold_confidence(rows, sample_weight=rows["weight"])
-    if p.threshold == "auto":
-        threshold, met = credible_threshold(best_per_reaction(rows, oof))
-        rule = ("lowest confidence at which the held-out reactions' most confident candidate was a true "
-                "gene at least half the time (out of fold; each fold group weighs one)")
-        if not met:
-            log.warning("no threshold reaches a precision of 0.5 out of fold: the highest, %.2f, is used",
-                        threshold)
-    else:
-        threshold, rule = float(p.threshold), "config"
+    threshold, rule, met = choose_threshold(p.threshold, rows, oof)
+    if not met:
+        log.warning("no threshold reaches a precision of 0.5 out of fold: the highest, %.2f, is used", threshold)
     # the validated quality of the ranking as listed: its shown rows in score order and by the
     # out-of-fold confidence (each held-out reaction's rows ordered by a calibrator that never saw
     # its fold); "auto" lists by confidence when that has the better validated MRR
@@ -73,8 +65,7 @@ else:
         validation_table(ranks, tops, [ranking], n_candidates, p.n_bootstrap, p.seed).assign(order="score"),
         validation_table(shown_ranks(ranks, rows, pos), shown_tops(rows, pos, ranking), [ranking], n_candidates,
                          p.n_bootstrap, p.seed).assign(order="confidence")], ignore_index=True)
-    mrr = shown.set_index("order")["mrr"]
-    order = p.order if p.order != "auto" else ("confidence" if mrr["confidence"] > mrr["score"] else "score")
+    order = choose_order(p.order, shown)
     shown["shown"] = shown["order"] == order
     shown = shown[["method", "order", "shown", *[c for c in shown.columns if c not in ("method", "order", "shown")]]]
     log.info("validated quality of %s's shown rows in score order and by confidence (out of fold); listed by "
@@ -93,9 +84,7 @@ else:
 write_tsv_atomic(shown.round(4), smk.output.shown_validation)
 write_tsv_atomic(reliability, smk.output.reliability)
 write_tsv_atomic(table.round(4), smk.output.table)
-with atomic_path(smk.output.calibrator) as tmp, open(tmp, "wb") as fh:
-    # the order of the shown rows, and each calibration row's place in it out of fold (the
-    # validation's rank-1 rows and true-gene ranks as the ranking is listed)
-    pickle.dump({"ranking": ranking, "calibrator": calibrator, "threshold": threshold,
-                 "order": order,
-                 "shown_positions": pos if calibrator is not None else None}, fh)
+# the order of the shown rows, and each calibration row's place in it out of fold (the
+# validation's rank-1 rows and true-gene ranks as the ranking is listed)
+CalibrationResult(ranking, calibrator, threshold, order,
+                  pos if calibrator is not None else None).save(smk.output.calibrator)

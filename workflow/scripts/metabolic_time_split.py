@@ -12,11 +12,12 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from geomargin.common.exceptions import ConfigValueError
-from geomargin.common.io import load_npz, load_pickle, write_tsv_atomic
+from geomargin.common.io import load_npz, write_tsv_atomic
 from geomargin.featurize.metabolic.bundle import FeatureBundle
 from geomargin.featurize.metabolic.model_io import load_model
 from geomargin.rank.baselines import BASELINES
 from geomargin.rank.calibration import THIN_SUPPORT
+from geomargin.rank.calibration_result import CalibrationResult
 from geomargin.rank.calibration_check import CHECK_COLUMNS, check_table, reliability_table
 from geomargin.rank.evidence_flags import shown_rows
 from geomargin.rank.evidence import orphan_reactions
@@ -72,9 +73,9 @@ log.info("older orphans: %d (%d to rank); the newer release gave genes to %d of 
 decisions = ranking_decisions_for([m for _, m, _ in plan], dict(zip(p.cv_methods, smk.input.cv)), data,
                                   featurizer, seed=p.seed, margin_rule=p.margin_rule, n_jobs=smk.threads, log=log)
 # the older run's calibrator, fitted on its own cross-validation: no label of the time split reaches it
-calibration = load_pickle(smk.input.calibrator)
-if calibration["ranking"] not in (None, default):
-    raise ValueError(f"{smk.input.calibrator}: calibrated for {calibration['ranking']!r}, but the older "
+calibration = CalibrationResult.load(smk.input.calibrator)
+if calibration.ranking not in (None, default):
+    raise ValueError(f"{smk.input.calibrator}: calibrated for {calibration.ranking!r}, but the older "
                      f"release's ranking is {default!r}; rerun its ranking validation")
 # with the homology block, which shown candidates of every ranking have homology evidence (the
 # release history's confidence reads it)
@@ -84,15 +85,15 @@ rows, shown = time_split_rows(featurizer, orphans, candidates, benchmark, decisi
 shown = shown_rows(shown, featurizer, net.reactions["reaction_kind"], n_jobs=smk.threads)
 CHECK = "time split (reactions that gained a gene)"
 older_reliability = pd.read_csv(smk.input.older_reliability, sep="\t")
-if calibration["calibrator"] is None:
+if calibration.calibrator is None:
     log.warning("the older run has no calibrator (see its calibration log): the confidence is not checked")
     shown["confidence"] = np.nan
     check = pd.DataFrame(columns=CHECK_COLUMNS)
     reliability = reliability_table([], []).assign(check=CHECK)
     plot_reliability({}, smk.output.plot, title="No calibration in the older run")
 else:
-    shown["confidence"] = calibration["calibrator"].predict_proba(shown)
-    if calibration["order"] == "confidence":
+    shown["confidence"] = calibration.calibrator.predict_proba(shown)
+    if calibration.order == "confidence":
         # as the final ranking lists them: the default ranking's shown rows by the older run's
         # confidence; its score order stays in the table as "<ranking> (score order)"
         shown["score_rank"] = shown["rank"]
@@ -105,13 +106,13 @@ else:
                  int((scored["best_rank"] == 1).sum()))
     # and again for the orphans whose first candidate rests on thin support (few held-out cases like it)
     # and for the others: is a confidence from a handful of held-out cases the worse one?
-    shown["held_out_like"] = calibration["calibrator"].held_out_like(shown)
+    shown["held_out_like"] = calibration.calibrator.held_out_like(shown)
     first_thin = shown.loc[shown["rank"] == 1].set_index("reaction")["held_out_like"] < THIN_SUPPORT
     thin = shown["reaction"].map(first_thin).fillna(False).astype(bool).to_numpy()
     parts = [(CHECK, np.ones(len(shown), dtype=bool)),
              (f"{CHECK}, first candidate with held_out_like < {THIN_SUPPORT}", thin),
              (f"{CHECK}, first candidate with held_out_like >= {THIN_SUPPORT}", ~thin)]
-    check = pd.concat([check_table(shown[m], shown.loc[m, "confidence"], calibration["threshold"], check=name,
+    check = pd.concat([check_table(shown[m], shown.loc[m, "confidence"], calibration.threshold, check=name,
                                    ranking=default, threshold_rule="the older release's cross-validation")
                        for name, m in parts if m.any()], ignore_index=True)
     log.info("confidence of %s on the time split:\n%s", default,
