@@ -21,6 +21,7 @@ from geomargin.featurize.metabolic.model_io import load_model
 from geomargin.featurize.metabolic.motifs import find_motifs
 from geomargin.featurize.metabolic.network import build_directed_network
 from geomargin.featurize.metabolic.pairs import PairFeaturizer, build_instances, candidate_pools, fold_groups
+from geomargin.featurize.metabolic.pairs.switches import block_switches
 from geomargin.featurize.metabolic.proteome import load_proteome
 
 from _bootstrap import setup
@@ -86,15 +87,14 @@ if p.homology_features:
     homology = Homology(read_hits(smk.input.homology), frozenset(proteome.sequences))
     log.info("homology: %d ORFs with a sequence (%s), %d search rows (%s)", len(proteome.sequences),
              smk.input.proteome, len(homology.hits), smk.input.homology)
+on = block_switches(adjacency=p.adjacency, kind_features=p.kind_features, subsystem_features=p.subsystem_features,
+                    compound_features=p.compound_features, domain_kind_features=p.domain_kind_features,
+                    site_features=p.site_features, membrane_features=p.membrane_features)
 featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_genes,
                             adjacency=p.adjacency, representation=p.representation,
-                            reaction_kinds=p.adjacency and p.kind_features,
-                            subsystems=p.subsystem_features,
-                            compounds=p.adjacency and p.kind_features and p.compound_features,
-                            domain_kinds=p.adjacency and p.kind_features and p.domain_kind_features,
-                            sites=p.site_features,
-                            membrane_genes=annotation.membrane
-                            if p.adjacency and p.kind_features and p.membrane_features else None,
+                            reaction_kinds=on["reaction_kinds"], subsystems=on["subsystems"],
+                            compounds=on["compounds"], domain_kinds=on["domain_kinds"], sites=on["sites"],
+                            membrane_genes=annotation.membrane if on["membrane"] else None,
                             homology=homology,
                             # a reaction's features never read its near-copies' gene rules: the
                             # validation holds them out together (docs/metabolic.md, "Folds")
