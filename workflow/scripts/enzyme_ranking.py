@@ -17,7 +17,7 @@ from threadpoolctl import threadpool_limits
 from geomargin.common.io import load_npz, write_tsv_atomic
 from geomargin.featurize.metabolic.bundle import FeatureBundle
 from geomargin.featurize.metabolic.pairs import fold_groups
-from geomargin.rank.calibration import THIN_SUPPORT, bare_first_share, without_network_evidence
+from geomargin.rank.calibration import THIN_SUPPORT
 from geomargin.rank.calibration_result import CalibrationResult
 from geomargin.rank.credible import most_confident_rows, no_credible_candidate
 from geomargin.rank.evidence_flags import shown_rows
@@ -25,6 +25,7 @@ from geomargin.rank.history import HistoryModel
 from geomargin.rank.history_report import history_quality_columns
 from geomargin.rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions, top1_with_motifs
 from geomargin.rank.metrics import choose_ranking_method, ranking_quality
+from geomargin.rank.quality_fields import chosen_by, thin_support_fields, without_network_evidence_fields
 from geomargin.rank.refit import ranking_decision_for
 from geomargin.rank.scoring import pair_score_fn, rank_candidates, split_ranking_name
 from geomargin.rank.shown_order import shown_positions, shown_ranks, shown_tops
@@ -140,9 +141,7 @@ if order == "confidence":
 # the orphans whose first candidate rests on few held-out cases like it
 first = (top["rank"] == 1).to_numpy()
 thin = first & (top["held_out_like"] < THIN_SUPPORT).to_numpy()
-thin_support = {"orphan_top1_thin_support": float("nan") if calibration.calibrator is None else int(thin.sum()),
-                "orphan_top1_thin_support_confidence": float(top.loc[thin, "confidence"].mean())
-                if thin.any() else float("nan")}
+thin_support = thin_support_fields(top, calibration.calibrator is not None)
 log.info("first candidates backed by fewer than %d held-out cases like them (held_out_like): %s of %d orphans "
          "(mean confidence %.3f; the others %.3f)", THIN_SUPPORT, thin_support["orphan_top1_thin_support"],
          int(first.sum()), thin_support["orphan_top1_thin_support_confidence"],
@@ -154,20 +153,7 @@ log.info("first candidates backed by fewer than %d held-out cases like them (hel
 # rows of the calibrator's cells, whose share for their kind and evidence pattern the orphans
 # must not pass)
 groups = fold_groups(net)  # each group of near-copies weighs one, here and in the quality table
-n_cv_bare, cv_bare_share = bare_first_share(cv_rows, cv_first, groups) if len(cv_rows) else (0, np.nan)
-orphan_bare = shown[(top["rank"] == 1).to_numpy() & without_network_evidence(shown)]
-cal = calibration.calibrator
-if cal is None or not len(orphan_bare):
-    above = float("nan") if cal is None else 0
-else:
-    share = cal.cell_values(orphan_bare, "share")
-    above = int((top.loc[orphan_bare.index, "confidence"].to_numpy() > share + 1e-12).sum())
-bare = {"orphan_top1_without_network_evidence": len(orphan_bare),
-        "orphan_top1_without_network_evidence_max_confidence":
-            float(top.loc[orphan_bare.index, "confidence"].max()) if len(orphan_bare) else float("nan"),
-        "validated_top1_without_network_evidence": n_cv_bare,
-        "validated_top1_without_network_evidence_true_share": float("nan") if cal is None else cv_bare_share,
-        "orphan_top1_without_network_evidence_above_validated": above}
+bare = without_network_evidence_fields(top, shown, cv_rows, cv_first, groups, calibration.calibrator)
 log.info("rank-1 candidates without network evidence: %d orphans (highest confidence %.3f); in the "
          "validation %d held-out reactions, right for a share of %.3f (each fold group weighing one); "
          "orphans above their evidence pattern's validated share: %s", *bare.values())
@@ -178,14 +164,9 @@ with threadpool_limits(1):
                             gene_domains=bundle.gene_domains,
                             gene_compartments=bundle.gene_compartments,
                             log=log, n_jobs=smk.threads)
-if history is not None:
-    chosen_by = f"{'auto' if p.method == 'auto' else 'config'}, on {history.choice['chosen_on']}: " \
-                f"{history.choice['chosen_by']}"
-else:
-    chosen_by = "auto (best validated MRR)" if p.method == "auto" else "config"
 quality, top1 = ranking_quality(
     top, v, tops, net.reactions["reaction_kind"],
-    method=method, chosen_by=chosen_by,
+    method=method, chosen_by=chosen_by(p.method, history),
     margin_rule=p.margin_rule, gene_correction=correction, reaction_groups=groups)
 # how far to trust the orphans ranked on their subsystem or compounds alone
 without = motif_less_validation(true_ranks, method, featurizer, top)
