@@ -58,7 +58,7 @@ MAX_PRIMAL_FEATURES = 100
 MAX_GRAM_ROWS = 20000
 
 #: Values of the SVM estimators' ``representation`` parameter.
-REPRESENTATIONS = ("auto", "gram", "rows", "primal")
+QP_REPRESENTATIONS = ("auto", "gram", "rows", "primal")
 
 
 def _resolve_representation(representation: str, kernel: str, n_samples: int, n_features: int) -> str:

@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from geomargin.common.checks import (one_of, validate_params)
 
-from ._kernels import (REPRESENTATIONS, _resolve_representation, _use_rows, resolve_gamma)
+from ._kernels import (QP_REPRESENTATIONS, _resolve_representation, _use_rows, resolve_gamma)
 from ._validation import (full_width, kept_columns, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 from ._masked_svc import _MaskedSVCBase, _train_val_kernels
@@ -85,7 +85,7 @@ class AverageNormSVC(_MaskedSVCBase):
 
     _parameter_constraints: dict = {
         **_MaskedSVCBase._parameter_constraints,
-        "representation": one_of(*REPRESENTATIONS),
+        "representation": one_of(*QP_REPRESENTATIONS),
     }
 
     def __init__(self, C=1.0, *, kernel="linear", degree=2, gamma="scale", coef0=1.0,

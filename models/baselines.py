@@ -48,7 +48,7 @@ from sklearn.svm import SVC
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from geomargin.common.checks import int_at_least, one_of, positive_float, validate_params
-from geomargin.models._kernels import (REPRESENTATIONS, SVC_PARAMETER_CONSTRAINTS, _check_representation, _resolve_representation,
+from geomargin.models._kernels import (QP_REPRESENTATIONS, SVC_PARAMETER_CONSTRAINTS, _check_representation, _resolve_representation,
                              _rows_qp, _use_rows, kernel_from_gram)
 from geomargin.models._rows import _distinct_byte_rows
 from geomargin.models._validation import (
@@ -129,7 +129,7 @@ class ImputedSVC(AbsentFeatureClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {
         **SVC_PARAMETER_CONSTRAINTS, "imputer": one_of(*IMPUTERS),
         "n_neighbors": int_at_least(1), "n_components": int_at_least(1),
-        "representation": one_of(*REPRESENTATIONS),
+        "representation": one_of(*QP_REPRESENTATIONS),
     }
 
     def __init__(self, imputer: str = "zero", *, n_neighbors: int = 5, n_components: int = 5,

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from geomargin.common.checks import (int_at_least, none_or_positive_float, one_of, positive_float, validate_params)
 
 from ._pattern_norms import PatternNorms
-from ._kernels import (REPRESENTATIONS, _resolve_representation, _use_rows, columns_dot,
+from ._kernels import (QP_REPRESENTATIONS, _resolve_representation, _use_rows, columns_dot,
                        resolve_gamma)
 from ._masked_svc import _MaskedSVCBase, _train_val_kernels
 from ._validation import (full_width, kept_columns, validate_binary_y,
@@ -247,7 +247,7 @@ class GeometricMarginSVC(_MaskedSVCBase):
         **_MaskedSVCBase._parameter_constraints,
         "n_iter": int_at_least(1), "s_tol": positive_float(),
         "solver": one_of("libsvm", "liblinear"), "first_tol": none_or_positive_float(),
-        "representation": one_of(*REPRESENTATIONS),
+        "representation": one_of(*QP_REPRESENTATIONS),
     }
 
     def __init__(self, C=1.0, *, kernel="linear", degree=2, gamma="scale", coef0=1.0,

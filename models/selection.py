@@ -195,7 +195,7 @@ def _decision(est, X) -> np.ndarray:
     return np.asarray(est.predict_proba(X)[:, 1] - 0.5, dtype=np.float64)
 
 
-def validation_table(method, X, y, *, feature_groups=None, instance_groups=None, query=None,
+def grid_validation_table(method, X, y, *, feature_groups=None, instance_groups=None, query=None,
                      val_fraction: float = 0.2, param_grid=None, seed: int = 0) -> pd.DataFrame:
     """Validation accuracy and ROC AUC of every grid point (one inner split).
 
@@ -272,7 +272,7 @@ def select_params(method, X, y, *, feature_groups=None, instance_groups=None, qu
     if len(points) == 1:
         _check_common(X, y, instance_groups, val_fraction, seed)
         return dict(points[0])
-    table = validation_table(spec, X, y, feature_groups=feature_groups,
+    table = grid_validation_table(spec, X, y, feature_groups=feature_groups,
                              instance_groups=instance_groups, query=query, val_fraction=val_fraction,
                              param_grid=points, seed=seed)
     auc = table["val_roc_auc"].fillna(-np.inf).to_numpy()

@@ -15,7 +15,7 @@ from geomargin.models.selection import (
     expand_grid,
     nested_cross_validate,
     select_params,
-    validation_table,
+    grid_validation_table,
 )
 
 nan = np.nan
@@ -166,7 +166,7 @@ def test_grouped_inner_split_keeps_groups():
 def test_validation_table_matches_manual_fit(data):
     X, y, groups = data
     from geomargin.models.selection import _inner_split
-    tab = validation_table("flags", X, y, feature_groups=groups,
+    tab = grid_validation_table("flags", X, y, feature_groups=groups,
                            param_grid={"kernel": ["linear", "poly"], "C": [1.0]}, seed=4)
     tr, va = _inner_split(y, None, 0.2, 4)
     for _, row in tab.iterrows():

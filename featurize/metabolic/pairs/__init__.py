@@ -74,8 +74,8 @@ Example
 [[1.0, 0.0, 0.0], [nan, 0.693, 1.0]]
 """
 
-from geomargin.featurize.metabolic.pairs.featurizer import REPRESENTATIONS, PairFeaturizer
+from geomargin.featurize.metabolic.pairs.featurizer import FEATURE_REPRESENTATIONS, PairFeaturizer
 from geomargin.featurize.metabolic.pairs.registry import SUMMARY_ITEMS
 from geomargin.featurize.metabolic.pairs.sampling import build_instances, candidate_pools, fold_groups
 
-__all__ = ["PairFeaturizer", "build_instances", "candidate_pools", "fold_groups", "SUMMARY_ITEMS", "REPRESENTATIONS"]
+__all__ = ["PairFeaturizer", "build_instances", "candidate_pools", "fold_groups", "SUMMARY_ITEMS", "FEATURE_REPRESENTATIONS"]

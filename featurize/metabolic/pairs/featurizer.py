@@ -24,10 +24,10 @@ from geomargin.featurize.metabolic.pairs.index import NetworkIndex
 from geomargin.featurize.metabolic.pairs.registry import BLOCKS, CANDIDATE_MOTIF, SOURCE_KINDS
 from geomargin.featurize.metabolic.pairs.scale import FeatureScale, float32_grid
 
-__all__ = ["PairFeaturizer", "REPRESENTATIONS"]
+__all__ = ["PairFeaturizer", "FEATURE_REPRESENTATIONS"]
 
 #: Values of the ``representation`` parameter of :class:`PairFeaturizer`.
-REPRESENTATIONS = ("pointwise", "summary")
+FEATURE_REPRESENTATIONS = ("pointwise", "summary")
 
 #: Candidate batches whose gene ids and gathered per-gene data a featurizer
 #: keeps (:meth:`PairFeaturizer.candidate_matrix`): scoring one reaction on
@@ -156,7 +156,7 @@ class PairFeaturizer(PairExplanations, FeatureScale):
         "min_domain_genes": int_at_least(1),
         "domain_eps": positive_float(),
         "adjacency": boolean(),
-        "representation": one_of(*REPRESENTATIONS),
+        "representation": one_of(*FEATURE_REPRESENTATIONS),
         "reaction_kinds": boolean(),
         "subsystems": boolean(),
         "compounds": boolean(),
