@@ -23,13 +23,12 @@ The scoring time is the one the ``enzyme_ranking`` job logs for its
 vectorised, batched scoring of every orphan reaction against every candidate.
 CPU seconds of the whole target are those of every process Snakemake ran
 (``RUSAGE_CHILDREN`` once it has ended); CPU utilisation is CPU seconds over
-wall seconds (200% = both of 2 cores busy throughout). Per step, every job's
-log ends with its own resources (:mod:`geomargin.common.resources`: wall
-and CPU seconds, children included, the peak resident memory of its
-largest process, and the sampled peak of its processes' summed resident
-memory, which a cluster's per-job limit compares with ``mem_mb``); jobs of
-one rule are summed (``cv``: one job per method), and their peaks are the
-largest of the rule's jobs.
+wall seconds (200% = both of 2 cores busy throughout). Per step, Snakemake's
+``benchmark:`` file of every job (``logs/<step>.benchmark.tsv``, beside its
+log: wall and CPU seconds, and the peak of its processes' summed resident
+memory, as RSS, which a cluster's per-job limit compares with ``mem_mb``,
+and as PSS); jobs of one rule are summed (``cv``: one job per method), and
+their peaks are the largest of the rule's jobs.
 ``--dataset`` runs another input set of ``metabolic.datasets`` (``yeast``:
 iMM904) instead of the config's default. ``--scenes`` builds the two scene
 detection targets instead (``results/vision/scene_detection.tsv`` and
@@ -61,7 +60,6 @@ from pathlib import Path
 
 import psutil
 import yaml
-from geomargin.common.resources import JOB_SAMPLE_INTERVAL, RESOURCE_PREFIX, process_tree, tree_memory
 from geomargin.report.results_pages import machine, run_commit
 
 REPO = Path(__file__).resolve().parents[1]
@@ -69,6 +67,9 @@ TARGET = "results/enzyme_ranking.tsv"
 TIME_SPLIT_TARGET = "results/metabolic/time_split_validation.tsv"
 SCENE_TARGETS = ("results/vision/scene_detection.tsv", "results/vision/scene_detection_scale.tsv")
 
+
+#: The suffix of the ``benchmark:`` file every rule writes beside its log.
+BENCHMARK_SUFFIX = ".benchmark.tsv"
 
 #: Seconds between samples of the summed RSS (cheap: ``/proc/PID/statm``).
 RSS_INTERVAL = 0.2
@@ -78,6 +79,34 @@ RSS_INTERVAL = 0.2
 #: 3 GB job, the sampler would take a fifth of a core from the run it
 #: measures.
 PSS_INTERVAL = 2.0
+
+
+def process_tree(proc) -> list:
+    """``proc`` (a :class:`psutil.Process`) and all its descendants ([] once
+    it has ended)."""
+    try:
+        return [proc, *proc.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return []
+
+
+def tree_memory(procs: list, pss: bool = True) -> tuple[int, int]:
+    """Resident bytes of ``procs``: summed RSS, and summed PSS (proportional
+    set size: a page shared by k processes counts 1/k in each, so pages a
+    forked worker shares with its parent count once), 0 unless ``pss``. A
+    process that ended meanwhile, or may not be read, counts 0."""
+    rss = total_pss = 0
+    for p in procs:
+        try:
+            if pss:
+                m = p.memory_full_info()
+                total_pss += m.pss
+            else:
+                m = p.memory_info()
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        rss += m.rss
+    return rss, total_pss
 
 
 def run_sampled(cmd: list[str], log: Path) -> tuple[float, float, int, int, float, int, float]:
@@ -111,8 +140,6 @@ def run_sampled(cmd: list[str], log: Path) -> tuple[float, float, int, int, floa
     return wall, cpu, peak, peak_pss, peak_at, proc.returncode, time.process_time() - own
 
 
-STEP = re.compile(r"resources: wall ([0-9.]+) s, cpu ([0-9.]+) s .*?peak_rss ([0-9]+) MB"
-                  r"(?:, job_peak_rss ([0-9]+) MB)?")
 #: A job as Snakemake's log announces it: its log file, then its resources.
 JOB = re.compile(r"^\s+log: logs/(\S+)$.*?^\s+resources: .*?\bmem_mb=(\d+)", re.M | re.S)
 
@@ -168,28 +195,25 @@ def declared_memory(snakemake_log: str) -> dict[str, int]:
     return out
 
 
-def step_table(logs: Path, since: float = 0.0) -> list[tuple[str, int, float, float, int, int | None]]:
+def step_table(logs: Path, since: float = 0.0) -> list[tuple[str, int, float, float, int, int]]:
     """Per rule (the log's name without a ``_<wildcard>`` suffix for the
     cross-validation's per-method jobs): (step, jobs, wall s summed, CPU s
-    summed, largest peak RSS MB of one process, largest peak MB of one
-    job's processes summed or None when no job's log reports it), from the
-    resource line that ends each job's log written after ``since`` (epoch
+    summed, largest peak MB of one job's processes' summed RSS, the same as
+    PSS), from the ``benchmark:`` files written after ``since`` (epoch
     seconds); in the order the steps finished."""
+    import pandas as pd
+
     steps: dict[str, list] = {}
-    logs_ = [f for f in logs.rglob("*.log") if f.stat().st_mtime >= since]
-    for log in sorted(logs_, key=lambda f: f.stat().st_mtime):
-        lines = [ln for ln in log.read_text().splitlines() if RESOURCE_PREFIX in ln]
-        m = STEP.search(lines[-1]) if lines else None
-        if not m:
-            continue
-        name = step_name(log.relative_to(logs).as_posix())
-        row = steps.setdefault(name, [0, 0.0, 0.0, 0, None])
+    files = [f for f in logs.rglob(f"*{BENCHMARK_SUFFIX}") if f.stat().st_mtime >= since]
+    for path in sorted(files, key=lambda f: f.stat().st_mtime):
+        record = pd.read_csv(path, sep="\t").iloc[-1]
+        name = step_name(path.relative_to(logs).as_posix().removesuffix(BENCHMARK_SUFFIX) + ".log")
+        row = steps.setdefault(name, [0, 0.0, 0.0, 0, 0])
         row[0] += 1
-        row[1] += float(m.group(1))
-        row[2] += float(m.group(2))
-        row[3] = max(row[3], int(m.group(3)))
-        if m.group(4) is not None:
-            row[4] = max(row[4] or 0, int(m.group(4)))
+        row[1] += float(record["s"])
+        row[2] += float(record["cpu_time"])
+        row[3] = max(row[3], round(float(record["max_rss"])))
+        row[4] = max(row[4], round(float(record["max_pss"])))
     return [(k, *v) for k, v in steps.items()]
 
 
@@ -277,24 +301,23 @@ def main() -> int:
                else " --time-split" if args.time_split else "")
     command = f"python benchmarks/bench_main_job.py --cores {args.cores}{dataset}"
     declared = declared_memory((work / "snakemake.log").read_text())
-    lines = ["| step | jobs | wall s (summed over jobs) | CPU s | CPU utilisation | peak RSS MB (largest process) "
-             "| peak RSS MB (one job's processes summed) | declared mem_mb |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| step | jobs | wall s (summed over jobs) | CPU s | CPU utilisation | peak RSS MB (one job's processes "
+             "summed) | peak PSS MB (the same) | declared mem_mb |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     over = []
     per_release: dict[str, float] = {}
-    for name, jobs, step_wall, step_cpu, step_peak, job_peak in step_table(work / "logs", since=started):
+    for name, jobs, step_wall, step_cpu, job_rss, job_pss in step_table(work / "logs", since=started):
         per_release[release_of(name)] = per_release.get(release_of(name), 0.0) + step_cpu
         util = f"{100 * step_cpu / step_wall:.0f}%" if step_wall else ""
         mem = declared.get(name)
-        used = max(step_peak, job_peak or 0)
-        if mem is not None and used > mem:
-            over.append(f"{name} ({used} MB > {mem})")
-        lines.append(f"| {name} | {jobs} | {step_wall:.0f} | {step_cpu:.0f} | {util} | {step_peak} "
-                     f"| {'' if job_peak is None else job_peak} | {'' if mem is None else mem} |")
+        if mem is not None and job_rss > mem:
+            over.append(f"{name} ({job_rss} MB > {mem})")
+        lines.append(f"| {name} | {jobs} | {step_wall:.0f} | {step_cpu:.0f} | {util} | {job_rss} "
+                     f"| {job_pss} | {'' if mem is None else mem} |")
     lines.append(f"| **{' + '.join(targets)}, whole target** (--cores {args.cores}; peak = summed over processes) | | "
-                 f"{wall:.0f} | {cpu:.0f} | {100 * cpu / wall:.0f}% | | {peak / 2**20:.0f} | |")
+                 f"{wall:.0f} | {cpu:.0f} | {100 * cpu / wall:.0f}% | {peak / 2**20:.0f} | | |")
     lines.append("")
     lines.append("Steps whose job outgrew the memory it declares (`mem_mb`: `sbatch --mem` on a cluster; a "
-                 f"job's processes summed, sampled every {JOB_SAMPLE_INTERVAL:g} s, counting pages that forked "
+                 "job's processes' summed RSS as Snakemake's benchmark samples it, counting pages that forked "
                  "workers share with their parent in each, so an upper bound): " + (", ".join(over) if over else "none") + ".")
     lines.append("")
     lines.append(f"Peak memory with pages shared between processes counted once (summed PSS; forked "

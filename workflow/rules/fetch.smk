@@ -10,6 +10,8 @@ rule fetch_file:
         f"{DOWNLOAD_DIR}/{{target}}",
     log:
         "logs/fetch/{target}.log",
+    benchmark:
+        "logs/fetch/{target}.benchmark.tsv"
     wildcard_constraints:
         target="|".join(
             re.escape(e["path"])
@@ -37,6 +39,8 @@ rule fetch_uiuc_cars:
         directory(f"{DOWNLOAD_DIR}/{REGISTRY['uiuc_cars']['path']}"),
     log:
         "logs/fetch/uiuc_cars.log",
+    benchmark:
+        "logs/fetch/uiuc_cars.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1

@@ -13,6 +13,8 @@ rule metabolic_homology:
         hits=HOMOLOGY_HITS,
     log:
         "logs/metabolic/homology.log",
+    benchmark:
+        "logs/metabolic/homology.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 2

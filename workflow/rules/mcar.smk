@@ -27,6 +27,8 @@ rule mcar_data:
         f"{MCAR_DIR}/data/{{mcar_ds}}_{{mcar_sc}}.npz",
     log:
         "logs/mcar/data_{mcar_ds}_{mcar_sc}.log",
+    benchmark:
+        "logs/mcar/data_{mcar_ds}_{mcar_sc}.benchmark.tsv"
     wildcard_constraints:
         mcar_ds=MCAR_DS,
         mcar_sc=MCAR_SC,
@@ -50,6 +52,8 @@ rule mcar_cv:
         f"{MCAR_DIR}/cv/{{mcar_ds}}_{{mcar_sc}}/{{method}}.tsv",
     log:
         "logs/mcar/cv_{mcar_ds}_{mcar_sc}_{method}.log",
+    benchmark:
+        "logs/mcar/cv_{mcar_ds}_{mcar_sc}_{method}.benchmark.tsv"
     wildcard_constraints:
         mcar_ds=MCAR_DS,
         mcar_sc=MCAR_SC,
@@ -86,6 +90,8 @@ rule mcar_accuracy:
         ),
     log:
         "logs/mcar/accuracy.log",
+    benchmark:
+        "logs/mcar/accuracy.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1

@@ -23,6 +23,8 @@ rule metabolic_features:
         inputs_read=f"{MET_DIR}/features/inputs_read.tsv",
     log:
         "logs/metabolic/features.log",
+    benchmark:
+        "logs/metabolic/features.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 2
@@ -66,6 +68,8 @@ rule metabolic_cv:
         folds=f"{MET_DIR}/cv/{{method}}_folds.tsv",
     log:
         "logs/metabolic/cv_{method}.log",
+    benchmark:
+        "logs/metabolic/cv_{method}.benchmark.tsv"
     priority: longest_first(CV_FIRST)
     conda:
         "../envs/geomargin.yaml"
@@ -92,6 +96,8 @@ rule metabolic_accuracy:
         plot=f"{MET_STAGED}/accuracy.png",
     log:
         "logs/metabolic/accuracy.log",
+    benchmark:
+        "logs/metabolic/accuracy.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1
@@ -118,6 +124,8 @@ rule metabolic_ranking_validation:
         table=f"{MET_STAGED}/ranking_validation.tsv",
     log:
         "logs/metabolic/ranking_validation.log",
+    benchmark:
+        "logs/metabolic/ranking_validation.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 2
@@ -155,6 +163,8 @@ rule metabolic_calibration:
         plot=f"{MET_STAGED}/calibration.png",
     log:
         "logs/metabolic/calibration.log",
+    benchmark:
+        "logs/metabolic/calibration.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1
@@ -197,6 +207,8 @@ rule enzyme_ranking:
         orphans=f"{MET_STAGED}/orphan_reactions.tsv",
     log:
         "logs/metabolic/enzyme_ranking.log",
+    benchmark:
+        "logs/metabolic/enzyme_ranking.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 2
@@ -241,6 +253,8 @@ rule enzyme_browser:
         f"{MET_STAGED}/enzyme_ranking.html",
     log:
         "logs/metabolic/enzyme_browser.log",
+    benchmark:
+        "logs/metabolic/enzyme_browser.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1
@@ -281,6 +295,8 @@ rule metabolic_inputs_read:
         f"{MET_STAGED}/inputs.tsv",
     log:
         "logs/metabolic/inputs_read.log",
+    benchmark:
+        "logs/metabolic/inputs_read.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1
@@ -303,6 +319,8 @@ rule metabolic_publish_space:
         temp(f"{MET_STAGED}/publish_space.txt"),
     log:
         "logs/metabolic/publish_space.log",
+    benchmark:
+        "logs/metabolic/publish_space.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1
@@ -381,6 +399,8 @@ rule metabolic_provenance:
         ),
     log:
         "logs/metabolic/provenance.log",
+    benchmark:
+        "logs/metabolic/provenance.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1

@@ -20,6 +20,8 @@ rule metabolic_history:
         cells=f"{RH_DIR}/{{scope}}/confidence_cells.tsv",
     log:
         "logs/metabolic/release_history/{scope}.log",
+    benchmark:
+        "logs/metabolic/release_history/{scope}.benchmark.tsv"
     wildcard_constraints:
         scope="history|all",
     conda:
@@ -50,6 +52,8 @@ rule metabolic_history_test:
         confidence=f"{MET_STAGED}/history_test_confidence.tsv",
     log:
         "logs/metabolic/release_history/test.log",
+    benchmark:
+        "logs/metabolic/release_history/test.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1

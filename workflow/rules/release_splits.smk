@@ -21,6 +21,8 @@ rule metabolic_release_split:
         plot=f"{RH_DIR}/{{older}}/{{newer}}/time_split_calibration.png",
     log:
         "logs/metabolic/release_history/{older}/{newer}/time_split.log",
+    benchmark:
+        "logs/metabolic/release_history/{older}/{newer}/time_split.benchmark.tsv"
     wildcard_constraints:
         older="[^/]+",
         newer="[^/]+",

@@ -34,6 +34,8 @@ use rule metabolic_release_split as metabolic_time_split with:
         **{k: f"{TS_STAGED}/{v}" for k, v in TIME_SPLIT_OUTPUTS.items()},
     log:
         "logs/metabolic/time_split.log",
+    benchmark:
+        "logs/metabolic/time_split.benchmark.tsv"
     params:
         newer_sha256=content_sha256(MET["datasets"][TIME_SPLIT["newer"]]["network"]),
         releases=[TIME_SPLIT["older"], TIME_SPLIT["newer"]],
@@ -49,6 +51,8 @@ use rule metabolic_publish_space as metabolic_time_split_publish_space with:
         temp(f"{TS_STAGED}/publish_space.txt"),
     log:
         "logs/metabolic/time_split_publish_space.log",
+    benchmark:
+        "logs/metabolic/time_split_publish_space.benchmark.tsv"
     params:
         published={f"{MET_DIR}/{v}": k for k, v in TIME_SPLIT_OUTPUTS.items()},
 
@@ -87,6 +91,8 @@ rule metabolic_time_split_publish:
         ),
     log:
         "logs/metabolic/time_split_publish.log",
+    benchmark:
+        "logs/metabolic/time_split_publish.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1

@@ -13,6 +13,8 @@ rule vision_fold_features:
         f"{VIS_DIR}/features/fold{{fold}}.npz",
     log:
         "logs/vision/features_fold{fold}.log",
+    benchmark:
+        "logs/vision/features_fold{fold}.benchmark.tsv"
     wildcard_constraints:
         fold=r"\d+",
     conda:
@@ -39,6 +41,8 @@ rule vision_cv:
         scores=f"{VIS_DIR}/cv/{{method}}_scores.tsv",
     log:
         "logs/vision/cv_{method}.log",
+    benchmark:
+        "logs/vision/cv_{method}.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1
@@ -70,6 +74,8 @@ rule vision_detection_accuracy:
         ),
     log:
         "logs/vision/detection_accuracy.log",
+    benchmark:
+        "logs/vision/detection_accuracy.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1
@@ -102,6 +108,8 @@ rule vision_candidates_figure:
         ),
     log:
         "logs/vision/candidates_figure.log",
+    benchmark:
+        "logs/vision/candidates_figure.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1
@@ -131,6 +139,8 @@ rule vision_candidate_counts:
         ),
     log:
         "logs/vision/candidate_counts.log",
+    benchmark:
+        "logs/vision/candidate_counts.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1

@@ -17,6 +17,8 @@ rule vision_scene_featurizer:
         f"{VIS_DIR}/scenes/featurizer.joblib",
     log:
         "logs/vision/scene_featurizer.log",
+    benchmark:
+        "logs/vision/scene_featurizer.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1
@@ -40,6 +42,8 @@ rule vision_scene_crop_model:
         f"{VIS_DIR}/scenes/{{method}}_crop_model.joblib",
     log:
         "logs/vision/scene_crop_model_{method}.log",
+    benchmark:
+        "logs/vision/scene_crop_model_{method}.benchmark.tsv"
     wildcard_constraints:
         method=VIS_METHOD,
     priority: longest_first(CROP_MODEL_FIRST)
@@ -74,6 +78,8 @@ rule vision_hard_negatives:
         ),
     log:
         "logs/vision/hard_negatives.log",
+    benchmark:
+        "logs/vision/hard_negatives.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 2  # negatives spread over processes
@@ -98,6 +104,8 @@ rule vision_scene_model:
         f"{VIS_DIR}/scenes/{{method}}_model.joblib",
     log:
         "logs/vision/scene_model_{method}.log",
+    benchmark:
+        "logs/vision/scene_model_{method}.benchmark.tsv"
     wildcard_constraints:
         method=VIS_METHOD,
     priority: longest_first(SCENE_MODEL_FIRST)
@@ -128,6 +136,8 @@ rule vision_scenes:
         ),
     log:
         "logs/vision/scenes.log",
+    benchmark:
+        "logs/vision/scenes.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 2  # scenes spread over processes
@@ -154,6 +164,8 @@ use rule vision_scenes as vision_scenes_scale with:
         ),
     log:
         "logs/vision/scenes_scale.log",
+    benchmark:
+        "logs/vision/scenes_scale.benchmark.tsv"
     params:
         # the folder's content: a changed file reruns the rule (common.smk)
         data_sha256=vis_data_sha256,
@@ -183,6 +195,8 @@ rule vision_scene_detection:
         ),
     log:
         "logs/vision/scene_detection.log",
+    benchmark:
+        "logs/vision/scene_detection.benchmark.tsv"
     conda:
         "../envs/geomargin.yaml"
     threads: 1
@@ -219,6 +233,8 @@ use rule vision_scene_detection as vision_scene_detection_scale with:
         ),
     log:
         "logs/vision/scene_detection_scale.log",
+    benchmark:
+        "logs/vision/scene_detection_scale.benchmark.tsv"
     params:
         # the folder's content: a changed file reruns the rule (common.smk)
         data_sha256=vis_data_sha256,

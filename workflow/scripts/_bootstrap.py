@@ -1,9 +1,8 @@
 """Called right after the imports of every workflow script: send stderr to the
-rule's log, log progress to the log *and* the console, cap the BLAS/OpenMP
-threads at the rule's ``threads``, sample the summed memory of the job's
-processes (:func:`geomargin.common.resources.start_job_sampler`), and log the job's
-resources when it ends (:func:`geomargin.common.resources.resource_line`;
-``benchmarks/bench_main_job.py`` reads it).
+rule's log, log progress to the log *and* the console, and cap the
+BLAS/OpenMP threads at the rule's ``threads``. A job's time and memory are
+recorded by Snakemake's ``benchmark:`` directive (every rule's
+``logs/<step>.benchmark.tsv``; ``benchmarks/bench_main_job.py`` sums them).
 
 The project's package, ``geomargin``, is installed in the job's environment:
 editable in the driver's venv (``requirements.txt``), which local and SLURM
@@ -12,10 +11,8 @@ jobs share; editable in the rule environment of ``--sdm conda``
 
 from __future__ import annotations
 
-import atexit
 import logging
 import sys
-import time
 import traceback
 
 
@@ -48,22 +45,6 @@ def setup(snakemake) -> logging.Logger:
             logger.error("%s: %s (traceback in %s)", exc_type.__name__, exc, snakemake.log[0])
 
     sys.excepthook = excepthook
-    def log_resources():
-        # the log only (the console is the user's); at exit it may already be
-        # closed (a script run inside a test process): never raise
-        from geomargin.common.resources import resource_line
-
-        try:
-            if not log_file.closed:
-                log_file.write(f"{time.strftime('%H:%M:%S')} [{snakemake.rule}] {resource_line()}\n")
-                log_file.flush()
-        except (OSError, ValueError):
-            pass
-
-    atexit.register(log_resources)
-    from geomargin.common.resources import start_job_sampler
-
-    start_job_sampler()
     try:
         from threadpoolctl import threadpool_limits
 
