@@ -332,7 +332,7 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
                     decisions: Mapping[str, Callable[[np.ndarray], np.ndarray]],
                     rankings: Sequence[tuple[str, str, str]], batch_size: int = 2048,
                     shown: tuple[str, int] | None = None,
-                    n_jobs: int = 1, homology_top_n: int = 0) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
+                    n_jobs: int = 1, homology_top_n: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Best later-gene rank of every benchmark reaction under every ranking.
 
     Each model scores *every* eligible orphan (the reference set of a gene
@@ -356,7 +356,7 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     rankings : sequence of (name, model, gene correction)
         The rankings to evaluate, e.g. ``("hgb+centred", "hgb", "centred")``.
     shown : (ranking name, top_n), optional
-        Also return the rows that ranking shows for every ranked benchmark
+        Also give the rows that ranking shows for every ranked benchmark
         reaction: its ``top_n`` best candidates with ``reaction``, ``rank``,
         ``gene``, ``score`` and the standardised ``score_z``, ``gap_next_z``,
         ``gap_top_z`` (:func:`geomargin.rank.calibration.calibration_rows`), and
@@ -373,7 +373,7 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
 
     Returns
     -------
-    DataFrame
+    rows : DataFrame
         One row per (ranking, benchmark reaction), the input of
         :func:`time_split_table`, plus ``later_genes`` (``;``-joined),
         ``later_gene_ranks`` (:func:`later_gene_ranks` of each, in the same
@@ -381,8 +381,8 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
         (the best-ranked later gene, "" if none); and ``homology_ranks``
         (above; their ranks ``;``-joined, "" for none or a reaction not
         ranked).
-    shown : DataFrame
-        Only with ``shown``.
+    shown_rows : DataFrame
+        The shown rows above; without ``shown``, none (its columns only).
     """
     from geomargin.rank.calibration import calibration_rows
     from geomargin.rank.evidence_flags import CANDIDATE_FLAGS, HOMOLOGY_FLAG, candidate_flag_names
@@ -441,8 +441,6 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
                                       "later_gene_ranks"])
     if homology:
         out["homology_ranks"] = _homology_ranks(featurizer, out["reaction"].tolist(), firsts, cands)
-    if shown is None:
-        return out
     columns = ["reaction", "rank", "gene", "score", "score_z", "gap_next_z", "gap_top_z", "label"]
     return out, (pd.concat(shown_frames, ignore_index=True) if shown_frames else pd.DataFrame(columns=columns))
 

@@ -100,7 +100,8 @@ def test_rows_score_each_matrix_once_as_each_model_alone():
     w = np.linspace(-1.0, 1.0, f.n_features_)
     decisions = {"a": lambda X: np.nan_to_num(X) @ w, "b": lambda X: -np.nanmean(np.abs(X), axis=1)}
     rankings = [("a", "a", "none"), ("b+centred", "b", "centred"), ("b", "b", "none")]
-    got = time_split_rows(f, orphans, cands, benchmark, decisions, rankings, batch_size=2)
+    got, none = time_split_rows(f, orphans, cands, benchmark, decisions, rankings, batch_size=2)
+    assert none.empty and list(none.columns)[:3] == ["reaction", "rank", "gene"]
     eligible = ["R1", "R2", "R4"]
     gene_rank = gene_id_ranks(cands)
     for name, model, correction in rankings:
@@ -189,13 +190,13 @@ def test_time_split_rows_mark_the_shown_candidates_with_homology_evidence():
     benchmark = {"R4": frozenset({"G6"}), "R3": frozenset({"G6"})}
     decisions = {"m": lambda X: -np.arange(len(X), dtype=float)}
     plan = [("m", "m", "none")]
-    top3 = time_split_rows(on, orphans, cands, benchmark, decisions, plan, batch_size=10, homology_top_n=3)
+    top3, _ = time_split_rows(on, orphans, cands, benchmark, decisions, plan, batch_size=10, homology_top_n=3)
     assert top3["homology_ranks"].tolist() == ["1;2", ""] and top3["best_rank"].tolist() == [5, 0]
-    six = time_split_rows(on, orphans, cands, benchmark, decisions, plan, batch_size=10, homology_top_n=6)
+    six, _ = time_split_rows(on, orphans, cands, benchmark, decisions, plan, batch_size=10, homology_top_n=6)
     assert six["homology_ranks"].tolist() == ["1;2;5", ""]
-    plain = time_split_rows(off, orphans, cands, benchmark, decisions, plan, batch_size=10, homology_top_n=3)
+    plain, _ = time_split_rows(off, orphans, cands, benchmark, decisions, plan, batch_size=10, homology_top_n=3)
     assert plain.columns.tolist() == top3.columns[:-1].tolist()
-    assert "homology_ranks" not in time_split_rows(on, orphans, cands, benchmark, decisions, plan).columns
+    assert "homology_ranks" not in time_split_rows(on, orphans, cands, benchmark, decisions, plan)[0].columns
     # the first three listed in the order G3, G1, G2
     shown = pd.DataFrame({"reaction": "R4", "gene": ["G1", "G2", "G3"], "homology": [True, True, False]})
     moved = shown_order_rows(top3, shown, [2, 3, 1], "m")
