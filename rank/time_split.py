@@ -32,6 +32,7 @@ Example
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -204,13 +205,19 @@ def random_expectation(n_candidates: int, n_later: int, ks: Sequence[int] = HIT_
     >>> random_expectation(10, 0)["mrr"]
     0.0
     """
-    n, m = int(n_candidates), int(n_later)
+    return dict(_random_expectation(int(n_candidates), int(n_later), tuple(int(k) for k in ks)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _random_expectation(n: int, m: int, ks: tuple[int, ...]) -> tuple[tuple[str, float], ...]:
+    """:func:`random_expectation`, kept per ``(n, m, ks)``: the tables ask
+    for the same few pairs once per reaction, and the pmf over every rank
+    is the costly part."""
     if m <= 0 or n <= 0:
-        return {**{f"hit@{k}": 0.0 for k in ks}, "mrr": 0.0}
-    out = {f"hit@{k}": 1.0 if k >= n - m + 1 else float(hypergeom.sf(0, n, m, k)) for k in ks}
+        return (*((f"hit@{k}", 0.0) for k in ks), ("mrr", 0.0))
+    hits = tuple((f"hit@{k}", 1.0 if k >= n - m + 1 else float(hypergeom.sf(0, n, m, k))) for k in ks)
     r = np.arange(1, n - m + 2)
-    out["mrr"] = float(np.sum(hypergeom.pmf(0, n, m, r - 1) * m / (n - r + 1) / r))
-    return out
+    return (*hits, ("mrr", float(np.sum(hypergeom.pmf(0, n, m, r - 1) * m / (n - r + 1) / r))))
 
 
 def time_split_metrics(rows: pd.DataFrame, n_boot: int = 1000, seed: int = 0, level: float = 0.95,
