@@ -1,5 +1,7 @@
 """Norms of ``w`` restricted to a missingness pattern, for the geometric-margin
-SVM (:class:`PatternNorms`), and the feature blocks they are computed over.
+SVM (:class:`PatternNorms`), the feature blocks they are computed over, and
+the per-instance scale ``s = ||w^(i)|| / ||w||`` read from them
+(:func:`_scales`, floored at :data:`S_MIN`).
 
 The geometric margin of instance ``i`` uses ``||w^(i)||``, the norm of ``w``
 restricted to the features valid in ``x_i``. For a kernel machine
@@ -38,6 +40,11 @@ import numpy as np
 
 from ._kernels import _CHUNK_ELEMENTS
 from ._rows import _unique_rows
+
+#: Lower bound on the scale ``s = ||w^(x)|| / ||w||`` of an instance that has
+#: valid features: a numerical guard so that ``K_ij / (s_i s_j)`` stays
+#: bounded when ``w`` almost vanishes on an instance's features.
+S_MIN = 1e-3
 
 __all__ = ["PatternNorms", "feature_blocks"]
 
@@ -314,3 +321,18 @@ def _block_patterns(blocks: np.ndarray, G: int, Mq: np.ndarray) -> np.ndarray:
     first = np.zeros(G, dtype=np.intp)
     first[blocks[::-1]] = np.arange(blocks.size)[::-1]
     return Mq[:, first].astype(np.float64)
+
+def _scales(norms: PatternNorms, M: np.ndarray, wn2: float,
+            num: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
+    """Per-row ``s = ||w^(i)|| / ||w||`` (1 for empty rows, floored at S_MIN).
+
+    Returns ``(s, ok)``; ``ok`` is False when ``||w|| = 0`` (then ``s = 1``).
+    """
+    n = M.shape[0]
+    if not np.isfinite(wn2) or wn2 <= 0.0:
+        return np.ones(n), False
+    num = np.maximum(norms.norms(M) if num is None else num, 0.0)
+    s = np.sqrt(num / wn2)
+    np.maximum(s, S_MIN, out=s)
+    s[~M.any(axis=1)] = 1.0
+    return s, True

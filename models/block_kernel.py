@@ -40,6 +40,7 @@ from geomargin.common.checks import (int_at_least, one_of, positive_float, posit
                            validate_params)
 from geomargin.models._validation import (AbsentFeatureClassifierMixin, validate_feature_groups,
                                 validate_X_fit, validate_X_predict)
+from geomargin.models._pattern_norms import _scales
 from geomargin.models.reduce import block_fill, block_present, blockwise_transform, iter_blocks
 
 __all__ = ["BlockKernelMap", "BlockKernelGeometricSVC", "block_additive_kernel", "median_gamma"]
@@ -348,8 +349,6 @@ class BlockKernelGeometricSVC(AbsentFeatureClassifierMixin, BaseEstimator):
         ``svc_.decision_and_scales(map_.transform(X))`` up to rounding (the
         sums are associated differently). Other maps are applied.
         """
-        from geomargin.models.geometric import _scales  # lazy: avoids an import cycle
-
         check_is_fitted(self, "svc_")
         folded = self._folded()
         if folded is None:

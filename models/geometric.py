@@ -21,26 +21,20 @@ from sklearn.utils.validation import check_is_fitted
 
 from geomargin.common.checks import (int_at_least, none_or_positive_float, one_of, positive_float, validate_params)
 
-from ._pattern_norms import PatternNorms
+from ._pattern_norms import S_MIN, PatternNorms, _scales
 from ._kernels import (QP_REPRESENTATIONS, _resolve_representation, _use_rows, columns_dot,
                        resolve_gamma)
-from ._masked_svc import _MaskedSVCBase, _train_val_kernels
+from ._masked_svc import _MaskedSVCBase
 from ._validation import (full_width, kept_columns, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
 
 __all__ = ["GeometricMarginSVC", "S_MIN"]
 
-#: Lower bound on the scale ``s = ||w^(x)|| / ||w||`` of an instance that has
-#: valid features: a numerical guard so that ``K_ij / (s_i s_j)`` stays
-#: bounded when ``w`` almost vanishes on an instance's features.
-S_MIN = 1e-3
-
 #: liblinear settings of ``solver="liblinear"``: the bias is a feature of this
 #: constant value (liblinear regularises it, adding ``b^2 / (2 * 3^2)`` to the
-#: objective; a larger value weakens that penalty but liblinear then stops
-#: converging: with 30 or 300 the error against the paper's QP grew, see
-#: ``benchmarks/geometric_vs_reference.py``), and the dual coordinate
-#: descent's iteration cap.
+#: objective; a larger value weakens that penalty but slows liblinear's
+#: convergence: ``benchmarks/geometric_vs_reference.py`` measures the error
+#: against the paper's QP), and the dual coordinate descent's iteration cap.
 LIBLINEAR_INTERCEPT_SCALING = 3.0
 LIBLINEAR_MAX_ITER = 20000
 
@@ -494,79 +488,9 @@ class GeometricMarginSVC(_MaskedSVCBase):
         >>> [o.shape for o in out]
         [(10,), (10,), (10,)]
         """
-        from collections import OrderedDict
+        from ._geometric_grid import grid_decisions  # lazy: that module imports this one
 
-        from sklearn.base import clone
-
-        ests = []
-        runs: "OrderedDict[tuple, list[int]]" = OrderedDict()
-        proto = clone(self)  # validation sets n_features_in_: not on self
-        X_train = validate_X_fit(proto, X_train)
-        M = ~np.isnan(X_train)
-        X0 = np.where(M, X_train, 0.0)
-        for i, p in enumerate(param_list):
-            est = clone(self).set_params(**p)
-            validate_params(est)
-            est._check_iteration_params()
-            est.gamma_ = resolve_gamma(est, est.gamma, X_train)
-            ests.append(est)
-            g = est.groups
-            key = (est.kernel, int(est.degree) if est.kernel == "poly" else None,
-                   est.gamma_ if est.kernel != "linear" else None,
-                   float(est.coef0) if est.kernel == "poly" else None,
-                   float(est.C), float(est.tol), est.cache_size,
-                   None if g is None else tuple(np.asarray(g).ravel().tolist()), est.solver,
-                   float(est.s_tol), est.first_tol, est._rows_or_liblinear(X0))
-            runs.setdefault(key, []).append(i)
-        _, ys = validate_binary_y(proto, y_train, X_train)
-        Xv = validate_X_predict(proto, X_val)
-        Mv = ~np.isnan(Xv)
-        X0v = np.where(Mv, Xv, 0.0)
-        empty_v = ~Mv.any(axis=1)
-        gram: dict = {}  # linear Gram matrices, shared by linear and poly kernels
-
-        out: list = [None] * len(ests)
-        kcache: dict = {}
-        for key, idx in runs.items():
-            run = ests[idx[0]]
-            kkey = key[:4]
-            if run._rows_or_liblinear(X0):
-                K = Kv = None
-            else:
-                if kkey not in kcache:
-                    kcache.clear()  # keep at most one kernel pair in memory
-                    kcache[kkey] = _train_val_kernels(run, X0, M, X0v, Mv, gram)
-                K, Kv = kcache[kkey]
-            run.present_features_ = proto.present_features_
-            groups = validate_feature_groups(run, run.groups, X_train.shape[1])
-            wanted = {}
-            for i in idx:
-                wanted.setdefault(int(ests[i].n_iter), []).append(i)
-            t_max = max(wanted)
-            # as in fit, QP 1 is solved to first_tol when it is not final; when
-            # a setting wants n_iter=1, QP 1 is final for it (solved to tol)
-            # and the longer runs continue from that solution
-            first_tol = (run._first_tol(M) if t_max > 1 and 1 not in wanted
-                         else float(run.tol))
-            f = None
-            for t, (s, sv, dual, beta, b, norms, wn2) in enumerate(
-                    run._iterate(K, X0, M, ys, groups, t_max, first_tol), start=1):
-                sv_, _ = _scales(norms, Mv, wn2)
-                if beta is None:  # liblinear
-                    raw_v = X0v @ norms.w
-                elif Kv is None:  # libsvm on the rows
-                    raw_v = X0v @ (X0[sv].T @ beta)
-                else:
-                    raw_v = columns_dot(Kv, sv, beta)
-                f = raw_v / sv_ + b
-                f[empty_v] = b
-                for i in wanted.get(t, ()):
-                    out[i] = f
-            for i in idx:  # converged before n_iter: the last solution
-                if out[i] is None:
-                    out[i] = f
-        return out
-
+        return grid_decisions(self, param_list, X_train, y_train, X_val)
 
     def prepare_scoring(self) -> "GeometricMarginSVC":
         """Precompute what makes scoring many distinct missingness patterns
@@ -629,19 +553,3 @@ class GeometricMarginSVC(_MaskedSVCBase):
         f = raw / s + b
         f[empty] = b
         return f, s
-
-
-def _scales(norms: PatternNorms, M: np.ndarray, wn2: float,
-            num: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
-    """Per-row ``s = ||w^(i)|| / ||w||`` (1 for empty rows, floored at S_MIN).
-
-    Returns ``(s, ok)``; ``ok`` is False when ``||w|| = 0`` (then ``s = 1``).
-    """
-    n = M.shape[0]
-    if not np.isfinite(wn2) or wn2 <= 0.0:
-        return np.ones(n), False
-    num = np.maximum(norms.norms(M) if num is None else num, 0.0)
-    s = np.sqrt(num / wn2)
-    np.maximum(s, S_MIN, out=s)
-    s[~M.any(axis=1)] = 1.0
-    return s, True

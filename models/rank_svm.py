@@ -60,7 +60,7 @@ from geomargin.common.checks import int_at_least, none_or_positive_int, positive
 
 from ._validation import (full_width, kept_columns, AbsentFeatureClassifierMixin, validate_binary_y, validate_X_fit,
                           validate_X_predict)
-from .geometric import _scales
+from ._pattern_norms import _scales
 
 __all__ = ["GeometricMarginRankSVC", "ranking_pairs", "best_hinge_intercept"]
 

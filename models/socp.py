@@ -23,7 +23,7 @@ from geomargin.common.checks import int_at_least, open_unit_interval, validate_p
 
 from ._validation import (full_width, kept_columns, AbsentFeatureClassifierMixin, cvxpy_solver, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
-from .geometric import S_MIN
+from ._pattern_norms import S_MIN
 
 __all__ = ["GeometricMarginSOCP", "NotSeparableError"]
 

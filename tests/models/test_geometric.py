@@ -548,7 +548,7 @@ def test_grid_decision_function_with_rows(monkeypatch):
     equal to the Gram path up to rounding (the bounds of test_rows_equal_gram),
     and it builds no Gram matrix for
     the linear points (the poly points of the same grid still get theirs)."""
-    import geomargin.models.geometric as geo
+    import geomargin.models._geometric_grid as grid_module
 
     X, y, groups, Xv = _rows_gram_data(1)
     grid = [{"C": C, "n_iter": t} for C in (0.1, 1.0, 10.0) for t in (1, 2, 4)]
@@ -556,7 +556,7 @@ def test_grid_decision_function_with_rows(monkeypatch):
     got_gram = GeometricMarginSVC(groups=groups, representation="gram").grid_decision_function(
         grid, X, y, Xv)
     with monkeypatch.context() as m:
-        m.setattr(geo, "_train_val_kernels", None)
+        m.setattr(grid_module, "_train_val_kernels", None)
         got = base.grid_decision_function(grid, X, y, Xv)
     for p, g, g_gram in zip(grid, got, got_gram):
         ref = GeometricMarginSVC(groups=groups, representation="rows", **p).fit(X, y)
