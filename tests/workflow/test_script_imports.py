@@ -24,32 +24,25 @@ ANALYSIS = REPO / "analysis"
 PACKAGES = ("common", "data", "featurize", "models", "rank", "detect", "report")
 
 
-def _project_modules(script: Path) -> set[str]:
-    """The modules of the project's packages (and ``_bootstrap``) a script imports."""
-    found = set()
-    for node in ast.walk(ast.parse(script.read_text())):
+def _absolute_imports(path: Path) -> list[str]:
+    """Every module a file imports absolutely (``import a.b``, ``from a.b import c``)."""
+    names = []
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
+            names.append(node.module)
         elif isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        else:
-            continue
-        found.update(n for n in names if n.split(".")[0] in ("geomargin", "_bootstrap"))
-    return found
+            names += [a.name for a in node.names]
+    return names
+
+
+def _project_modules(script: Path) -> set[str]:
+    """The modules of the project's package (and ``_bootstrap``) a script imports."""
+    return {n for n in _absolute_imports(script) if n.split(".")[0] in ("geomargin", "_bootstrap")}
 
 
 def _bare_imports(path: Path) -> list[str]:
     """Absolute imports of a project folder by its bare name in one file."""
-    bare = []
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
-        elif isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        else:
-            continue
-        bare += [n for n in names if n.split(".")[0] in PACKAGES]
-    return bare
+    return [n for n in _absolute_imports(path) if n.split(".")[0] in PACKAGES]
 
 
 def test_no_file_imports_a_folder_by_its_bare_name():
