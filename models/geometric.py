@@ -24,6 +24,7 @@ from geomargin.common.checks import (int_at_least, none_or_positive_float, one_o
 from ._pattern_norms import S_MIN, PatternNorms, _scales
 from ._kernels import (QP_REPRESENTATIONS, _resolve_representation, _use_rows, columns_dot,
                        resolve_gamma)
+from ._geometric_grid import grid_decisions
 from ._masked_svc import _MaskedSVCBase
 from ._validation import (full_width, kept_columns, validate_binary_y,
                           validate_feature_groups, validate_X_fit, validate_X_predict)
@@ -488,8 +489,6 @@ class GeometricMarginSVC(_MaskedSVCBase):
         >>> [o.shape for o in out]
         [(10,), (10,), (10,)]
         """
-        from ._geometric_grid import grid_decisions  # lazy: that module imports this one
-
         return grid_decisions(self, param_list, X_train, y_train, X_val)
 
     def prepare_scoring(self) -> "GeometricMarginSVC":
