@@ -15,7 +15,6 @@ Examples
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from geomargin.common.exceptions import InputFileError
-from geomargin.common.io import atomic_path, load_pickle
+from geomargin.common.io import load_pickle, save_pickle_atomic
 from geomargin.rank.credible import best_per_reaction, credible_threshold
 
 __all__ = ["CalibrationResult", "AUTO_THRESHOLD_RULE", "choose_threshold", "choose_order"]
@@ -77,8 +76,7 @@ class CalibrationResult:
 
     def save(self, path) -> None:
         """Pickle atomically to ``path``."""
-        with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-            pickle.dump(self, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        save_pickle_atomic(self, path)
 
     @classmethod
     def load(cls, path) -> CalibrationResult:
