@@ -12,7 +12,7 @@ import pandas as pd
 
 from geomargin.rank.calibration import THIN_SUPPORT, bare_first_share, without_network_evidence
 
-__all__ = ["chosen_by", "thin_support_fields", "without_network_evidence_fields"]
+__all__ = ["chosen_by", "thin_first", "thin_support_fields", "without_network_evidence_fields"]
 
 
 def chosen_by(method_setting: str, history=None) -> str:
@@ -30,6 +30,17 @@ def chosen_by(method_setting: str, history=None) -> str:
     return "auto (best validated MRR)" if setting == "auto" else "config"
 
 
+def thin_first(top: pd.DataFrame) -> np.ndarray:
+    """Which shown rows are a first listed candidate (``rank == 1``) backed by
+    fewer than :data:`~geomargin.rank.calibration.THIN_SUPPORT` held-out
+    cases like it (``held_out_like``).
+
+    >>> thin_first(pd.DataFrame({"rank": [1, 2, 1], "held_out_like": [3.0, 1.0, 50.0]})).tolist()
+    [True, False, False]
+    """
+    return (top["rank"] == 1).to_numpy() & (top["held_out_like"] < THIN_SUPPORT).to_numpy()
+
+
 def thin_support_fields(top: pd.DataFrame, calibrated: bool) -> dict:
     """``orphan_top1_thin_support``: how many orphans' first listed
     candidate (``rank == 1``) is backed by fewer than
@@ -42,7 +53,7 @@ def thin_support_fields(top: pd.DataFrame, calibrated: bool) -> dict:
     >>> thin_support_fields(top, True)
     {'orphan_top1_thin_support': 1, 'orphan_top1_thin_support_confidence': 0.2}
     """
-    thin = (top["rank"] == 1).to_numpy() & (top["held_out_like"] < THIN_SUPPORT).to_numpy()
+    thin = thin_first(top)
     return {"orphan_top1_thin_support": int(thin.sum()) if calibrated else float("nan"),
             "orphan_top1_thin_support_confidence": float(top.loc[thin, "confidence"].mean())
             if thin.any() else float("nan")}

@@ -25,7 +25,7 @@ from geomargin.rank.history import HistoryModel
 from geomargin.rank.history_report import history_quality_columns
 from geomargin.rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions, top1_with_motifs
 from geomargin.rank.metrics import choose_ranking_method, ranking_quality
-from geomargin.rank.quality_fields import chosen_by, thin_support_fields, without_network_evidence_fields
+from geomargin.rank.quality_fields import chosen_by, thin_first, thin_support_fields, without_network_evidence_fields
 from geomargin.rank.refit import ranking_decision_for
 from geomargin.rank.scoring import pair_score_fn, rank_candidates, split_ranking_name
 from geomargin.rank.shown_order import shown_positions, shown_ranks, shown_tops
@@ -139,8 +139,7 @@ if order == "confidence":
              "%d have any row moved", int(((top["rank"] == 1) & (top["score_rank"] != 1)).sum()),
              top["reaction"].nunique(), moved)
 # the orphans whose first candidate rests on few held-out cases like it
-first = (top["rank"] == 1).to_numpy()
-thin = first & (top["held_out_like"] < THIN_SUPPORT).to_numpy()
+first, thin = (top["rank"] == 1).to_numpy(), thin_first(top)
 thin_support = thin_support_fields(top, calibration.calibrator is not None)
 log.info("first candidates backed by fewer than %d held-out cases like them (held_out_like): %s of %d orphans "
          "(mean confidence %.3f; the others %.3f)", THIN_SUPPORT, thin_support["orphan_top1_thin_support"],
