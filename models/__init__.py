@@ -28,6 +28,9 @@ _ESTIMATORS = {
     "InfiniteImputationSVC": "infinite_imputation",
     "IntegratedLogisticRegression": "integrated_logreg",
     "BlockPCA": "reduce",
+    "FlagsImputer": "impute",
+    "MaskedKNNImputer": "impute",
+    "EMImputer": "impute",
 }
 __all__ = sorted(_ESTIMATORS)
 

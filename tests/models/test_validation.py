@@ -67,6 +67,15 @@ def test_discovery_finds_the_estimators():
         "BlockKernelGeometricSVC", "FlagsImputer"}
 
 
+def test_the_package_exports_every_estimator():
+    """``from geomargin.models import <Estimator>`` works for every public
+    estimator the modules define, and names no other."""
+    import geomargin.models as m
+
+    assert set(m.__all__) == {E.__name__ for E in ESTIMATORS}
+    assert all(getattr(m, E.__name__) is E for E in ESTIMATORS)
+
+
 @pytest.mark.parametrize("Est", ESTIMATORS, ids=lambda E: E.__name__)
 def test_constraints_cover_every_constructor_parameter(Est):
     """Every constructor parameter is in the class's _parameter_constraints
