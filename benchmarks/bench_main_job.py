@@ -50,7 +50,6 @@ targets; 20 min more for the time split).
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import subprocess
 import sys
@@ -60,6 +59,7 @@ from pathlib import Path
 
 import psutil
 import yaml
+from geomargin.common.cli import mirror_dir
 from geomargin.report.results_pages import machine, run_commit
 
 REPO = Path(__file__).resolve().parents[1]
@@ -237,7 +237,7 @@ def write_section(out: Path, command: str, config: str, table: str) -> None:
 
 
 def main() -> int:
-    mirror = os.environ.get("GEOMARGIN_DATA_MIRROR", str(REPO.parent / "shared" / "data"))
+    mirror = str(mirror_dir())
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workdir", type=Path, default=None,

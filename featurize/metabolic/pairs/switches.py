@@ -10,10 +10,7 @@ features step passes its result to
 
 from __future__ import annotations
 
-__all__ = ["block_switches", "NEEDS_KINDS"]
-
-#: The blocks that need adjacency_features and kind_features, by config key.
-NEEDS_KINDS = ("compound_features", "domain_kind_features", "membrane_features")
+__all__ = ["block_switches"]
 
 
 def block_switches(*, adjacency: bool, kind_features: bool, subsystem_features: bool, compound_features: bool,
