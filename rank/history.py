@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from geomargin.common.exceptions import ConfigValueError
+from geomargin.common.io import save_pickle_atomic
 from geomargin.rank.history_calibrator import HistoryCalibrator
 from geomargin.rank.time_split import time_split_metrics
 
@@ -290,10 +291,9 @@ class HistoryModel:
         return str(self.choice["ranking"])
 
     def save(self, path) -> None:
-        import pickle
-
-        with open(path, "wb") as fh:
-            pickle.dump(self, fh)
+        """Pickle the model to ``path`` atomically
+        (:func:`geomargin.common.io.save_pickle_atomic`)."""
+        save_pickle_atomic(self, path)
 
     @classmethod
     def load(cls, path) -> "HistoryModel":

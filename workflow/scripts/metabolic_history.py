@@ -6,7 +6,7 @@ write the model, the choice and the confidence's cells."""
 
 import pandas as pd
 
-from geomargin.common.io import atomic_path, write_tsv_atomic
+from geomargin.common.io import write_tsv_atomic
 from geomargin.rank.history import fit_history
 from geomargin.rank.history_calibrator import cells_table
 
@@ -29,8 +29,7 @@ log.info("%s: learned from %s; the shown ranking is %s, chosen on %s (%s); histo
 log.info("confidence: %d history benchmark reactions; threshold %.4f (%s); share of ranked orphans that gained "
          "any gene: %s", model.calibrator.n_reactions_, model.threshold, model.threshold_rule,
          {k: round(v, 4) for k, v in model.gain_shares.items()})
-with atomic_path(smk.output.model) as tmp:
-    model.save(tmp)
+model.save(smk.output.model)
 write_tsv_atomic(pd.DataFrame([{**c, "threshold": model.threshold, "threshold_rule": model.threshold_rule,
                                 "learned_from": ";".join(model.pairs)}]).round(4), smk.output.choice)
 write_tsv_atomic(cells_table(model.calibrator).round(4), smk.output.cells)
