@@ -22,7 +22,7 @@ def load_rows(workdir: Path) -> tuple[pd.DataFrame, np.ndarray, str, pd.DataFram
     """``(rows, weights, ranking, true_gene_ranks)`` of the run in ``workdir``:
     ``results/metabolic/ranking/calibration_rows.tsv`` (every column of
     ``rank.calibration.CALIBRATION_COLUMNS``, else the run is refused), each fold group
-    weighing one (``rank.calibration.family_weights``), the ranking they
+    weighing one (``rank.calibration.fold_group_weights``), the ranking they
     were written for and its rows of ``true_gene_ranks.tsv``."""
     met = workdir / "results" / "metabolic"
     path = met / "ranking" / "calibration_rows.tsv"
@@ -31,7 +31,7 @@ def load_rows(workdir: Path) -> tuple[pd.DataFrame, np.ndarray, str, pd.DataFram
     if missing:
         raise SystemExit(f"{path}: no column(s) {missing}; the run predates them: rerun its ranking validation")
     inst = pd.read_csv(met / "features" / "instances.tsv", sep="\t", usecols=["reaction", "fold_group"], dtype=str)
-    w = calibration.family_weights(rows, inst.drop_duplicates("reaction").set_index("reaction")["fold_group"])
+    w = calibration.fold_group_weights(rows, inst.drop_duplicates("reaction").set_index("reaction")["fold_group"])
     name = str(rows["ranking"].iloc[0])
     ranks = pd.read_csv(met / "ranking" / "true_gene_ranks.tsv", sep="\t")
     return rows, w, name, ranks[ranks["method"] == name]
@@ -54,7 +54,7 @@ def oof_check(rows: pd.DataFrame, w: np.ndarray, ranks: pd.DataFrame, name: str,
                     "shown_hit@1": t["hit@1"], "shown_mrr": t["mrr"]}
 
 
-def bare_first_check(rows: pd.DataFrame, w: np.ndarray, ranks: pd.DataFrame, name: str, n_bootstrap: int,
+def without_network_first_check(rows: pd.DataFrame, w: np.ndarray, ranks: pd.DataFrame, name: str, n_bootstrap: int,
                      calibrator=None) -> tuple[np.ndarray, np.ndarray, dict]:
     """:func:`oof_check`, then over the rows without network evidence listed
     first (mask ``bf``): their count, summed weight, calibration error, mean
@@ -63,10 +63,10 @@ def bare_first_check(rows: pd.DataFrame, w: np.ndarray, ranks: pd.DataFrame, nam
     p, pos, row = oof_check(rows, w, ranks, name, n_bootstrap, calibrator)
     y = rows["label"].to_numpy(dtype=int)
     bf = (pos == 1) & calibration.without_network_evidence(rows)
-    return p, bf, {**row, "bare_first_rows": int(bf.sum()), "bare_first_groups": float(w[bf].sum()),
-                   "bare_first_ece": calibration_check.expected_calibration_error(y[bf], p[bf], sample_weight=w[bf]),
-                   "bare_first_confidence": np.average(p[bf], weights=w[bf]),
-                   "bare_first_share_right": np.average(y[bf], weights=w[bf])}
+    return p, bf, {**row, "without_network_first_rows": int(bf.sum()), "without_network_first_groups": float(w[bf].sum()),
+                   "without_network_first_ece": calibration_check.expected_calibration_error(y[bf], p[bf], sample_weight=w[bf]),
+                   "without_network_first_confidence": np.average(p[bf], weights=w[bf]),
+                   "without_network_first_share_right": np.average(y[bf], weights=w[bf])}
 
 
 def weighted_summary(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:

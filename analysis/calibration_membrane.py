@@ -58,7 +58,7 @@ import numpy as np
 import pandas as pd
 
 import geomargin.rank.calibration as calibration
-from _calibration_check import bare_first_check, load_rows, orphan_shown_rows, weighted_summary
+from _calibration_check import without_network_first_check, load_rows, orphan_shown_rows, weighted_summary
 from geomargin.common.cli import workdir_parser
 from geomargin.featurize.metabolic.annotation import parse_gaf
 
@@ -66,7 +66,7 @@ from geomargin.featurize.metabolic.annotation import parse_gaf
 GAF = Path("data/downloads/yeast/annotation/sgd_2022-05-17.gaf")
 #: The rule (module docstring): (column, largest allowed change, direction).
 RULE = (("brier_groups", 0.001, +1), ("ece_groups", 0.005, +1), ("shown_mrr", 0.005, -1),
-        ("bare_first_ece", 0.005, +1))
+        ("without_network_first_ece", 0.005, +1))
 
 
 def with_membrane(features, genes: frozenset[str]):
@@ -77,8 +77,8 @@ def with_membrane(features, genes: frozenset[str]):
         X = features(rows)
         m = rows["gene"].astype(str).isin(genes).to_numpy(dtype=np.float64)
         t = (rows["reaction_kind"].astype(str) == "transport").to_numpy(dtype=np.float64)
-        bare = calibration.without_network_evidence(rows).astype(np.float64) if len(rows) else np.zeros(0)
-        return np.column_stack([X, m * t, m * t * bare, m * (1 - t)]) if len(rows) else np.empty((0, X.shape[1] + 3))
+        without_network = calibration.without_network_evidence(rows).astype(np.float64) if len(rows) else np.zeros(0)
+        return np.column_stack([X, m * t, m * t * without_network, m * (1 - t)]) if len(rows) else np.empty((0, X.shape[1] + 3))
     return extended
 
 
@@ -93,8 +93,8 @@ def orphan_check(rows, w, y, shown, genes, calibrator) -> dict:
     p = clone(calibrator).fit(rows, y, sample_weight=w).predict_proba(shown)
     first = (shown_positions(shown, p) == 1) & calibration.without_network_evidence(shown) \
         & (shown["reaction_kind"].astype(str) == "transport").to_numpy() & ~shown["gene"].isin(genes).to_numpy()
-    return {"orphans_first_bare_not_membrane": int(first.sum()),
-            "orphans_first_bare_not_membrane_confidence": float(p[first].mean()) if first.any() else float("nan")}
+    return {"orphans_first_without_network_not_membrane": int(first.sum()),
+            "orphans_first_without_network_not_membrane_confidence": float(p[first].mean()) if first.any() else float("nan")}
 
 
 def main() -> int:
@@ -115,7 +115,7 @@ def main() -> int:
     out, firsts = [], {}
     for label, features in (("the workflow", workflow), ("with membrane", with_membrane(workflow, genes))):
         calibrator = calibration.ConfidenceCalibrator(features=features)
-        p, bf, row = bare_first_check(rows, w, ranks, name, args.n_bootstrap, calibrator)
+        p, bf, row = without_network_first_check(rows, w, ranks, name, args.n_bootstrap, calibrator)
         firsts[label] = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "membrane": rows["gene"].isin(genes),
                                       "w": w, "y": y, "p": p})[bf]
         out.append({"calibrator": label, **row,
@@ -130,7 +130,7 @@ def main() -> int:
     a, b = table.iloc[0], table.iloc[1]
     verdict = [(col, b[col] - a[col], sign * (b[col] - a[col]) <= tol) for col, tol, sign in RULE]
     if shown is not None:
-        col = "orphans_first_bare_not_membrane_confidence"
+        col = "orphans_first_without_network_not_membrane_confidence"
         verdict.append((col, b[col] - a[col], b[col] < a[col]))
     print("\nThe rule (module docstring), with membrane against the workflow:\n")
     print(pd.DataFrame(verdict, columns=["check", "change", "met"]).to_markdown(index=False, floatfmt="+.4f"))

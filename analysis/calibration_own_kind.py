@@ -16,7 +16,7 @@ cross-validation, never on the time split:
 - without the own-kind inputs (the calibrator before them);
 - with them (the workflow);
 - with them, and the cap without network evidence taken per own kind too
-  (``bare_cells_`` keyed by kind, evidence pattern and "role" / "domain" /
+  (``without_network_cells_`` keyed by kind, evidence pattern and "role" / "domain" /
   "none"; tried, not adopted);
 - with them, and a second cap on every row without network evidence: the
   95% Wilson lower bound of the share right of the held-out rows without
@@ -59,7 +59,7 @@ import pandas as pd
 import geomargin.rank.calibration as calibration
 import geomargin.rank.calibration_check as calibration_check
 import geomargin.rank.evidence_flags as evidence_flags
-from _calibration_check import bare_first_check, load_rows, orphan_shown_rows, weighted_summary
+from _calibration_check import without_network_first_check, load_rows, orphan_shown_rows, weighted_summary
 from geomargin.common.cli import workdir_parser
 from geomargin.rank.shown_order import shown_positions
 
@@ -78,7 +78,7 @@ def without_own_kind(features):
 
 
 def per_own_kind(fn):
-    """``fn`` (``_bare_cells`` or ``cell_values``) with each row's evidence
+    """``fn`` (``_without_network_cells`` or ``cell_values``) with each row's evidence
     pattern extended by its own kind ("1000/none")."""
     def wrapped(*args, **kwargs):
         rows = next(a for a in args if isinstance(a, pd.DataFrame))
@@ -92,7 +92,7 @@ def per_own_kind(fn):
 
 
 PATTERN = calibration.evidence_pattern
-BARE_CELLS = calibration._bare_cells
+WITHOUT_NETWORK_CELLS = calibration._without_network_cells
 CELL_VALUES = calibration.ConfidenceCalibrator.cell_values
 FIT = calibration.ConfidenceCalibrator.fit
 PREDICT = calibration.ConfidenceCalibrator.predict_proba
@@ -107,14 +107,14 @@ def like_rows_cap(rank_aware: bool):
         FIT(self, rows, y, sample_weight)
         w = np.ones(len(rows)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         m = calibration.without_network_evidence(rows)
-        self.like_bare_ = pd.DataFrame({
+        self.like_without_network_ = pd.DataFrame({
             "k": rows["reaction_kind"].astype(str).to_numpy()[m], "q": calibration.evidence_pattern(rows)[m],
             "o": calibration.own_kind(rows)[m], "r": rows["rank"].to_numpy()[m],
             "y": np.asarray(y, dtype=np.float64)[m], "w": w[m]})
         return self
 
     def bound(self, k, q, o, r):
-        t = self.like_bare_
+        t = self.like_without_network_
         cell, pooled = t[(t.k == k) & (t.q == q) & (t.o == o)], t[(t.q == q) & (t.o == o)]
         sets = (cell[cell.r <= r], cell, pooled[pooled.r <= r], pooled) if rank_aware else (cell, pooled)
         s = next((s for s in sets if len(s)), None)
@@ -122,13 +122,13 @@ def like_rows_cap(rank_aware: bool):
 
     def predict_proba(self, rows):
         p = PREDICT(self, rows)
-        bare = np.flatnonzero(calibration.without_network_evidence(rows)) if len(p) else []
-        if len(bare):
-            sub = rows.iloc[bare]
+        without_network = np.flatnonzero(calibration.without_network_evidence(rows)) if len(p) else []
+        if len(without_network):
+            sub = rows.iloc[without_network]
             keys = list(zip(sub["reaction_kind"].astype(str), calibration.evidence_pattern(sub),
                             calibration.own_kind(sub), sub["rank"]))
             caps = {key: bound(self, *key) for key in set(keys)}
-            p[bare] = np.minimum(p[bare], [caps[key] for key in keys])
+            p[without_network] = np.minimum(p[without_network], [caps[key] for key in keys])
         return p
     return fit, predict_proba
 
@@ -140,13 +140,13 @@ def orphan_check(rows, w, y, shown) -> dict:
     p = calibration.ConfidenceCalibrator().fit(rows, y, sample_weight=w).predict_proba(shown)
     first = (shown_positions(shown, p) == 1) & calibration.without_network_evidence(shown) \
         & (calibration.own_kind(shown) == "none")
-    return {"orphans_first_bare_none": int(first.sum()),
-            "orphans_first_bare_none_confidence": float(p[first].mean()) if first.any() else float("nan")}
+    return {"orphans_first_without_network_none": int(first.sum()),
+            "orphans_first_without_network_none_confidence": float(p[first].mean()) if first.any() else float("nan")}
 
 
 def restore() -> None:
     """The workflow's caps and fit again, after a variant swapped them."""
-    calibration._bare_cells = BARE_CELLS
+    calibration._without_network_cells = WITHOUT_NETWORK_CELLS
     calibration.ConfidenceCalibrator.cell_values = CELL_VALUES
     calibration.ConfidenceCalibrator.fit, calibration.ConfidenceCalibrator.predict_proba = FIT, PREDICT
 
@@ -167,18 +167,18 @@ def main() -> int:
         return orphan_check(rows, w, y, shown) if shown is not None else {}
 
     def row_of(label):
-        return {"calibrator": label, **bare_first_check(rows, w, ranks, name, args.n_bootstrap)[2], **orphans()}
+        return {"calibrator": label, **without_network_first_check(rows, w, ranks, name, args.n_bootstrap)[2], **orphans()}
 
     out.append({"calibrator": "without the own-kind inputs (before)",
-                **bare_first_check(rows, w, ranks, name, args.n_bootstrap,
+                **without_network_first_check(rows, w, ranks, name, args.n_bootstrap,
                                    calibration.ConfidenceCalibrator(features=without_own_kind(workflow)))[2]})
     try:
         # the caps per own kind are no parameter of the calibrator: swapped in, and restored below
-        p, bf, row = bare_first_check(rows, w, ranks, name, args.n_bootstrap)
+        p, bf, row = without_network_first_check(rows, w, ranks, name, args.n_bootstrap)
         out.append({"calibrator": "with them (the workflow)", **row, **orphans()})
         first = pd.DataFrame({"reaction_kind": rows["reaction_kind"], "own_kind": calibration.own_kind(rows), "w": w, "y": y,
                               "p": p})[bf]
-        calibration._bare_cells = per_own_kind(BARE_CELLS)
+        calibration._without_network_cells = per_own_kind(WITHOUT_NETWORK_CELLS)
         calibration.ConfidenceCalibrator.cell_values = per_own_kind(CELL_VALUES)
         out.append(row_of("with them, cap without network evidence per own kind (not adopted)"))
         restore()

@@ -14,12 +14,12 @@ protein is like one of the genes around the reaction
 :class:`ConfidenceCalibrator` fits a logistic regression of the label on
 these (Platt scaling [1]_ with more than the score): the rank and score act
 separately for each evidence pattern (:data:`EVIDENCE_PATTERNS`), the rows
-are weighted so that each fold group counts once (:func:`family_weights`:
+are weighted so that each fold group counts once (:func:`fold_group_weights`:
 one lipid reaction written for many acyl chains is one case, not dozens),
 no candidate gets more than the held-out rows of its reaction kind and
 pattern support at that confidence (``support_cells_``), and a candidate
 without network evidence never gets more than the held-out rank-1
-candidates of its kind and pattern support (``bare_cells_``). A time
+candidates of its kind and pattern support (``without_network_cells_``). A time
 split's labels never reach it. The probability is conditional on the
 reaction having a gene among the candidates: a real orphan may have none.
 
@@ -67,8 +67,8 @@ from geomargin.rank.calibration_check import _wilson_lower, wilson_lower
 from geomargin.rank.evidence_flags import (CANDIDATE_FLAGS, EVIDENCE_FLAGS, HOMOLOGY_FLAG, NETWORK_FLAGS, OWN_KIND_FLAGS, SITE_FLAGS)
 
 __all__ = ["CALIBRATION_COLUMNS", "KINDS", "ConfidenceCalibrator", "calibration_rows", "calibration_features",
-           "out_of_fold_confidence", "EVIDENCE_PATTERNS", "evidence_pattern", "family_weights",
-           "without_network_evidence", "bare_first_share", "OWN_KINDS", "own_kind", "THIN_SUPPORT"]
+           "out_of_fold_confidence", "EVIDENCE_PATTERNS", "evidence_pattern", "fold_group_weights",
+           "without_network_evidence", "without_network_first_share", "OWN_KINDS", "own_kind", "THIN_SUPPORT"]
 
 #: Reaction kinds the calibrator distinguishes (one indicator each; any other kind has none).
 KINDS = ("enzymatic", "spontaneous", "transport")
@@ -223,8 +223,8 @@ def calibration_features(rows: pd.DataFrame, homology: bool | None = None) -> np
     onehot = [(pattern == p).astype(np.float64) for p in EVIDENCE_PATTERNS]
     cols += onehot + [o * log_rank for o in onehot] + [o * score_z for o in onehot]
     own = [rows[f].astype(bool).to_numpy(dtype=np.float64) for f in OWN_KIND_FLAGS]
-    bare = without_network_evidence(rows).astype(np.float64) if len(rows) else np.zeros(0)
-    cols += own + [o * bare for o in own]
+    without_network = without_network_evidence(rows).astype(np.float64) if len(rows) else np.zeros(0)
+    cols += own + [o * without_network for o in own]
     cols += [rows[f].astype(bool).to_numpy(dtype=np.float64) for f in ("site_elsewhere", "site_match")]
     if homology:
         cols.append(rows[HOMOLOGY_FLAG].astype(bool).to_numpy(dtype=np.float64))
@@ -234,7 +234,7 @@ def calibration_features(rows: pd.DataFrame, homology: bool | None = None) -> np
     return X
 
 
-def family_weights(rows: pd.DataFrame, fold_group) -> np.ndarray:
+def fold_group_weights(rows: pd.DataFrame, fold_group) -> np.ndarray:
     """Row weights under which every fold group counts once: ``1 / (number
     of distinct reactions of ``rows`` in the row's fold group)``.
 
@@ -245,13 +245,13 @@ def family_weights(rows: pd.DataFrame, fold_group) -> np.ndarray:
     unweighted they would count as hundreds of independent cases.
 
     >>> r = pd.DataFrame({"reaction": ["a", "a", "b", "c"]})
-    >>> family_weights(r, {"a": "g1", "b": "g1", "c": "c"}).tolist()
+    >>> fold_group_weights(r, {"a": "g1", "b": "g1", "c": "c"}).tolist()
     [0.5, 0.5, 0.5, 1.0]
     """
     group = rows["reaction"].map(fold_group)
     if group.isna().any():
         missing = sorted(rows.loc[group.isna(), "reaction"].astype(str).unique())
-        raise ValueError(f"family_weights: no fold group for reaction(s) {missing[:5]} "
+        raise ValueError(f"fold_group_weights: no fold group for reaction(s) {missing[:5]} "
                          f"({len(missing)} in all); expected every calibration row's reaction in the instances")
     size = rows.assign(_g=group.to_numpy()).groupby("_g")["reaction"].transform("nunique")
     return 1.0 / size.to_numpy(dtype=np.float64)
@@ -272,7 +272,7 @@ class ConfidenceCalibrator(BaseEstimator):
     row's (reaction kind, evidence pattern) cell, ordered by the fit's own
     confidence, each set of the j most confident rows has a share of true
     genes and the lower end of its 95% Wilson interval [4]_ (weighted; the
-    interval's size is the summed weight, with :func:`family_weights` the
+    interval's size is the summed weight, with :func:`fold_group_weights` the
     number of fold groups). A row whose fitted confidence p places it among
     the J most confident rows of its cell (J >= 1: a row above all of them
     counts as the first) never gets more than the largest of these bounds
@@ -290,7 +290,7 @@ class ConfidenceCalibrator(BaseEstimator):
     never gets more than the lower end of the 95% Wilson interval [4]_ of
     the share of right rank-1 candidates with the same reaction kind and
     evidence pattern among the fitted rows, the share weighted and the
-    interval's size being the summed weight (with :func:`family_weights`,
+    interval's size being the summed weight (with :func:`fold_group_weights`,
     the number of fold groups). A kind and pattern without such rows takes
     the pattern's cell over all kinds; a pattern without any, 0. On held-out
     known reactions a high score without network evidence can be right
@@ -321,12 +321,12 @@ class ConfidenceCalibrator(BaseEstimator):
         first; the cap of a row among the first j of them; the cell's
         summed weight)}, ``reaction_kind`` "*" for all kinds
         (:meth:`support_table` sums them up).
-    bare_cells_ : pandas.DataFrame
+    without_network_cells_ : pandas.DataFrame
         One row per (``reaction_kind``, ``pattern``) without network
         evidence seen at rank 1 (``reaction_kind`` "*": all kinds):
         ``groups`` (summed weight), ``share`` (weighted share right) and
         ``cap`` (the bound above).
-    bare_share_ : float
+    without_network_share_ : float
         The (weighted) share of right rank-1 candidates without network
         evidence among the fitted rows, all patterns together (NaN when
         there is none).
@@ -341,7 +341,7 @@ class ConfidenceCalibrator(BaseEstimator):
         One row per (``reaction_kind``, ``pattern``, ``own_kind``) of the
         fitted rows (:func:`own_kind`): ``groups``, the held-out reactions
         with a row in it, each weighing its row weight (with
-        :func:`family_weights`, the number of fold groups; rows without a
+        :func:`fold_group_weights`, the number of fold groups; rows without a
         ``reaction`` column count one each). What
         :meth:`held_out_like` reads: not an input of the fit or the caps.
     n_rows_ : int
@@ -363,7 +363,7 @@ class ConfidenceCalibrator(BaseEstimator):
 
     def fit(self, rows: pd.DataFrame, y, sample_weight=None) -> ConfidenceCalibrator:
         """Fit on calibration rows and their labels (1 = true gene);
-        ``sample_weight`` (e.g. :func:`family_weights`) defaults to 1."""
+        ``sample_weight`` (e.g. :func:`fold_group_weights`) defaults to 1."""
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
@@ -384,7 +384,7 @@ class ConfidenceCalibrator(BaseEstimator):
         self.pipeline_.fit(X, y, logisticregression__sample_weight=w)
         self.classes_ = np.array([0, 1])
         self.support_cells_ = _support_cells(rows, y, w, self.pipeline_.predict_proba(X)[:, 1])
-        self.bare_cells_, self.bare_share_ = _bare_cells(rows, y, w)
+        self.without_network_cells_, self.without_network_share_ = _without_network_cells(rows, y, w)
         self.kinds_ = sorted(set(rows["reaction_kind"].astype(str)))
         self.like_cells_ = _like_cells(rows, w)
         self.n_rows_ = len(y)
@@ -398,10 +398,10 @@ class ConfidenceCalibrator(BaseEstimator):
             return p
         p = np.minimum(p, self.support_cap(rows, p))
         p[~rows["reaction_kind"].astype(str).isin(self.kinds_).to_numpy()] = 0.0
-        bare = without_network_evidence(rows)
-        if bare.any():
-            cap = self.cell_values(rows[bare], "cap")
-            p[bare] = np.minimum(p[bare], cap)
+        without_network = without_network_evidence(rows)
+        if without_network.any():
+            cap = self.cell_values(rows[without_network], "cap")
+            p[without_network] = np.minimum(p[without_network], cap)
         return p
 
     def predict(self, rows: pd.DataFrame) -> np.ndarray:
@@ -458,10 +458,10 @@ class ConfidenceCalibrator(BaseEstimator):
                             columns=["reaction_kind", "pattern", "rows", "groups", "highest_cap"])
 
     def cell_values(self, rows: pd.DataFrame, column: str = "cap") -> np.ndarray:
-        """``column`` (``cap``, ``share`` or ``groups``) of :attr:`bare_cells_`
+        """``column`` (``cap``, ``share`` or ``groups``) of :attr:`without_network_cells_`
         for each row: its (kind, pattern) cell, else its pattern over all
         kinds, else 0."""
-        cells = self.bare_cells_.set_index(["reaction_kind", "pattern"])[column]
+        cells = self.without_network_cells_.set_index(["reaction_kind", "pattern"])[column]
         pattern = evidence_pattern(rows)
         kind = rows["reaction_kind"].astype(str).to_numpy()
         own = pd.Series(list(zip(kind, pattern))).map(cells.to_dict())
@@ -490,13 +490,13 @@ def own_kind(rows: pd.DataFrame) -> np.ndarray:
                     np.where(rows["kind_domain"].astype(bool), "domain", "none")).astype(object)
 
 
-def bare_first_share(rows: pd.DataFrame, first, fold_group) -> tuple[int, float]:
+def without_network_first_share(rows: pd.DataFrame, first, fold_group) -> tuple[int, float]:
     """How many held-out reactions list a candidate without network evidence
     first, and the share of them that were right (each fold group weighing
-    one: :func:`family_weights` over all ``rows``).
+    one: :func:`fold_group_weights` over all ``rows``).
 
     ``first`` marks each reaction's first listed row: ``rank == 1`` in score
-    order (then the share is :attr:`ConfidenceCalibrator.bare_share_` of a
+    order (then the share is :attr:`ConfidenceCalibrator.without_network_share_` of a
     calibrator fitted on ``rows`` with these weights), or the first by
     confidence (:func:`geomargin.rank.shown_order.shown_positions` ``== 1``), whose
     rows without network evidence are another set. The share is NaN when
@@ -504,16 +504,16 @@ def bare_first_share(rows: pd.DataFrame, first, fold_group) -> tuple[int, float]
 
     >>> r = pd.DataFrame({"reaction": ["a", "a", "b", "c"], "adjacent": [0, 1, 0, 0], "subsystem": 0,
     ...                   "compound": 0, "label": [1, 0, 0, 1]})
-    >>> bare_first_share(r, np.array([True, False, True, True]), {"a": "g1", "b": "g1", "c": "c"})
+    >>> without_network_first_share(r, np.array([True, False, True, True]), {"a": "g1", "b": "g1", "c": "c"})
     (3, 0.75)
     """
     first = np.asarray(first, dtype=bool)
     if len(first) != len(rows):
-        raise ValueError(f"bare_first_share: {len(first)} flags for {len(rows)} rows")
+        raise ValueError(f"without_network_first_share: {len(first)} flags for {len(rows)} rows")
     m = first & without_network_evidence(rows)
     if not m.any():
         return 0, float("nan")
-    w = family_weights(rows, fold_group)[m]
+    w = fold_group_weights(rows, fold_group)[m]
     return int(m.sum()), float(np.average(rows["label"].to_numpy(dtype=np.float64)[m], weights=w))
 
 
@@ -544,8 +544,8 @@ def _like_cells(rows: pd.DataFrame, w: np.ndarray) -> pd.DataFrame:
     return t.groupby(["reaction_kind", "pattern", "own_kind"], sort=True)["w"].sum().rename("groups").reset_index()
 
 
-def _bare_cells(rows: pd.DataFrame, y: np.ndarray, w: np.ndarray) -> tuple[pd.DataFrame, float]:
-    """:attr:`ConfidenceCalibrator.bare_cells_` and ``bare_share_`` of fitted rows."""
+def _without_network_cells(rows: pd.DataFrame, y: np.ndarray, w: np.ndarray) -> tuple[pd.DataFrame, float]:
+    """:attr:`ConfidenceCalibrator.without_network_cells_` and ``without_network_share_`` of fitted rows."""
     m = (rows["rank"].to_numpy() == 1) & without_network_evidence(rows)
     t = pd.DataFrame({"reaction_kind": rows["reaction_kind"].astype(str).to_numpy()[m],
                       "pattern": evidence_pattern(rows)[m], "y": y[m].astype(np.float64), "w": w[m]})

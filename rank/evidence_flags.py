@@ -28,7 +28,7 @@ EVIDENCE_FLAGS = ("motifs", "adjacent", "subsystem", "compound")
 
 
 #: The candidate flags that are network evidence: a row with none of them is
-#: "bare" (the reaction's motif genes alone do not say anything of this gene).
+#: without network evidence (the reaction's motif genes alone do not say anything of this gene).
 NETWORK_FLAGS = ("adjacent", "subsystem", "compound")
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from geomargin.common.checks import check_param, int_at_least, open_unit_interval
-from geomargin.rank.calibration import family_weights
+from geomargin.rank.calibration import fold_group_weights
 
 __all__ = ["RANKING_METRICS", "ranking_metrics", "bootstrap_ranking_metrics", "top1_concentration",
            "top1_group_concentration", "top1_record", "top1_by_kind", "choose_ranking_method", "QUALITY_KEYS", "ranking_quality"]
@@ -170,13 +170,13 @@ def top1_concentration(top_genes) -> tuple[str, int, float]:
 
 def top1_group_concentration(first: pd.DataFrame, fold_group,
                              gene: str | None = None) -> tuple[str, float, int, float]:
-    """The gene ranked first for the most reactions, each group of near-copies counted once.
+    """The gene ranked first for the most reactions, each fold group counted once.
 
     A model can write one reaction many times (yeast-GEM writes a lipid
     transport once per acyl chain, and a reversible reaction has two
     directions); a biologist tests such a group once. Each reaction weighs
     one over the number of reactions of its group here
-    (:func:`geomargin.rank.calibration.family_weights`, as the calibrator weighs its
+    (:func:`geomargin.rank.calibration.fold_group_weights`, as the calibrator weighs its
     rows), so a group whose every member has the same first gene counts one.
 
     Parameters
@@ -185,7 +185,7 @@ def top1_group_concentration(first: pd.DataFrame, fold_group,
         One row per reaction: ``reaction`` and ``gene`` (its rank-1 gene;
         "" when nothing was scored, left out).
     fold_group : mapping
-        Reaction id -> near-copy group
+        Reaction id -> fold group
         (:func:`geomargin.featurize.metabolic.pairs.fold_groups`), for every reaction.
     gene : str, optional
         Count this gene instead of the most frequent one.
@@ -209,7 +209,7 @@ def top1_group_concentration(first: pd.DataFrame, fold_group,
     first = first[first["gene"].astype(str) != ""]
     if first.empty:
         return (gene or ""), 0.0, 0, float("nan")
-    weight = family_weights(first, fold_group)
+    weight = fold_group_weights(first, fold_group)
     by_gene = pd.Series(weight, index=first["gene"].astype(str).to_numpy()).groupby(level=0).sum()
     if gene is None:
         best = by_gene.max()
@@ -372,7 +372,7 @@ QUALITY_KEYS = ("n_reactions", "n_true_pairs", "n_candidates", "hit@1", "hit@10"
 
 def ranking_quality(top: pd.DataFrame, validated: pd.Series | None, validated_tops: pd.DataFrame,
                     reaction_kinds: pd.Series, *, method: str, chosen_by: str, margin_rule: str,
-                    gene_correction: str, reaction_groups: pd.Series | None = None
+                    gene_correction: str, fold_groups: pd.Series | None = None
                     ) -> tuple[pd.DataFrame, dict]:
     """The quality table of the orphan ranking (``enzyme_ranking_quality.tsv``).
 
@@ -390,8 +390,8 @@ def ranking_quality(top: pd.DataFrame, validated: pd.Series | None, validated_to
         Reaction kind of each directed reaction id.
     method, chosen_by, margin_rule, gene_correction : str
         Written as they are.
-    reaction_groups : Series, optional
-        The near-copy group of each directed reaction id
+    fold_groups : Series, optional
+        The fold group of each directed reaction id
         (:func:`geomargin.featurize.metabolic.pairs.fold_groups`); with it, the
         concentration is also counted with each group once
         (:func:`top1_group_concentration`), over the orphans and over the
@@ -404,13 +404,13 @@ def ranking_quality(top: pd.DataFrame, validated: pd.Series | None, validated_to
         (``validated_<metric>`` of :data:`QUALITY_KEYS`), and the rank-1
         concentration over the orphans (:func:`top1_concentration`) with
         whether the validation earns it, overall (:func:`top1_record`) and
-        per reaction kind (:func:`top1_by_kind`); with ``reaction_groups``,
+        per reaction kind (:func:`top1_by_kind`); with ``fold_groups``,
         also ``orphan_groups_ranked``, ``orphan_top1_gene_by_group``,
         ``orphan_top1_groups``, ``orphan_top1_group_share`` and
         ``orphan_top1_validated_group_share``.
     details : dict
         ``gene``, ``n_top``, ``share`` (the concentration), ``record``,
-        ``by_kind`` and ``by_group`` (None without ``reaction_groups``),
+        ``by_kind`` and ``by_group`` (None without ``fold_groups``),
         for the log.
 
     Examples
@@ -452,11 +452,11 @@ def ranking_quality(top: pd.DataFrame, validated: pd.Series | None, validated_to
                         for k in by_kind.itertuples()),
                     "orphan_top1_earned_by_kind": earned_by_kind})
     by_group = None
-    if reaction_groups is not None:
+    if fold_groups is not None:
         mine = validated_tops[validated_tops["method"] == method]
         ids = {str(r) for r in (*first["reaction"], *mine["reaction"])}
         # a reaction without a group is its own group
-        group = {r: str(reaction_groups.get(r, r)) for r in ids}
+        group = {r: str(fold_groups.get(r, r)) for r in ids}
         g_gene, g_top, g_n, g_share = top1_group_concentration(
             pd.DataFrame({"reaction": first["reaction"].astype(str).to_numpy(),
                           "gene": first["gene"].astype(str).to_numpy()}), group)

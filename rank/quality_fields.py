@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from geomargin.rank.calibration import THIN_SUPPORT, bare_first_share, without_network_evidence
+from geomargin.rank.calibration import THIN_SUPPORT, without_network_first_share, without_network_evidence
 
 __all__ = ["chosen_by", "thin_first", "thin_support_fields", "without_network_evidence_fields"]
 
@@ -68,17 +68,17 @@ def without_network_evidence_fields(top: pd.DataFrame, shown: pd.DataFrame, cv_r
     ``shown`` their calibration rows, row for row. ``cv_rows`` are the
     validation's calibration rows and ``cv_first`` marks each held-out
     reaction's first listed row (in the order the ranking is listed);
-    ``fold_group`` weighs each group of near-copies once. ``calibrator``
+    ``fold_group`` weighs each fold group once. ``calibrator``
     (None: the ranking is not calibrated) gives each pattern's validated
     share right (``cell_values(rows, "share")``).
 
     Returns the fields ``orphan_top1_without_network_evidence`` (how many),
     ``..._max_confidence``, ``validated_top1_without_network_evidence`` and
-    ``..._true_share`` (:func:`~geomargin.rank.calibration.bare_first_share`)
+    ``..._true_share`` (:func:`~geomargin.rank.calibration.without_network_first_share`)
     and ``orphan_top1_without_network_evidence_above_validated``: how many
     have a confidence above their kind and pattern's validated share.
     """
-    n_cv, cv_share = bare_first_share(cv_rows, cv_first, fold_group) if len(cv_rows) else (0, np.nan)
+    n_cv, cv_share = without_network_first_share(cv_rows, cv_first, fold_group) if len(cv_rows) else (0, np.nan)
     orphan = shown[(top["rank"] == 1).to_numpy() & without_network_evidence(shown)]
     confidence = top.loc[orphan.index, "confidence"]
     if calibrator is None or not len(orphan):

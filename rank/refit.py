@@ -1,6 +1,6 @@
 """The decision function a ranking scores candidates with.
 
-A non-learned baseline (:mod:`geomargin.rank.baselines`) scores from the features
+A non-learned baseline (:mod:`geomargin.rank.non_learned`) scores from the features
 alone. A learned method is refitted on every training instance with the
 hyperparameters that most of its outer cross-validation folds chose
 (:func:`geomargin.models.selection.consensus_params`), and scores by
@@ -27,7 +27,7 @@ from geomargin.common.io import load_pickle
 from geomargin.common.parallel import fork_map
 from geomargin.models.registry import get_method
 from geomargin.models.selection import consensus_params, fit_estimator
-from geomargin.rank.baselines import BASELINES, baseline_scores
+from geomargin.rank.non_learned import BASELINES, baseline_scores
 from geomargin.rank.scoring import ranking_decision
 
 __all__ = ["ranking_decision_for", "ranking_decisions_for", "refit_model"]
@@ -41,7 +41,7 @@ def ranking_decision_for(model_name: str, cv_path, data: Mapping[str, np.ndarray
     Parameters
     ----------
     model_name : str
-        A baseline of :data:`geomargin.rank.baselines.BASELINES` or a method of
+        A baseline of :data:`geomargin.rank.non_learned.BASELINES` or a method of
         :mod:`geomargin.models.registry` (no gene correction suffix).
     cv_path : path-like or None
         The method's pickled cross-validation result (its ``best_params``

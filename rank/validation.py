@@ -2,7 +2,7 @@
 
 Every candidate gene is ranked for the held-out reactions with known genes,
 using, for each method, the model of the outer fold that held the reaction
-out, beside the non-learned baselines (:data:`geomargin.rank.baselines.BASELINES`).
+out, beside the non-learned baselines (:data:`geomargin.rank.non_learned.BASELINES`).
 All methods share the outer folds (they depend only on labels, reaction
 groups and the seed), so each candidate matrix is built once and scored by
 every method's fold model (:func:`geomargin.rank.scoring.score_matrix`). A
@@ -40,7 +40,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from geomargin.featurize.metabolic.genes import canonical_gene_id
-from geomargin.rank.baselines import ADJACENCY, BASELINES, baseline_scores
+from geomargin.rank.non_learned import ADJACENCY, BASELINES, baseline_scores
 from geomargin.rank.calibration import CALIBRATION_COLUMNS, calibration_rows
 from geomargin.rank.evidence_flags import CANDIDATE_FLAGS, HOMOLOGY_FLAG, candidate_flag_names, candidate_flags
 from geomargin.rank.metrics import bootstrap_ranking_metrics, choose_ranking_method, top1_concentration, top1_record

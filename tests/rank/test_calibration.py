@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from geomargin.rank.calibration import (ConfidenceCalibrator, bare_first_share, calibration_features, calibration_rows, family_weights, out_of_fold_confidence)
+from geomargin.rank.calibration import (ConfidenceCalibrator, without_network_first_share, calibration_features, calibration_rows, fold_group_weights, out_of_fold_confidence)
 from geomargin.rank.calibration_check import expected_calibration_error, reliability_table, wilson_lower
 from geomargin.rank.credible import no_credible_candidate
 
@@ -60,8 +60,8 @@ def test_known_logistic_frequencies_are_recovered_and_calibrated():
     assert (p <= fit + 1e-12).all() and (p - t)[ev].max() < 0.03
     assert np.abs(p - t)[ev & (t < 0.8)].max() < 0.03 and (fit - p)[ev & (t >= 0.8)].max() > 0.05
     # without network evidence: the logistic fit, capped by the share of right rank-1 rows
-    first_bare = ((train["rank"] == 1) & ~train["adjacent"]).to_numpy()
-    share, n = y_train[first_bare].mean(), first_bare.sum()
+    first_without_network = ((train["rank"] == 1) & ~train["adjacent"]).to_numpy()
+    share, n = y_train[first_without_network].mean(), first_without_network.sum()
     cap = cal.cell_values(fresh[~ev].iloc[:1])[0]
     assert cap == pytest.approx(wilson_lower(share, n)) and 0.1 < cap < share
     assert p[~ev].max() <= cap + 1e-12
@@ -93,11 +93,11 @@ def test_rank_and_score_weigh_per_evidence_pattern():
     assert np.abs(p - truth(fresh)).max() < 0.03
 
 
-def test_family_weights_count_each_fold_group_once():
+def test_fold_group_weights_count_each_fold_group_once():
     """One reaction written 30 times (a fold group, all right at rank 1) and
-    30 single reactions (right 20% of the time): unweighted the family
+    30 single reactions (right 20% of the time): unweighted the fold group
     dominates; weighted, it counts as one of 31 cases."""
-    from geomargin.rank.calibration import family_weights
+    from geomargin.rank.calibration import fold_group_weights
 
     fam = pd.DataFrame({"reaction": [f"f{i}" for i in range(30)], "label": 1})
     single = pd.DataFrame({"reaction": [f"s{i}" for i in range(30)], "label": (np.arange(30) < 6).astype(int)})
@@ -106,7 +106,7 @@ def test_family_weights_count_each_fold_group_once():
         adjacent=True, subsystem=False, compound=False, role=False, kind_domain=False, site_match=False,
         site_elsewhere=False)
     groups = {**{f"f{i}": "fam" for i in range(30)}, **{f"s{i}": f"s{i}" for i in range(30)}}
-    w = family_weights(rows, groups)
+    w = fold_group_weights(rows, groups)
     assert w[:30].tolist() == [1 / 30] * 30 and w[30:].tolist() == [1.0] * 30
     plain = ConfidenceCalibrator(C=1e6).fit(rows, rows["label"])
     weighted = ConfidenceCalibrator(C=1e6).fit(rows, rows["label"], sample_weight=w)
@@ -116,14 +116,14 @@ def test_family_weights_count_each_fold_group_once():
     assert plain.predict_proba(rows.iloc[:1])[0] == pytest.approx(wilson_lower(36 / 60, 60), abs=1e-3)
     assert weighted.predict_proba(rows.iloc[:1])[0] == pytest.approx(wilson_lower(7 / 31, 31), abs=1e-3)
     with pytest.raises(ValueError, match="no fold group for reaction"):
-        family_weights(rows, {"f0": "fam"})
+        fold_group_weights(rows, {"f0": "fam"})
     with pytest.raises(ValueError, match="sample_weight"):
         ConfidenceCalibrator().fit(rows, rows["label"], sample_weight=np.zeros(len(rows)))
 
 
 def test_cap_without_network_evidence_by_hand():
-    """Bare candidates (no adjacent, subsystem or compound evidence) never
-    exceed the Wilson lower bound of the share of right rank-1 bare rows of
+    """Candidates without network evidence (no adjacent, subsystem or compound evidence) never
+    exceed the Wilson lower bound of the share of right rank-1 rows without network evidence of
     their kind and pattern (n = summed weight); a kind without such rows
     takes the pattern over all kinds, a pattern without any gets 0; rows
     with network evidence are not capped."""
@@ -137,30 +137,30 @@ def test_cap_without_network_evidence_by_hand():
     y = ((rows["score_z"].abs() > 1.5) | (np.arange(n) % 4 == 0)).astype(int).to_numpy()
     w = np.where(np.arange(n) % 3 == 0, 0.5, 1.0)
     cal = ConfidenceCalibrator(C=1e6).fit(rows, y, sample_weight=w)
-    first_bare = (rows["rank"] == 1).to_numpy() & ~rows["adjacent"].to_numpy()
-    cells = cal.bare_cells_.set_index(["reaction_kind", "pattern"])
+    first_without_network = (rows["rank"] == 1).to_numpy() & ~rows["adjacent"].to_numpy()
+    cells = cal.without_network_cells_.set_index(["reaction_kind", "pattern"])
     assert set(cells.index) == {("enzymatic", "1000"), ("transport", "1000"), ("*", "1000")}
     for kind in ("enzymatic", "transport", "*"):
-        m = first_bare & ((rows["reaction_kind"] == kind).to_numpy() if kind != "*" else True)
+        m = first_without_network & ((rows["reaction_kind"] == kind).to_numpy() if kind != "*" else True)
         share, groups = np.average(y[m], weights=w[m]), w[m].sum()
         assert cells.loc[(kind, "1000"), "share"] == pytest.approx(share)
         assert cells.loc[(kind, "1000"), "groups"] == pytest.approx(groups)
         assert cells.loc[(kind, "1000"), "cap"] == pytest.approx(wilson_lower(share, groups))
-    assert cal.bare_share_ == pytest.approx(np.average(y[first_bare], weights=w[first_bare]))
+    assert cal.without_network_share_ == pytest.approx(np.average(y[first_without_network], weights=w[first_without_network]))
     p = cal.predict_proba(rows)
-    bare = ~rows["adjacent"].to_numpy()
+    without_network = ~rows["adjacent"].to_numpy()
     cap = cal.cell_values(rows)
-    np.testing.assert_array_equal(cap[bare], cells.loc[list(zip(rows["reaction_kind"][bare], ["1000"] * bare.sum())),
+    np.testing.assert_array_equal(cap[without_network], cells.loc[list(zip(rows["reaction_kind"][without_network], ["1000"] * without_network.sum())),
                                                        "cap"].to_numpy())
-    assert (p[bare] <= cap[bare] + 1e-12).all()
+    assert (p[without_network] <= cap[without_network] + 1e-12).all()
     uncapped = cal.pipeline_.predict_proba(calibration_features(rows))[:, 1]
     np.testing.assert_array_equal(cal.uncapped_proba(rows), uncapped)
-    np.testing.assert_array_equal(p[~bare], np.minimum(uncapped, cal.support_cap(rows, uncapped))[~bare])
-    assert (uncapped[bare] > cap[bare] + 0.05).any()
-    # a kind never seen bare takes the pattern over all kinds; an unseen pattern, 0
-    other = rows[bare].assign(reaction_kind="spontaneous")
+    np.testing.assert_array_equal(p[~without_network], np.minimum(uncapped, cal.support_cap(rows, uncapped))[~without_network])
+    assert (uncapped[without_network] > cap[without_network] + 0.05).any()
+    # a kind never seen without network evidence takes the pattern over all kinds; an unseen pattern, 0
+    other = rows[without_network].assign(reaction_kind="spontaneous")
     np.testing.assert_allclose(cal.cell_values(other), cells.loc[("*", "1000"), "cap"])
-    assert cal.predict_proba(rows[bare].assign(motifs=False)).max() == 0.0
+    assert cal.predict_proba(rows[without_network].assign(motifs=False)).max() == 0.0
 
 
 def test_support_cap_by_hand():
@@ -362,7 +362,7 @@ def test_calibration_rows_hold_only_their_rows():
 def test_bare_first_share_counts_the_listed_first_rows():
     """The held-out reactions whose first listed candidate has no network
     evidence, and their share right, each fold group weighing one over all
-    rows: in score order the calibrator's ``bare_share_`` with the same
+    rows: in score order the calibrator's ``without_network_share_`` with the same
     weights; with another first row per reaction (listed by confidence), the
     share of exactly those rows, by hand."""
     rng = np.random.default_rng(3)
@@ -376,22 +376,22 @@ def test_bare_first_share_counts_the_listed_first_rows():
     rows["label"] = (rng.random(n_r * k) < 0.4).astype(int)
     # three reactions per fold group for the first 30, then one each
     groups = {f"r{i}": (f"g{i // 3}" if i < 30 else f"s{i}") for i in range(n_r)}
-    w = family_weights(rows, groups)
+    w = fold_group_weights(rows, groups)
     cal = ConfidenceCalibrator().fit(rows, rows["label"], sample_weight=w)
-    n, share = bare_first_share(rows, rows["rank"].to_numpy() == 1, groups)
-    bare_first = (rows["rank"] == 1) & ~rows["adjacent"] & ~rows["compound"]
-    assert n == int(bare_first.sum())
-    assert share == pytest.approx(cal.bare_share_)
+    n, share = without_network_first_share(rows, rows["rank"].to_numpy() == 1, groups)
+    first_without_network = (rows["rank"] == 1) & ~rows["adjacent"] & ~rows["compound"]
+    assert n == int(first_without_network.sum())
+    assert share == pytest.approx(cal.without_network_share_)
     # another first row per reaction: the last one
     first = (rows["rank"] == k).to_numpy()
     m = first & ~rows["adjacent"].to_numpy() & ~rows["compound"].to_numpy()
-    n, share = bare_first_share(rows, first, groups)
+    n, share = without_network_first_share(rows, first, groups)
     wt = [1 / 3 if int(rows["reaction"].iloc[i][1:]) < 30 else 1.0 for i in np.flatnonzero(m)]
     by_hand = sum(wi * rows["label"].iloc[i] for wi, i in zip(wt, np.flatnonzero(m))) / sum(wt)
     assert n == int(m.sum()) and share == pytest.approx(by_hand)
-    assert np.isnan(bare_first_share(rows, np.zeros(len(rows), bool), groups)[1])
+    assert np.isnan(without_network_first_share(rows, np.zeros(len(rows), bool), groups)[1])
     with pytest.raises(ValueError, match="flags for"):
-        bare_first_share(rows, first[:-1], groups)
+        without_network_first_share(rows, first[:-1], groups)
 
 
 def test_candidate_flags_by_hand():
@@ -496,7 +496,7 @@ def test_a_kind_never_held_out_gets_no_confidence():
 
 def test_held_out_like_counts_the_fold_groups_of_each_cell_by_hand():
     """``held_out_like`` is the number of held-out reactions (each weighing
-    its row weight: fold groups with family weights) whose rows share the
+    its row weight: fold_group_weights) whose rows share the
     row's reaction kind, evidence pattern and own kind of work; a cell never
     seen gives 0; it changes no confidence."""
     base = {"gap_next_z": 0.0, "gap_top_z": 0.0, "motifs": True, "adjacent": False, "subsystem": False,
@@ -509,7 +509,7 @@ def test_held_out_like_counts_the_fold_groups_of_each_cell_by_hand():
         {"reaction": "c", "rank": 1, "role": False}, {"reaction": "c", "rank": 2, "role": True},
     ]).assign(score_z=[2.0, 1.0, 2.0, 0.5, 1.5, 0.2], reaction_kind="transport", **base)
     y = np.array([1, 0, 1, 0, 0, 1])
-    w = family_weights(rows, {"a": "g", "b": "g", "c": "c"})
+    w = fold_group_weights(rows, {"a": "g", "b": "g", "c": "c"})
     cal = ConfidenceCalibrator().fit(rows, y, sample_weight=w)
     probe = pd.DataFrame({"reaction": "x", "rank": [1, 3, 1, 1], "role": [False, True, False, False]}).assign(
         score_z=1.0, reaction_kind="transport", **base)

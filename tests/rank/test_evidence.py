@@ -68,7 +68,7 @@ def test_near_copies_are_listed_and_not_counted_as_neighbours(setup):
     motifs = {t: dict(m) for t, m in motifs.items()}
     motifs["fork"]["R6"] = frozenset({"R5"})
     grouped = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0,
-                             reaction_groups=groups)
+                             fold_groups=groups)
     plain, o = orphan_reactions(net, feat), orphan_reactions(net, grouped)
     assert plain["near_copy_genes"].tolist() == ["", "", ""]
     assert o["near_copy_genes"].to_dict() == {"R4": "G2", "R5": "", "R6": ""}
@@ -215,10 +215,10 @@ def test_ranking_rows(setup):
                 for n in (1, 2))
     pd.testing.assert_frame_equal(one, two)
     assert one["supporting_neighbours"].astype(bool).any()
-    bare = explain_ranking(top.drop(columns=["confidence", "no_credible_candidate"]), feat, net,
+    without_confidence = explain_ranking(top.drop(columns=["confidence", "no_credible_candidate"]), feat, net,
                            lambda X: np.nansum(X, axis=1), method="m", names=names, descriptions=desc,
                            gene_domains=domains, gene_compartments=comps)
-    assert bare["confidence"].isna().all()
+    assert without_confidence["confidence"].isna().all()
 
 
 def test_mark_ranked_with_confidence():
@@ -360,7 +360,7 @@ def test_shown_rows_flags_by_processes(setup):
 
 
 def test_subsystem_evidence_counts_near_copies_once():
-    """The sentence counts a group of near-copies as one reaction, as the
+    """The sentence counts a fold group as one reaction, as the
     subsystem block does, and still lists every model reaction."""
     _, _, sources = toy()
     df = pd.DataFrame({"reaction_id": ["R1", "R2", "R3", "R4", "R5"],
@@ -373,7 +373,7 @@ def test_subsystem_evidence_counts_near_copies_once():
                                                          "(written as 3): R1, R2, R3"),
                           (None, "catalyses 3 other reaction(s) of this subsystem: R1, R2, R3")]:
         feat = PairFeaturizer(ToyNet(df), motifs, sources, subsystems=True,
-                              reaction_groups=None if groups is None else pd.Series(groups, index=df.index))
+                              fold_groups=None if groups is None else pd.Series(groups, index=df.index))
         ev = candidate_evidence(feat, lambda X: np.nansum(X, axis=1), "R5", "G1", **kw)
         assert ev["catalyses_in_subsystem"] == "R1;R2;R3"
         assert words in ev["evidence"]

@@ -36,10 +36,10 @@ def _flags(adjacent):
 
 
 def test_without_network_evidence_fields():
-    # orphans x (first row bare, 0.5 > 0.3), y (first row bare, 0.2), z (first row with evidence)
+    # orphans x (first row without network evidence, 0.5 > 0.3), y (first row without network evidence, 0.2), z (first row with evidence)
     top = pd.DataFrame({"reaction": ["x", "x", "y", "z"], "rank": [1, 2, 1, 1], "confidence": [0.5, 0.1, 0.2, 0.9]})
     shown = pd.DataFrame(_flags([0, 0, 0, 1]))
-    # held-out a (bare first, right) and b (bare first, wrong), one fold group each
+    # held-out a (first without network evidence, right) and b (first without network evidence, wrong), one fold group each
     cv = pd.DataFrame({"reaction": ["a", "b"], "label": [1, 0], **_flags([0, 0])})
     out = without_network_evidence_fields(top, shown, cv, np.array([True, True]), {"a": "a", "b": "b"}, Cells())
     assert out == {"orphan_top1_without_network_evidence": 2,

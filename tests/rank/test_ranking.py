@@ -1,4 +1,4 @@
-"""rank.scoring, rank.metrics and rank.baselines: ranking, its metrics and the baselines."""
+"""rank.scoring, rank.metrics and rank.non_learned: ranking, its metrics and the baselines."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from geomargin.rank.baselines import COEXPR, coexpression_scores
+from geomargin.rank.non_learned import COEXPR, coexpression_scores
 from geomargin.rank.metrics import (bootstrap_ranking_metrics, choose_ranking_method, ranking_metrics, ranking_quality,
                           top1_by_kind, top1_concentration, top1_group_concentration, top1_record)
 from geomargin.rank.scoring import (correct_scores, rank_candidates, ranking_decision, ranking_name,
@@ -191,7 +191,7 @@ def test_adjacency_scores_count_related_reactions_the_candidate_catalyses():
     from toy_pairs import toy
 
     from geomargin.featurize.metabolic.pairs import PairFeaturizer
-    from geomargin.rank.baselines import adjacency_scores, baseline_scores
+    from geomargin.rank.non_learned import adjacency_scores, baseline_scores
 
     net, motifs, sources = toy()
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0)
@@ -324,7 +324,7 @@ def test_top1_counted_by_near_copy_group_by_hand():
                          "top_gene": ["H", "H", "H", "G"], "top_is_true": [True] * 4,
                          "reaction_kind": ["transport"] * 4})
     q, details = ranking_quality(top, None, tops, kinds, method="m", chosen_by="config",
-                                 margin_rule="scaled", gene_correction="none", reaction_groups=groups)
+                                 margin_rule="scaled", gene_correction="none", fold_groups=groups)
     row = q.iloc[0]
     assert (row["orphan_top1_gene"], row["orphan_top1_reactions"]) == ("G", 3)
     assert row["orphan_top1_share"] == pytest.approx(3 / 5)

@@ -124,7 +124,7 @@ def test_main_target_writes_all_three_outputs(toy_run):
     assert quality.loc[0, "orphan_top1_validated_share"] == pytest.approx(n / len(mine), abs=1e-4)
     earned = n > 0 and right / n >= hit1 and quality.loc[0, "orphan_top1_share"] <= n / len(mine) + 1e-4
     assert bool(quality.loc[0, "orphan_top1_earned"]) == earned
-    # counted by near-copy groups: the toy network has no lipid species, so a group is a
+    # counted by fold groups: the toy network has no lipid species, so a group is a
     # model reaction (both directions together), recounted from the orphan table
     orphans = pd.read_csv(tmp / "results/orphan_reactions.tsv", sep="\t")
     ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
@@ -138,14 +138,14 @@ def test_main_target_writes_all_three_outputs(toy_run):
     # held-out reactions whose first listed row has no network evidence, and their share right,
     # recounted from the rows as listed; a toy group is a model reaction (both directions), each
     # weighing one over all held-out reactions
-    bare = first_rows[~first_rows[["adjacent", "subsystem", "compound"]].astype(bool).any(axis=1)]
-    assert quality.loc[0, "validated_top1_without_network_evidence"] == len(bare)
-    if len(bare):
+    without_network = first_rows[~first_rows[["adjacent", "subsystem", "compound"]].astype(bool).any(axis=1)]
+    assert quality.loc[0, "validated_top1_without_network_evidence"] == len(without_network)
+    if len(without_network):
         model = rows["reaction"].str.replace("__rev", "", regex=False)
         size = model.map(rows.groupby(model)["reaction"].nunique())
-        w = 1 / size[bare.index]
+        w = 1 / size[without_network.index]
         assert quality.loc[0, "validated_top1_without_network_evidence_true_share"] == pytest.approx(
-            np.average(bare["label"], weights=w), abs=1e-4)
+            np.average(without_network["label"], weights=w), abs=1e-4)
 
 
 def test_the_order_auto_takes_the_better_validated_mrr_and_score_keeps_the_model_order(toy_run):

@@ -7,7 +7,7 @@ import yaml
 
 # the names of rankings and baselines are the library's (the Snakefile's folder,
 # the repository, is on sys.path)
-from geomargin.rank.baselines import BASELINES
+from geomargin.rank.non_learned import BASELINES
 from geomargin.rank.scoring import split_ranking_name
 
 REPO = Path(workflow.basedir)

@@ -150,7 +150,7 @@ rule metabolic_ranking_validation:
 rule metabolic_calibration:
     input:
         rows=rules.metabolic_ranking_validation.output.calibration_rows,
-        # fold groups: the calibrator weighs each group of near-copies once
+        # fold groups: the calibrator weighs each fold group once
         instances=rules.metabolic_features.output.instances,
         # the shown ranking's validated quality in both orders of its shown rows
         ranks=rules.metabolic_ranking_validation.output.ranks,

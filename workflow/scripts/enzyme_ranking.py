@@ -151,11 +151,11 @@ log.info("first candidates backed by fewer than %d held-out cases like them (hel
 # were right (each fold group weighing one; listed by confidence these are not the score-rank-1
 # rows of the calibrator's cells, whose share for their kind and evidence pattern the orphans
 # must not pass)
-groups = fold_groups(net)  # each group of near-copies weighs one, here and in the quality table
-bare = without_network_evidence_fields(top, shown, cv_rows, cv_first, groups, calibration.calibrator)
+groups = fold_groups(net)  # each fold group weighs one, here and in the quality table
+without_network = without_network_evidence_fields(top, shown, cv_rows, cv_first, groups, calibration.calibrator)
 log.info("rank-1 candidates without network evidence: %d orphans (highest confidence %.3f); in the "
          "validation %d held-out reactions, right for a share of %.3f (each fold group weighing one); "
-         "orphans above their evidence pattern's validated share: %s", *bare.values())
+         "orphans above their evidence pattern's validated share: %s", *without_network.values())
 
 with threadpool_limits(1):
     table = explain_ranking(top, featurizer, net, decision, method=method,
@@ -166,12 +166,12 @@ with threadpool_limits(1):
 quality, top1 = ranking_quality(
     top, v, tops, net.reactions["reaction_kind"],
     method=method, chosen_by=chosen_by(p.method, history),
-    margin_rule=p.margin_rule, gene_correction=correction, reaction_groups=groups)
+    margin_rule=p.margin_rule, gene_correction=correction, fold_groups=groups)
 # how far to trust the orphans ranked on their subsystem or compounds alone
 without = motif_less_validation(true_ranks, method, featurizer, top)
 # the concentration over the orphans with a motif neighbour gene only
 with_motifs = top1_with_motifs(featurizer, top)
-for k, val in {**without, **with_motifs, **bare, **thin_support}.items():
+for k, val in {**without, **with_motifs, **without_network, **thin_support}.items():
     quality[k] = val
 quality.insert(quality.columns.get_loc("gene_correction") + 1, "order", order)
 if history is not None:
@@ -198,7 +198,7 @@ log.info("in the validation %s ranked %s first for %d held-out reactions (%.1f%%
          record["tops"], 100 * record["share"], record["correct"], record["precision"],
          record["hit1"], 100 * share, "earned" if record["earned"] else "not earned")
 g = top1["by_group"]
-log.info("counting each group of near-copies once (acyl-chain forms, both directions): %s tops %.1f of %d "
+log.info("counting each fold group once (acyl-chain forms, both directions): %s tops %.1f of %d "
          "ranked groups (%.1f%%); in the validation %.1f of %d held-out groups (%.1f%%)", g["gene"],
          g["groups_topped"], g["groups"], 100 * g["share"], g["validated_groups_topped"],
          g["validated_groups"], 100 * g["validated_share"])

@@ -11,7 +11,7 @@ empty tables, a calibrator of None, and the score order only."""
 import pandas as pd
 
 from geomargin.common.io import write_tsv_atomic
-from geomargin.rank.calibration import ConfidenceCalibrator, family_weights, out_of_fold_confidence
+from geomargin.rank.calibration import ConfidenceCalibrator, fold_group_weights, out_of_fold_confidence
 from geomargin.rank.calibration_check import CHECK_COLUMNS, check_table, reliability_table
 from geomargin.rank.calibration_result import CalibrationResult, choose_order, choose_threshold
 from geomargin.rank.shown_order import shown_positions, shown_ranks, shown_tops
@@ -39,13 +39,13 @@ if not usable:
 else:
     ranking = str(rows["ranking"].iloc[0])
     instances = pd.read_csv(smk.input.instances, sep="\t", usecols=["reaction", "fold_group"], dtype=str)
-    rows["weight"] = family_weights(rows, instances.drop_duplicates("reaction").set_index("reaction")["fold_group"])
+    rows["weight"] = fold_group_weights(rows, instances.drop_duplicates("reaction").set_index("reaction")["fold_group"])
     log.info("%d calibration rows of %d held-out reactions in %d fold groups (each group weighs one)",
              len(rows), rows["reaction"].nunique(), round(rows.drop_duplicates("reaction")["weight"].sum()))
     calibrator = ConfidenceCalibrator().fit(rows, rows["label"], sample_weight=rows["weight"])
     log.info("candidates without network evidence: held-out rank-1 share right per reaction kind and evidence "
              "pattern (motifs, adjacent, subsystem, compound), over how many fold groups, and the confidence "
-             "cap (its 95%% Wilson lower bound):\n%s", calibrator.bare_cells_.round(4).to_string(index=False))
+             "cap (its 95%% Wilson lower bound):\n%s", calibrator.without_network_cells_.round(4).to_string(index=False))
     log.info("support cap: the highest confidence the held-out rows of each reaction kind and evidence pattern "
              "support (95%% Wilson lower bound of the best set of its most confident rows; '*': all kinds):\n%s",
              calibrator.support_table().round(4).to_string(index=False))

@@ -98,7 +98,7 @@ featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_
                             homology=homology,
                             # a reaction's features never read its near-copies' gene rules: the
                             # validation holds them out together (docs/metabolic.md, "Folds")
-                            reaction_groups=fold_groups(net))
+                            fold_groups=fold_groups(net))
 if featurizer.compounds:
     log.info("compound blocks: %s (%d of the network's compounds have a usable formula)",
              ", ".join(featurizer.compound_kinds_) or "none: no reaction with a gene has a compound "

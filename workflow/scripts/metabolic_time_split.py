@@ -15,7 +15,7 @@ from geomargin.common.exceptions import ConfigValueError
 from geomargin.common.io import load_npz, write_tsv_atomic
 from geomargin.featurize.metabolic.bundle import FeatureBundle
 from geomargin.featurize.metabolic.model_io import load_model
-from geomargin.rank.baselines import BASELINES
+from geomargin.rank.non_learned import BASELINES
 from geomargin.rank.calibration import THIN_SUPPORT
 from geomargin.rank.calibration_result import CalibrationResult
 from geomargin.rank.calibration_check import CHECK_COLUMNS, check_table, reliability_table

@@ -106,7 +106,7 @@ class PairExplanations:
 
     def near_copy_genes(self, reaction: str) -> list[str]:
         """Genes of ``reaction``'s near-copies (the other reactions of its
-        ``reaction_groups`` group), which its features never read; sorted,
+        ``fold_groups`` group), which its features never read; sorted,
         canonical ids."""
         self._check_reaction(reaction)
         genes_of = self._index.reaction_genes
@@ -114,7 +114,7 @@ class PairExplanations:
 
     def distinct_reactions(self, model_reactions) -> int:
         """How many distinct reactions the model reaction ids
-        ``model_reactions`` are, a group of near-copies counted once (as the
+        ``model_reactions`` are, a fold group counted once (as the
         ``role`` and ``subsystem`` blocks count them: ``NetworkIndex.units``)."""
         model, units = self._index.model, self._index.units
         return len({int(units.of_model[model.index[m]]) for m in model_reactions})

@@ -96,8 +96,8 @@ class PairFeaturizer(PairExplanations, FeatureScale):
         ``net.formulas``, ``net.substrates`` and ``net.products`` (absent
         without them), its ``subsystem_max`` item
         ``net.reactions.subsystem``. None: no such block.
-    reaction_groups : mapping or None, default None
-        Directed reaction id -> label of its group of near-copies, e.g. a
+    fold_groups : mapping or None, default None
+        Directed reaction id -> label of its fold group, e.g. a
         :func:`geomargin.featurize.metabolic.pairs.sampling.fold_groups` Series (one
         acyltransferase written once per acyl-chain combination). The
         features of a reaction never read the gene rules of its group: its
@@ -175,7 +175,7 @@ class PairFeaturizer(PairExplanations, FeatureScale):
                  representation: str = "pointwise", reaction_kinds: bool = False,
                  subsystems: bool = False, compounds: bool = False, domain_kinds: bool = False,
                  sites: bool = False, membrane_genes=None, homology=None,
-                 reaction_groups: Mapping[str, object] | None = None):
+                 fold_groups: Mapping[str, object] | None = None):
         reactions = getattr(net, "reactions", None)
         if not isinstance(reactions, pd.DataFrame) or "genes" not in reactions.columns:
             raise GeomarginInputError(
@@ -194,7 +194,7 @@ class PairFeaturizer(PairExplanations, FeatureScale):
         self.sites = sites
         self.membrane_genes = membrane_genes
         self.homology = homology
-        self.reaction_groups = reaction_groups
+        self.fold_groups = fold_groups
         validate_params(self)
         self.min_domain_genes = int(min_domain_genes)
         self.domain_eps = float(domain_eps)
@@ -219,15 +219,15 @@ class PairFeaturizer(PairExplanations, FeatureScale):
                     raise GeomarginInputError(
                         f"motifs[{t!r}] names reaction {bad!r}, which is not in net.reactions")
         network_genes = sorted({g for gs in genes_of.values() for g in gs})
-        if reaction_groups is not None:
-            if not isinstance(reaction_groups, (Mapping, pd.Series)):
+        if fold_groups is not None:
+            if not isinstance(fold_groups, (Mapping, pd.Series)):
                 raise GeomarginInputError(
-                    f"reaction_groups is a {type(reaction_groups).__name__}; expected a mapping or a "
+                    f"fold_groups is a {type(fold_groups).__name__}; expected a mapping or a "
                     "pandas Series from directed reaction id to group label, or None")
-            missing = [r for r in genes_of if r not in reaction_groups]
+            missing = [r for r in genes_of if r not in fold_groups]
             if missing:
                 raise GeomarginInputError(
-                    f"reaction_groups has no group for reaction {missing[0]!r} ({len(missing)} of "
+                    f"fold_groups has no group for reaction {missing[0]!r} ({len(missing)} of "
                     f"{len(genes_of)} reactions of net.reactions); expected one label per directed reaction "
                     "(featurize.metabolic.pairs.sampling.fold_groups)")
 
@@ -239,7 +239,7 @@ class PairFeaturizer(PairExplanations, FeatureScale):
                 self._sources[b.name] = b
         self.sources_ = list(self._sources)
         universe = sorted(set(network_genes).union(*[s.row for s in self._sources.values()]))
-        self._index = NetworkIndex(reactions, genes_of, motifs, universe, reaction_groups)
+        self._index = NetworkIndex(reactions, genes_of, motifs, universe, fold_groups)
         # _src_row[kind][gid] -> row in that source's arrays; last entry (gid -1) = null row
         self._src_row = {}
         for kind, s in self._sources.items():

@@ -43,7 +43,7 @@ class ModelReactions:
 @dataclass(frozen=True)
 class ReactionUnits:
     """The model reactions counted as distinct reactions: each group of
-    near-copies (``reaction_groups``) is one unit, every other model reaction
+    near-copies (``fold_groups``) is one unit, every other model reaction
     its own. ``of_model[i]`` is the unit of model reaction ``i``; ``members``
     is a (units x model reactions) 0/1 matrix; ``catalyses`` (units x genes,
     0/1) says which genes some member names. yeast-GEM writes one lipid
@@ -68,8 +68,8 @@ class NetworkIndex:
         ``motifs[t][r]`` = directed reactions related to ``r`` by motif type ``t``.
     universe : list of str
         Every gene id the featurizer knows, sorted.
-    reaction_groups : mapping or None
-        Directed reaction id -> the label of its group of near-copies
+    fold_groups : mapping or None
+        Directed reaction id -> the label of its fold group
         (:func:`geomargin.featurize.metabolic.pairs.sampling.fold_groups`). A reaction
         never reads the gene rules of its own group: its group's reactions
         are dropped from its motifs (``motifs`` here is the filtered copy) and
@@ -79,11 +79,11 @@ class NetworkIndex:
 
     def __init__(self, reactions: pd.DataFrame, reaction_genes: dict[str, tuple[str, ...]],
                  motifs: Mapping[str, Mapping[str, frozenset]], universe: list[str],
-                 reaction_groups: Mapping[str, object] | None = None):
+                 fold_groups: Mapping[str, object] | None = None):
         self.reactions = reactions
         self.reaction_genes = reaction_genes
-        self.group_of = None if reaction_groups is None else \
-            {str(r): reaction_groups[r] for r in reaction_genes}
+        self.group_of = None if fold_groups is None else \
+            {str(r): fold_groups[r] for r in reaction_genes}
         if self.group_of is not None:
             group_of = self.group_of
             motifs = {t: {r: frozenset(o for o in others if group_of[o] != group_of[r])
@@ -157,7 +157,7 @@ class NetworkIndex:
     @cached_property
     def units(self) -> ReactionUnits:
         """The model reactions as distinct reactions (:class:`ReactionUnits`);
-        without ``reaction_groups`` each model reaction is its own unit. Both
+        without ``fold_groups`` each model reaction is its own unit. Both
         directions of a model reaction must be in one group."""
         model = self.model
         if self.group_of is None:
@@ -168,7 +168,7 @@ class NetworkIndex:
                 first = label_of.setdefault(model.of[r], label)
                 if first != label:
                     raise GeomarginInputError(
-                        f"reaction_groups puts the directions of model reaction {model.of[r]!r} in "
+                        f"fold_groups puts the directions of model reaction {model.of[r]!r} in "
                         f"groups {first!r} and {label!r}; expected one group per model reaction")
             labels = [label_of[m] for m in model.ids]
         number: dict[object, int] = {}
@@ -179,13 +179,13 @@ class NetworkIndex:
         return ReactionUnits(of_model, members, binary(members @ model.catalyses))
 
     def unit(self, reaction: str) -> int:
-        """The unit (:attr:`units`) of directed ``reaction``: its group of near-copies."""
+        """The unit (:attr:`units`) of directed ``reaction``: its fold group."""
         model = self.model
         return int(self.units.of_model[model.index[model.of[reaction]]])
 
     def near_copies(self, reaction: str) -> tuple[str, ...]:
         """The other directed reactions of ``reaction``'s group, sorted
-        (empty without ``reaction_groups``)."""
+        (empty without ``fold_groups``)."""
         if self.group_of is None:
             return ()
         return tuple(o for o in self._members[self.group_of[reaction]] if o != reaction)
@@ -193,7 +193,7 @@ class NetworkIndex:
     def own_models(self, reaction: str) -> np.ndarray:
         """Indices (into ``model.ids``) of the model reactions whose gene rules
         ``reaction``'s features never read: its own (both directions) and,
-        with ``reaction_groups``, those of its near-copies; sorted."""
+        with ``fold_groups``, those of its near-copies; sorted."""
         return self._own_models[reaction]
 
     @cached_property

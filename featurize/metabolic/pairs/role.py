@@ -4,7 +4,7 @@ What the candidate does elsewhere in the network: ``log(1 + m_k)`` and
 ``m_k / m`` where ``m`` is the number of *other* reactions (not ``r`` in
 either direction, nor its near-copies: ``NetworkIndex.own_models``) whose
 gene rule names ``g`` and ``m_k`` how many of them have ``r``'s kind ``k``. A
-reaction is a model reaction, and a group of near-copies
+reaction is a model reaction, and a fold group
 (``NetworkIndex.units``) counts as one: of kind ``k`` when a member of that
 kind names ``g``. Only the block of ``r``'s own kind is present: "how
 much of a transporter is g" is a question about a transport reaction and

@@ -6,7 +6,7 @@ number of *other* reactions (not ``r`` in either direction, nor its
 near-copies: ``NetworkIndex.own_models``) whose gene rule names ``g``, ``s``
 how many of them share a subsystem with ``r``, and ``n_s`` how many other
 reactions with a gene share a subsystem with ``r``. A reaction is a model
-reaction, and a group of near-copies (``NetworkIndex.units``: one lipid
+reaction, and a fold group (``NetworkIndex.units``: one lipid
 reaction written once per acyl-chain combination) counts as one, with the
 union of its members' genes and subsystems: a gene whose rule yeast-GEM
 repeats on eight acyl forms of one transport has done one transport, not

@@ -1,5 +1,5 @@
 """The ``domain_kind_<kind>`` blocks: by hand on a toy network, and against a
-brute-force count on random networks with near-copy groups."""
+brute-force count on random networks with fold groups."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def test_brute_force(seed):
     dom = pd.DataFrame((rng.random((len(have), 5)) < 0.4).astype(float), index=have,
                        columns=[f"D{i}" for i in range(5)])
     f = PairFeaturizer(ToyNet(reactions), MOTIFS, {"domain": dom}, min_domain_genes=1,
-                       reaction_kinds=True, domain_kinds=True, reaction_groups=groups)
+                       reaction_kinds=True, domain_kinds=True, fold_groups=groups)
     network = sorted({g for gs in rules for g in gs})
     kept = list(dom.columns[dom.loc[dom.index.isin(network)].sum() > 0])  # min_domain_genes=1
     dom_rows = dom[dom.sum(axis=1) > 0]

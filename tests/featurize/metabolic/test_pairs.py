@@ -204,7 +204,7 @@ def test_near_copies_count_once_in_role_and_subsystem():
     motifs = {t: {} for t in ("fork", "funnel", "chain_up", "chain_down")}
     groups = pd.Series(["copies", "copies", "copies", "R4", "R5"], index=net.reactions.index)
     kw = dict(min_domain_genes=1, domain_eps=1.0, reaction_kinds=True, subsystems=True)
-    grouped = PairFeaturizer(net, motifs, sources, reaction_groups=groups, **kw)
+    grouped = PairFeaturizer(net, motifs, sources, fold_groups=groups, **kw)
     plain = PairFeaturizer(net, motifs, sources, **kw)
     x, y = (f.transform(["R5"], ["G1"])[0] for f in (grouped, plain))
     # grouped: G1's other reactions {copies}: m = 1, of kind transport (R1) 1;
@@ -218,7 +218,7 @@ def test_near_copies_count_once_in_role_and_subsystem():
     assert grouped.subsystem_reactions("R5", "G1") == ["R1", "R2", "R3"]
     with pytest.raises(GeomarginInputError, match="directions of model reaction 'R1' in groups"):
         net.reactions.loc["R2", "reaction_id"] = "R1"
-        PairFeaturizer(net, motifs, sources, reaction_groups=groups.replace({"copies": "c"}).where(
+        PairFeaturizer(net, motifs, sources, fold_groups=groups.replace({"copies": "c"}).where(
             groups.index != "R1", "other"), **kw)
 
 
@@ -404,7 +404,7 @@ KINDS = ("enzymatic", "transport", "spontaneous")
 
 def reference_role(net, r, g, hidden=frozenset(), unit_of=None):
     """The role block from its definition: the other units (model reactions,
-    both directions once, a group of near-copies once) whose genes name g,
+    both directions once, a fold group once) whose genes name g,
     and how many of them have a member of r's kind that names g."""
     rx = net.reactions
     model_of = rx["reaction_id"]
@@ -490,7 +490,7 @@ def test_matches_brute_force_reference(seed, kinds, subsystems):
 @pytest.mark.parametrize("seed,kinds,subsystems", [(0, False, False), (3, True, False),
                                                     (4, True, True), (5, True, True)])
 def test_near_copies_are_never_read(seed, kinds, subsystems):
-    """With ``reaction_groups`` a reaction's features are those of the
+    """With ``fold_groups`` a reaction's features are those of the
     definitions with the other reactions of its group not there: not as
     motif neighbours, not as other reactions of its subsystem or kind."""
     net, motifs, sources, genes = random_toy(seed)
@@ -499,7 +499,7 @@ def test_near_copies_are_never_read(seed, kinds, subsystems):
     label = dict(zip(sorted(set(model)), rng.integers(0, 3, size=len(set(model)))))
     groups = pd.Series([f"grp{label[m]}" for m in model], index=net.reactions.index)
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=0.05,
-                       reaction_kinds=kinds, subsystems=subsystems, reaction_groups=groups)
+                       reaction_kinds=kinds, subsystems=subsystems, fold_groups=groups)
     plain = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=0.05,
                            reaction_kinds=kinds, subsystems=subsystems)
     changed = 0
@@ -522,12 +522,12 @@ def test_groups_of_one_model_reaction_change_nothing(feat):
     """Each model reaction its own group: the features without groups."""
     net, motifs, sources = toy()
     grouped = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=1.0,
-                             reaction_groups=net.reactions["reaction_id"])
+                             fold_groups=net.reactions["reaction_id"])
     genes = ["G1", "G2", "G3", "G4", "G5", "G9"]
     for r in net.reactions.index:
         np.testing.assert_array_equal(grouped.candidate_matrix(r, genes), feat.candidate_matrix(r, genes))
-    with pytest.raises(GeomarginInputError, match="reaction_groups has no group for reaction 'R4'"):
-        PairFeaturizer(net, motifs, sources, reaction_groups={"R1": 1, "R2": 1, "R3": 2})
+    with pytest.raises(GeomarginInputError, match="fold_groups has no group for reaction 'R4'"):
+        PairFeaturizer(net, motifs, sources, fold_groups={"R1": 1, "R2": 1, "R3": 2})
 
 
 def reference_summary(f, net, motifs, sources, eps, min_dom, r, g, drop=None):

@@ -1,10 +1,10 @@
-"""The validated ranking with each family of near-copies weighing one.
+"""The validated ranking with each fold group weighing one.
 
-    python analysis/family_weighted.py --workdir DIR [--workdir OTHER ...]
+    python analysis/fold_group_weighted.py --workdir DIR [--workdir OTHER ...]
 
 ``shown_validation.tsv`` counts every held-out directed reaction once, so a
-family of lipid-species copies (one reaction written for many acyl chains,
-held out together: one fold group) weighs as many reactions as it has copies.
+fold group of lipid-species copies (one reaction written for many acyl chains,
+held out together) weighs as many reactions as it has copies.
 This prints, per finished run and for its default ranking in both orders
 (score, and listed by the out-of-fold confidence as the calibration step
 does), the best rank of each held-out reaction's true genes summarised two
@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from geomargin.common.cli import parser
 
-from geomargin.rank.calibration import family_weights, out_of_fold_confidence
+from geomargin.rank.calibration import fold_group_weights, out_of_fold_confidence
 from geomargin.rank.shown_order import shown_positions, shown_ranks
 
 
@@ -39,7 +39,7 @@ def run_rows(workdir: Path) -> list[dict]:
     rows = pd.read_csv(R / "ranking/calibration_rows.tsv", sep="\t", keep_default_na=False, na_values=[""])
     groups = pd.read_csv(R / "features/instances.tsv", sep="\t", usecols=["reaction", "fold_group"],
                          dtype=str).drop_duplicates("reaction").set_index("reaction")["fold_group"]
-    rows["weight"] = family_weights(rows, groups)
+    rows["weight"] = fold_group_weights(rows, groups)
     pos = shown_positions(rows, out_of_fold_confidence(rows, sample_weight=rows["weight"]))
     ranking = str(rows["ranking"].iloc[0])
     ranks = pd.read_csv(R / "ranking/true_gene_ranks.tsv", sep="\t")
