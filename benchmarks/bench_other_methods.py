@@ -7,7 +7,7 @@ Prints a markdown table (fit seconds and training accuracy).
 
 Run from the repository root::
 
-    /tmp/venv1/bin/python benchmarks/bench_other_methods.py [--d 20 100] [--n 500]
+    .venv/bin/python benchmarks/bench_other_methods.py [--d 20 100] [--n 500]
 """
 
 from __future__ import annotations

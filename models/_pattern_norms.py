@@ -163,7 +163,7 @@ class PatternNorms:
             X0 = self.X0[:, order]
             Xb = X0 * self.beta[:, None]
             d = X0.shape[1]
-            # about 8 chunks (upper triangle ~ 56% of the full product)
+            # about 8 column chunks: the upper triangle is 36 of the 64 chunk pairs
             step = max(1, min(_CHUNK_ELEMENTS // max(d, 1), -(-d // 8)))
             cuts = [0]
             for st in starts[1:]:

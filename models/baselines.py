@@ -21,10 +21,9 @@ Speed
 -----
 :class:`ImputedSVC` trains libsvm on a precomputed kernel built from one
 BLAS product ``Z @ Z.T`` (linear, polynomial and RBF kernels are all
-functions of it), which is much faster than libsvm's own per-pair kernel
-evaluations for dense data with thousands of features; with the linear
-kernel and few columns (at most a quarter of the rows) it gives libsvm the rows instead
-(``representation``), which needs no n x n matrix. Its
+functions of it) instead of libsvm's own per-pair kernel evaluations;
+with the linear kernel and few columns (at most a quarter of the rows) it
+gives libsvm the rows instead (``representation``), which needs no n x n matrix. Its
 :meth:`ImputedSVC.grid_decision_function` evaluates a whole parameter grid
 on a validation split, fitting each imputer once and reusing the Gram
 matrix for every kernel and ``C``; :func:`geomargin.models.selection.select_params`

@@ -8,8 +8,8 @@ mean profiles, the method and its validated quality) and
 
 The page needs no network at view time: no CDN, its CSS and JavaScript are
 inlined (both written here, no library: a sortable, searchable table and a
-line plot are ~250 lines of plain JavaScript, smaller than any vendored
-table library and with nothing to fetch at build time). The data are embedded
+line plot need little plain JavaScript, and nothing is fetched at build
+time). The data are embedded
 as JSON in a ``<script type="application/json">`` element with ``<``, ``>``
 and ``&`` written as ``\\u003c``, ``\\u003e``, ``\\u0026``, so no input text
 can close the element; the script builds every element with
