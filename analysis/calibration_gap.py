@@ -4,8 +4,9 @@ An experiment on a finished metabolic run (not used by the workflow).
     python analysis/calibration_gap.py --workdir DIR [--n-bootstrap 200]
 
 The calibrator (``rank.calibration.ConfidenceCalibrator``) reads the log
-rank, the standardised score and its gap to the first row; it used to read
-the gap to the next row (``gap_next_z``) as well. That gap rewards the last
+rank, the standardised score and its gap to the first row, not the gap to
+the next row (``gap_next_z``; ``docs/decisions.md``, "Not the gap to the
+next candidate"). That gap rewards the last
 row of a close group: within one reaction and one evidence pattern, a row
 with a lower score could get a higher confidence than one with a higher
 score. This fits the calibrator with and without that input on the run's

@@ -17,15 +17,15 @@ cross-validation, never on the time split:
 - with them (the workflow);
 - with them, and the cap without network evidence taken per own kind too
   (``without_network_cells_`` keyed by kind, evidence pattern and "role" / "domain" /
-  "none"; tried, not adopted);
+  "none"; not the workflow's);
 - with them, and a second cap on every row without network evidence: the
   95% Wilson lower bound of the share right of the held-out rows without
   network evidence of its reaction kind, evidence pattern and own kind, at
   any score rank (that cell over all kinds where the kind has none; else 0;
-  tried, not adopted);
+  not the workflow's);
 - the same, from the held-out rows at the row's score rank or higher
   (falling back to any rank, then to all kinds at that rank or higher, then
-  to all kinds at any rank; else 0; tried, not adopted).
+  to all kinds at any rank; else 0; not the workflow's).
 
 The last two were written for orphan transports whose first listed
 candidate has no network evidence and no transport role or transporter

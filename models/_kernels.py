@@ -175,7 +175,7 @@ def kernel_from_gram(G: np.ndarray, sq_a: np.ndarray | None = None,
 
     The one place where every kernel of :mod:`geomargin.models` is derived from a Gram
     matrix: poly = ``(gamma * G + coef0) ** degree`` (repeated products,
-    faster than a float power), rbf = ``exp(-gamma * D2)``, as in
+    not a float power), rbf = ``exp(-gamma * D2)``, as in
     :class:`sklearn.svm.SVC`. For rbf, ``D2`` is ``sq_dist`` when given (the
     masked distances of :func:`masked_kernel`), else
     ``sq_a[:, None] + sq_b[None, :] - 2 G`` from the squared row norms of

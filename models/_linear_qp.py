@@ -71,9 +71,8 @@ SUPPORT_THRESHOLD = 1e-8
 
 #: Stopping rule of the interior point on the duality gap: ``s . lambda <=
 #: GAP_TOLERANCE * max(1, |objective|)``. Tighter than Clarabel's default
-#: (1e-8): on rows divided by small scales, as the geometric margin's QPs
-#: see them, a looser gap leaves decision values off a tightly solved
-#: optimum by more than the tests allow; and rows that tie in exact
+#: (1e-8; why: ``docs/decisions.md``, "The interior point, not Clarabel"):
+#: the geometric margin's QPs see rows divided by small scales, and rows that tie in exact
 #: arithmetic (features whose optimal weight is 0) are ordered by the
 #: solver's error, so a ROC AUC over many such rows moves with it
 #: (``tests/models/test_linear_qp.py`` compares with a tightly solved cvxpy

@@ -17,13 +17,16 @@ that wants standardised features should scale them (NaN-aware) *before*
 handing them to every method. ``gamma="scale"`` adapts the RBF/poly
 kernels to the imputed matrix's variance as in scikit-learn.
 
-Speed
------
+Kernel and memory
+-----------------
 :class:`ImputedSVC` trains libsvm on a precomputed kernel built from one
 BLAS product ``Z @ Z.T`` (linear, polynomial and RBF kernels are all
-functions of it) instead of libsvm's own per-pair kernel evaluations;
-with the linear kernel and few columns (at most a quarter of the rows) it
-gives libsvm the rows instead (``representation``), which needs no n x n matrix. Its
+functions of it) instead of libsvm's own per-pair kernel evaluations.
+With the linear kernel and at most a quarter as many columns as rows it
+solves the QP on the rows instead (``representation="auto"``: the interior
+point up to ``MAX_PRIMAL_FEATURES`` features, libsvm on the rows beyond
+``MAX_GRAM_ROWS`` rows; :mod:`geomargin.models._kernels`), which needs no
+n x n matrix. Its
 :meth:`ImputedSVC.grid_decision_function` evaluates a whole parameter grid
 on a validation split, fitting each imputer once and reusing the Gram
 matrix for every kernel and ``C``; :func:`geomargin.models.selection.select_params`

@@ -320,8 +320,8 @@ class MaskedKNNImputer(_AbsentTransformer):
     them depends on the order of NumPy's partition; here the donor with the
     lower training index is nearer, so the result is defined whatever the
     ties (on data with many equal rows, such as the metabolic features,
-    most receivers have hundreds of donors at distance 0). It is faster
-    because the distances use float BLAS products, each receiver's nearest
+    most receivers have hundreds of donors at distance 0). Its cost is kept
+    down: the distances use float BLAS products, each receiver's nearest
     donors are sorted once, and the neighbour search is done once per
     distinct column missingness pattern (one per block for block-missing
     data) rather than once per column, reading a pattern's K nearest donors

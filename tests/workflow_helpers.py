@@ -95,7 +95,11 @@ def console(proc) -> str:
 
 
 def snakemake_cmd(workdir: Path, config: dict, *targets: str, extra=()) -> list[str]:
-    """Write ``config`` to ``workdir/config.yaml``; return the snakemake command line."""
+    """Write ``config`` to ``workdir/config.yaml``; return the snakemake command line.
+
+    ``extra`` comes before the targets, so an option that takes several
+    values must be given as one item, ``--opt=value``: ``--forcerun X``
+    would take the targets as more rule names."""
     cfg = Path(workdir) / "config.yaml"
     cfg.write_text(yaml.safe_dump(config))
     return [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(workdir),

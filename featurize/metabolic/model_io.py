@@ -304,8 +304,8 @@ def _ec_numbers_into_annotation(rxn: dict) -> None:
 
 def _parse_yaml(text: str):
     """The YAML text of a model: libyaml with YAML 1.2 scalars
-    (:mod:`geomargin.featurize.metabolic.yaml12`, the same data as cobrapy's reader,
-    faster), else cobrapy's own (ruamel) reader; a file both reject is read
+    (:mod:`geomargin.featurize.metabolic.yaml12`, the same data as cobrapy's
+    reader), else cobrapy's own (ruamel) reader; a file both reject is read
     again with the plain scalars that RAVEN's exports of 2018 left unquoted
     quoted (:mod:`geomargin.featurize.metabolic.raven_yaml`), and the first error is
     raised if that fails too."""

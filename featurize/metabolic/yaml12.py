@@ -2,8 +2,8 @@
 
 cobrapy reads YAML with ruamel.yaml, a pure-Python parser: reading a large
 model (yeast-GEM) is the largest serial part of the features step. PyYAML's
-``CSafeLoader`` parses with the C library libyaml (why: ``docs/decisions.md``),
-but resolves plain scalars by YAML 1.1 (``on`` and ``yes`` are booleans,
+``CSafeLoader`` parses with the C library libyaml (chosen for speed:
+``docs/decisions.md``, "YAML models are parsed by libyaml"), but resolves plain scalars by YAML 1.1 (``on`` and ``yes`` are booleans,
 ``0123`` is octal, ``1:30`` is sexagesimal, ``1e3`` a string), where
 cobrapy's reader follows ruamel's YAML 1.2 rules. :class:`Yaml12Loader` is
 ``CSafeLoader`` with ruamel's own YAML 1.2 resolvers (the regular expressions

@@ -206,7 +206,7 @@
     if (v === null || v === undefined) { return ""; }
     return el("div", { class: "like", text: "from " + likeCount(v) + " held-out case" +
       (Math.round(v) === 1 ? "" : "s") + " like it",
-      title: "held-out reactions (each group of near-copies once) whose shown candidates had the same reaction " +
+      title: "held-out reactions (each fold group, a reaction with its near-copies, once) whose shown candidates had the same reaction " +
         "kind, evidence and own kind of work as this one: the confidence rests on these" });
   }
   var searchText = {};

@@ -359,7 +359,7 @@ def test_calibration_rows_hold_only_their_rows():
         assert held.size == 20, name
 
 
-def test_bare_first_share_counts_the_listed_first_rows():
+def test_without_network_first_share_counts_the_listed_first_rows():
     """The held-out reactions whose first listed candidate has no network
     evidence, and their share right, each fold group weighing one over all
     rows: in score order the calibrator's ``without_network_share_`` with the same

@@ -42,8 +42,8 @@ class ModelReactions:
 
 @dataclass(frozen=True)
 class ReactionUnits:
-    """The model reactions counted as distinct reactions: each group of
-    near-copies (``fold_groups``) is one unit, every other model reaction
+    """The model reactions counted as distinct reactions: each fold group
+    (``fold_groups``) is one unit, every other model reaction
     its own. ``of_model[i]`` is the unit of model reaction ``i``; ``members``
     is a (units x model reactions) 0/1 matrix; ``catalyses`` (units x genes,
     0/1) says which genes some member names. yeast-GEM writes one lipid

@@ -191,7 +191,7 @@ def test_subsystem_block_by_hand():
 
 
 def test_near_copies_count_once_in_role_and_subsystem():
-    """A gene named on three near-copies of one reaction (a group) has done
+    """A gene named on three near-copies of one reaction (one fold group) has done
     one reaction: the role and subsystem blocks count the group once, of a
     kind when a member of that kind names the gene."""
     _, _, sources = toy()
@@ -375,8 +375,8 @@ def reference_features(f: PairFeaturizer, net, motifs, sources, eps, min_dom, r,
 
 def reference_subsystem(net, r, g, hidden=frozenset(), unit_of=None):
     """The subsystem block from its definition, one pair at a time: over the
-    other units (model reactions, both directions once, a group of
-    near-copies once with its members' subsystems and genes together), m =
+    other units (model reactions, both directions once, a fold group once
+    with its members' subsystems and genes together), m =
     those naming g, s = those of them sharing a subsystem with r, n_s = those
     with a gene sharing a subsystem with r."""
     rx = net.reactions
