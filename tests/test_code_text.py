@@ -27,18 +27,25 @@ LAB_NOTEBOOK = re.compile(r"""(
 OTHER_KINDS = ("*.smk", "*.yaml", "*.yml", "*.sh", "Snakefile")
 
 
+def _joined(comments):
+    """(first line, joined text) of each run of comments on consecutive
+    lines, from (line, text) pairs in line order."""
+    block: list = []
+    for line, text in comments:
+        if block and line != block[-1][0] + 1:
+            yield block[0][0], " ".join(t for _, t in block)
+            block = []
+        block.append((line, text))
+    if block:
+        yield block[0][0], " ".join(t for _, t in block)
+
+
 def comments_and_docstrings(source: str):
     """(line, text) of every comment block and docstring of ``source``; the
     comments of consecutive lines are joined, so a phrase may wrap."""
-    block: list = []
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if tok.type == tokenize.COMMENT:
-            if block and tok.start[0] != block[-1][0] + 1:
-                yield block[0][0], " ".join(t for _, t in block)
-                block = []
-            block.append((tok.start[0], tok.string.lstrip("#: ")))
-    if block:
-        yield block[0][0], " ".join(t for _, t in block)
+    yield from _joined((tok.start[0], tok.string.lstrip("#: "))
+                       for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+                       if tok.type == tokenize.COMMENT)
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             doc = ast.get_docstring(node, clean=False)
@@ -49,16 +56,13 @@ def comments_and_docstrings(source: str):
 def hash_comments(text: str):
     """(line, text) of the ``#`` comment blocks of a Snakefile, YAML or shell
     file (consecutive comment lines joined)."""
-    block: list = []
-    for i, line in enumerate(text.splitlines(), 1):
-        code, sep, comment = line.partition("#")
-        if sep and ("'" not in code and '"' not in code):
-            if block and i != block[-1][0] + 1:
-                yield block[0][0], " ".join(t for _, t in block)
-                block = []
-            block.append((i, comment.strip()))
-    if block:
-        yield block[0][0], " ".join(t for _, t in block)
+    def comments():
+        for i, line in enumerate(text.splitlines(), 1):
+            code, sep, comment = line.partition("#")
+            if sep and "'" not in code and '"' not in code:
+                yield i, comment.strip()
+
+    yield from _joined(comments())
 
 
 def lab_notebook_lines(source: str, python: bool = True) -> list[tuple[int, str]]:

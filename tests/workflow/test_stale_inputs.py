@@ -64,10 +64,9 @@ def test_input_changed_after_it_was_read_is_not_published(tmp_path):
     A run already past the features step is made by going by time stamps
     only (the rewritten file gets an old one, so the features stay as they
     were read) and forcing the ranking step, and so every step after it, to
-    run. Rerunning the
-    features step alone instead would not do: Snakemake skips the steps after
-    it when its outputs come out with the same bytes, which a pickle does or
-    does not depending on the hash seed."""
+    run. Rerunning the features step alone instead would not do: Snakemake
+    skips the steps after it when its outputs come out with the same bytes,
+    which a pickle does or does not depending on the hash seed."""
     inputs = write_toy_inputs(tmp_path / "inputs")
     config = small_config(inputs, tmp_path)
     proc = run_snakemake(tmp_path, config, MAIN_TARGET)
