@@ -7,12 +7,16 @@
 
 from snakemake.utils import min_version, validate
 
+from geomargin.common.config_checks import check_renamed_keys
+
 min_version("9.0")
 
 
 configfile: "config/config.yaml"
 
 
+# a renamed key gets its new name, before the schema calls it unknown
+check_renamed_keys(config)
 validate(config, "workflow/schemas/config.schema.yaml")
 
 

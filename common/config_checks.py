@@ -4,6 +4,8 @@ any job starts: every message names the key, the value and what is expected.
 * An integer key given as a float (``top_n: 3.0``): JSON Schema counts 3.0
   as an integer, but the code that reads the key does not.
 * A hyperparameter grid that names a parameter its method does not have.
+* A key whose name changed (:data:`RENAMED_KEYS`): the message names the new
+  key, where the schema would only say that the old one is not allowed.
 
 Example
 -------
@@ -20,7 +22,11 @@ from collections.abc import Mapping
 
 from geomargin.common.exceptions import ConfigValueError
 
-__all__ = ["integral_float_keys", "check_integers", "check_param_grids"]
+__all__ = ["integral_float_keys", "check_integers", "check_param_grids", "RENAMED_KEYS",
+           "check_renamed_keys"]
+
+#: Config keys whose name changed, dotted: old key -> new key (same values).
+RENAMED_KEYS = {"metabolic.representation": "metabolic.source_features"}
 
 
 def _is_integer_type(node: Mapping) -> bool:
@@ -56,6 +62,24 @@ def check_integers(config: Mapping, schema: Mapping) -> None:
         key, v = bad[0]
         hint = f" (write {int(v)})" if v == int(v) else ""
         raise ConfigValueError(f"config: {key} is {v!r}; expected an integer{hint}")
+
+
+def check_renamed_keys(config: Mapping, renamed: Mapping[str, str] = RENAMED_KEYS) -> None:
+    """Raise :class:`ConfigValueError` naming the first key of ``config``
+    that :data:`RENAMED_KEYS` lists, its value and its new name.
+
+    >>> check_renamed_keys({"metabolic": {"representation": "summary"}})
+    Traceback (most recent call last):
+    ...
+    geomargin.common.exceptions.ConfigValueError: config: metabolic.representation is renamed; write metabolic.source_features: 'summary' (same values)
+    """
+    for old, new in renamed.items():
+        *parents, leaf = old.split(".")
+        node = config
+        for part in parents:
+            node = node.get(part) if isinstance(node, Mapping) else None
+        if isinstance(node, Mapping) and leaf in node:
+            raise ConfigValueError(f"config: {old} is renamed; write {new}: {node[leaf]!r} (same values)")
 
 
 def check_param_grids(grids: Mapping, section: str) -> None:

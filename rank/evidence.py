@@ -319,7 +319,7 @@ def top1_with_motifs(featurizer, top: pd.DataFrame) -> dict:
 def coexpression_r(featurizer, reaction: str, gene: str) -> dict[str, float]:
     """Per motif type, the mean Pearson r of ``gene`` with that type's
     neighbours (:meth:`geomargin.featurize.metabolic.pairs.PairFeaturizer.block_sums` of the
-    ``expr`` blocks, in either representation); NaN where the block is absent."""
+    ``expr`` blocks, summary or pointwise); NaN where the block is absent."""
     return _coexpression_rows(featurizer, featurizer.candidate_matrix(reaction, [gene]))[0]
 
 

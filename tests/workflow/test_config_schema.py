@@ -69,6 +69,10 @@ BAD_CONFIGS = {
     "n_splits_float": (_set("metabolic.n_splits", 3.0),
                        ["config: metabolic.n_splits is 3.0; expected an integer (write 3)"]),
     "seed_float": (_set("seed", 1.0), ["config: seed is 1.0; expected an integer (write 1)"]),
+    # a renamed key: its new name, not the schema's "not allowed"
+    "renamed_key": (_set("metabolic.representation", "summary"),
+                    ["config: metabolic.representation is renamed; write metabolic.source_features: "
+                     "'summary' (same values)"]),
     "seed_too_large": (_set("seed", 2 ** 32), ["['seed']", "4294967296 is greater than the maximum"]),
     "unknown_grid_parameter": (_set("metabolic.param_grids.zero", [{"kernel": ["linear"], "Cc": [1.0]}]),
                                ["config: metabolic.param_grids.zero names parameter 'Cc', which zero does not "

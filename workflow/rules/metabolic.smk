@@ -50,7 +50,7 @@ rule metabolic_features:
         site_features=MET["site_features"],
         membrane_features=MET["membrane_features"],
         homology_features=MET["homology_features"],
-        representation=MET["representation"],
+        source_features=MET["source_features"],
         min_source_coverage=MET["min_source_coverage"],
         min_conditions=MET.get("min_conditions", 3),
         duplicate_genes=MET["duplicate_genes"],

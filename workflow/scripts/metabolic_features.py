@@ -91,7 +91,7 @@ on = block_switches(adjacency=p.adjacency, kind_features=p.kind_features, subsys
                     compound_features=p.compound_features, domain_kind_features=p.domain_kind_features,
                     site_features=p.site_features, membrane_features=p.membrane_features)
 featurizer = PairFeaturizer(net, motifs, sources, min_domain_genes=p.min_domain_genes,
-                            adjacency=p.adjacency, representation=p.representation,
+                            adjacency=p.adjacency, source_features=p.source_features,
                             reaction_kinds=on["reaction_kinds"], subsystems=on["subsystems"],
                             compounds=on["compounds"], domain_kinds=on["domain_kinds"], sites=on["sites"],
                             membrane_genes=annotation.membrane if on["membrane"] else None,

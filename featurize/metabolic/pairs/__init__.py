@@ -45,7 +45,7 @@ kind is *reaction kinds* (parameter ``reaction_kinds``, config key
 motif type are filed under the pseudo motif type ``candidate``
 (:data:`.registry.CANDIDATE_MOTIF`).
 
-With ``representation="summary"`` every (motif, source) block is replaced by
+With ``source_features="summary"`` every (motif, source) block is replaced by
 a few numbers that summarise it, and that a linear model cannot derive from
 the point-wise terms (:data:`SUMMARY_ITEMS`; each source module says which).
 Absent exactly where the point-wise block is.
@@ -74,8 +74,8 @@ Example
 [[1.0, 0.0, 0.0], [nan, 0.693, 1.0]]
 """
 
-from geomargin.featurize.metabolic.pairs.featurizer import FEATURE_REPRESENTATIONS, PairFeaturizer
+from geomargin.featurize.metabolic.pairs.featurizer import SOURCE_FEATURES, PairFeaturizer
 from geomargin.featurize.metabolic.pairs.registry import SUMMARY_ITEMS
 from geomargin.featurize.metabolic.pairs.sampling import build_instances, candidate_pools, fold_groups
 
-__all__ = ["PairFeaturizer", "build_instances", "candidate_pools", "fold_groups", "SUMMARY_ITEMS", "FEATURE_REPRESENTATIONS"]
+__all__ = ["PairFeaturizer", "build_instances", "candidate_pools", "fold_groups", "SUMMARY_ITEMS", "SOURCE_FEATURES"]

@@ -58,7 +58,7 @@ class AdjacencyBlock(NetworkBlock):
     def prepare(self, index, cache):
         self.index, self.cache = index, cache
 
-    def block_items(self, representation):
+    def block_items(self, source_features):
         return ADJACENCY_ITEMS + (SAME_KIND_ITEMS if self.reaction_kinds else ())
 
     def counts(self, reaction: str, motif: str):

@@ -14,7 +14,7 @@ each of its blocks). It then implements one of two interfaces:
     ``fast_sum`` (candidates that are not among the neighbours: the block and
     its row sums from shared neighbour sums), ``block`` (any candidate, with
     one or two genes removed from the neighbours) and ``summaries`` (the
-    per-neighbour statistics of the summary representation).
+    per-neighbour statistics of the summary features).
     :class:`WholeRowSourceBlock` holds the absent-block rule of the sources
     whose genes have data for every item or for none (``domain``, ``loc``).
 :class:`NetworkBlock`
@@ -71,7 +71,7 @@ class Block:
     #: The configuration key (``config/config.yaml``) the features step passes to ``param``.
     config_key: ClassVar[str]
     #: Item names of each block of the family (for a data source: those of
-    #: the summary representation; the point-wise items are the table's columns).
+    #: the summary features; the point-wise items are the table's columns).
     items: ClassVar[tuple[str, ...]]
     #: One block per motif type (True), or motif-independent blocks of the
     #: candidate, under the pseudo motif type ``"candidate"`` (False).
@@ -91,8 +91,8 @@ class Block:
         """Names of the blocks of this family, in feature order (after ``prepare``)."""
         return [self.name]
 
-    def block_items(self, representation: str) -> tuple[str, ...]:
-        """Item names of each block for ``representation`` (after ``prepare``)."""
+    def block_items(self, source_features: str) -> tuple[str, ...]:
+        """Item names of each block for ``source_features`` (after ``prepare``)."""
         return self.items
 
 
@@ -127,8 +127,8 @@ class SourceBlock(Block):
         self.null = len(genes)
         self.arrays = arrays
 
-    def block_items(self, representation: str) -> tuple[str, ...]:
-        return tuple(self.items_) if representation == "pointwise" else self.items
+    def block_items(self, source_features: str) -> tuple[str, ...]:
+        return tuple(self.items_) if source_features == "pointwise" else self.items
 
     def gather(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """The data of the candidate genes at ``rows`` (null row: no data)
@@ -143,7 +143,7 @@ class SourceBlock(Block):
 
     def fast_sum(self, B_rows: np.ndarray, gd: dict) -> np.ndarray:
         """Row sums of :meth:`fast_block` without building it (NaN where the
-        block is absent): the block mean of the summary representation."""
+        block is absent): the block mean of the summary features."""
         raise NotImplementedError
 
     def block(self, B_rows: np.ndarray, g_rows: np.ndarray, sub_rows: list[np.ndarray]) -> np.ndarray:

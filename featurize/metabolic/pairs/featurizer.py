@@ -24,10 +24,10 @@ from geomargin.featurize.metabolic.pairs.index import NetworkIndex
 from geomargin.featurize.metabolic.pairs.registry import BLOCKS, CANDIDATE_MOTIF, SOURCE_KINDS
 from geomargin.featurize.metabolic.pairs.scale import FeatureScale, float32_grid
 
-__all__ = ["PairFeaturizer", "FEATURE_REPRESENTATIONS"]
+__all__ = ["PairFeaturizer", "SOURCE_FEATURES"]
 
-#: Values of the ``representation`` parameter of :class:`PairFeaturizer`.
-FEATURE_REPRESENTATIONS = ("pointwise", "summary")
+#: Values of the ``source_features`` parameter of :class:`PairFeaturizer`.
+SOURCE_FEATURES = ("pointwise", "summary")
 
 #: Candidate batches whose gene ids and gathered per-gene data a featurizer
 #: keeps (:meth:`PairFeaturizer.candidate_matrix`): scoring one reaction on
@@ -58,9 +58,11 @@ class PairFeaturizer(PairExplanations, FeatureScale):
     adjacency : bool, default True
         Add the ``net`` block per motif type (how many of the related
         reactions the candidate already catalyses).
-    representation : {"pointwise", "summary"}, default "pointwise"
-        The paper's point-wise features per condition / domain / compartment,
-        or a few summaries per block (package docstring).
+    source_features : {"pointwise", "summary"}, default "pointwise"
+        How each data source (expression, domains, localization) fills a
+        (motif, source) block: the paper's point-wise features, one per
+        condition / domain / compartment, or a few summaries per block
+        (package docstring).
     reaction_kinds : bool, default False
         Add the same-kind ``net`` features and the ``role_<kind>`` blocks (package
         docstring). Needs ``net.reactions.reaction_kind`` (as built by
@@ -156,7 +158,7 @@ class PairFeaturizer(PairExplanations, FeatureScale):
         "min_domain_genes": int_at_least(1),
         "domain_eps": positive_float(),
         "adjacency": boolean(),
-        "representation": one_of(*FEATURE_REPRESENTATIONS),
+        "source_features": one_of(*SOURCE_FEATURES),
         "reaction_kinds": boolean(),
         "subsystems": boolean(),
         "compounds": boolean(),
@@ -172,7 +174,7 @@ class PairFeaturizer(PairExplanations, FeatureScale):
     def __init__(self, net, motifs: Mapping[str, Mapping[str, frozenset]],
                  sources: Mapping[str, pd.DataFrame], min_domain_genes: int = 2,
                  domain_eps: float = 0.01, adjacency: bool = True,
-                 representation: str = "pointwise", reaction_kinds: bool = False,
+                 source_features: str = "pointwise", reaction_kinds: bool = False,
                  subsystems: bool = False, compounds: bool = False, domain_kinds: bool = False,
                  sites: bool = False, membrane_genes=None, homology=None,
                  fold_groups: Mapping[str, object] | None = None):
@@ -186,7 +188,7 @@ class PairFeaturizer(PairExplanations, FeatureScale):
         self.min_domain_genes = min_domain_genes
         self.domain_eps = domain_eps
         self.adjacency = adjacency
-        self.representation = representation
+        self.source_features = source_features
         self.reaction_kinds = reaction_kinds
         self.subsystems = subsystems
         self.compounds = compounds
@@ -271,7 +273,7 @@ class PairFeaturizer(PairExplanations, FeatureScale):
 
         # the point-wise layout is always computed; "summary" derives from it
         _, _, self._pw_blocks, self._pw_n = self._layout("pointwise")
-        self.feature_names_, self.groups_, self.blocks_, self.n_features_ = self._layout(representation)
+        self.feature_names_, self.groups_, self.blocks_, self.n_features_ = self._layout(source_features)
         self._pw_at = {(t, kind): sl for t, kind, sl in self._pw_blocks}
         self._block_at = {(t, kind): sl for t, kind, sl in self.blocks_}
         self.feature_scale_: np.ndarray | None = None
@@ -329,9 +331,9 @@ class PairFeaturizer(PairExplanations, FeatureScale):
                 "PairFeaturizer(sites=True): net.reactions has no 'compartments' column; build the "
                 "network with featurize.metabolic.network.build_directed_network, or pass sites=False")
 
-    def _layout(self, representation: str):
+    def _layout(self, source_features: str):
         """Feature names, group ids, ``(motif, block, slice)`` and the width
-        of ``representation``, in the order of
+        of ``source_features``, in the order of
         :data:`~geomargin.featurize.metabolic.pairs.registry.BLOCKS`."""
         per_motif = [(b, kind) for b in self._families if b.per_motif for kind in b.block_names()]
         names, groups, blocks = [], [], []
@@ -346,11 +348,11 @@ class PairFeaturizer(PairExplanations, FeatureScale):
 
         for ti, t in enumerate(self.motif_types_):
             for si, (b, kind) in enumerate(per_motif):
-                add(t, kind, b.block_items(representation), ti * len(per_motif) + si)
+                add(t, kind, b.block_items(source_features), ti * len(per_motif) + si)
         for b in self._families:
             if not b.per_motif:
                 for kind in b.block_names():
-                    add(CANDIDATE_MOTIF, kind, b.block_items(representation),
+                    add(CANDIDATE_MOTIF, kind, b.block_items(source_features),
                         max(groups) + 1 if groups else 0)
         return names, np.asarray(groups, dtype=np.intp), blocks, start
 
@@ -403,7 +405,7 @@ class PairFeaturizer(PairExplanations, FeatureScale):
                                  f"{(n, self.n_features_)}; got "
                                  f"{getattr(out, 'shape', None)} {getattr(out, 'dtype', None)}")
             X = out
-        if self.representation == "pointwise":
+        if self.source_features == "pointwise":
             self._pointwise(reaction, g_gids, h_gids, X)
         else:
             self._summarise(reaction, g_gids, h_gids, X)

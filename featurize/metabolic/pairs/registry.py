@@ -32,7 +32,7 @@ BLOCKS = (ExprBlock, DomainBlock, LocBlock, AdjacencyBlock, RoleBlock, Subsystem
           DomainKindBlock, SiteBlock, MembraneBlock, HomologyBlock)
 #: Names of the data sources (keys of ``sources``), in feature order.
 SOURCE_KINDS = tuple(b.name for b in BLOCKS if b.param == "sources")
-#: Features of each (motif, source) block with ``representation="summary"``.
+#: Features of each (motif, source) block with ``source_features="summary"``.
 SUMMARY_ITEMS = {b.name: b.items for b in BLOCKS if b.param == "sources"}
 #: Pseudo motif type of the motif-independent blocks of the candidate in ``blocks_``.
 CANDIDATE_MOTIF = "candidate"

@@ -121,7 +121,7 @@ class FeatureScale:
             if sl.stop == sl.start:
                 continue
             B = self.unscaled(X, sl)
-            if self.representation == "summary":  # the first summary is the mean
+            if self.source_features == "summary":  # the first summary is the mean
                 out[:, j] = B[:, 0]
                 continue
             present = ~np.isnan(B).all(axis=1)

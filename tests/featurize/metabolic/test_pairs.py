@@ -97,7 +97,7 @@ def test_registry_gives_the_documented_layout():
     net.reactions["subsystem"] = ["A", "A;B", "B", "A"]
     net.reactions["compartments"] = ["cytosol;mitochondria", "cytosol", "nucleus", ""]
     f = PairFeaturizer(net, motifs, sources, reaction_kinds=True, subsystems=True,
-                       representation="summary", domain_kinds=True, sites=True, membrane_genes={"G1"})
+                       source_features="summary", domain_kinds=True, sites=True, membrane_genes={"G1"})
     motif_blocks = [(t, k) for t in ["fork", "funnel", "chain_up", "chain_down"]
                     for k in ["expr", "domain", "loc", "net"]]
     assert [(t, k) for t, k, _ in f.blocks_] == motif_blocks + [
@@ -531,7 +531,7 @@ def test_groups_of_one_model_reaction_change_nothing(feat):
 
 
 def reference_summary(f, net, motifs, sources, eps, min_dom, r, g, drop=None):
-    """Brute force of representation="summary" from its definitions: the
+    """Brute force of source_features="summary" from its definitions: the
     block means from the point-wise reference, per-neighbour comparisons
     written out one neighbour at a time."""
     pw = reference_features(f, net, motifs, sources, eps, min_dom, r, g, drop=drop)
@@ -582,10 +582,10 @@ def reference_summary(f, net, motifs, sources, eps, min_dom, r, g, drop=None):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_summary_representation_matches_brute_force(seed):
+def test_summary_source_features_match_brute_force(seed):
     net, motifs, sources, genes = random_toy(seed)
     f = PairFeaturizer(net, motifs, sources, min_domain_genes=2, domain_eps=0.05,
-                       representation="summary", reaction_kinds=seed == 2, subsystems=seed >= 1)
+                       source_features="summary", reaction_kinds=seed == 2, subsystems=seed >= 1)
     assert f.feature_names_[:9] == ["fork:expr:r_mean", "fork:expr:r_max", "fork:expr:r_top3",
                                     "fork:domain:kl_mean", "fork:domain:share_fraction",
                                     "fork:domain:shared_max_log1p", "fork:loc:hamming_mean",
@@ -610,8 +610,8 @@ def test_summary_representation_matches_brute_force(seed):
     r = net.reactions.index[0]
     np.testing.assert_allclose(f.block_sums(f.candidate_matrix(r, genes), "expr"),
                                pw.block_sums(pw.candidate_matrix(r, genes), "expr"), rtol=1e-5, atol=1e-7)
-    with pytest.raises(ValueError, match="'representation' parameter of PairFeaturizer"):
-        PairFeaturizer(net, motifs, sources, representation="both")
+    with pytest.raises(ValueError, match="'source_features' parameter of PairFeaturizer"):
+        PairFeaturizer(net, motifs, sources, source_features="both")
 
 
 def test_transform_pairs_in_any_order(feat):
