@@ -46,7 +46,7 @@ Examples
 >>> rng = np.random.default_rng(0)
 >>> rows = pd.DataFrame({"rank": np.tile(np.arange(1, 6), 40), "score_z": rng.normal(size=200),
 ...                      "gap_next_z": 0.1, "gap_top_z": 0.2, "reaction_kind": "transport",
-...                      "motifs": True, "adjacent": False, "subsystem": False, "compound": False,
+...                      "motifs": True, "adjacent": False, "subsystem": False, "compounds": False,
 ...                      "role": False, "kind_domain": True, "site_match": False, "site_elsewhere": False})
 >>> y = (rng.random(200) < 1 / rows["rank"]).astype(int)
 >>> p = ConfidenceCalibrator().fit(rows, y).predict_proba(rows)
@@ -153,7 +153,7 @@ def evidence_pattern(rows: pd.DataFrame) -> np.ndarray:
     """Each row's evidence pattern (:data:`EVIDENCE_PATTERNS`).
 
     >>> evidence_pattern(pd.DataFrame({"motifs": [True, False], "adjacent": [0, 1], "subsystem": [0, 0],
-    ...                                "compound": [1, 0]})).tolist()
+    ...                                "compounds": [1, 0]})).tolist()
     ['1001', '0100']
     """
     flags = np.column_stack([rows[f].astype(bool).to_numpy() for f in EVIDENCE_FLAGS]) if len(rows) \
@@ -196,7 +196,7 @@ def calibration_features(rows: pd.DataFrame, homology: bool | None = None) -> np
     >>> r = pd.DataFrame({"rank": [1, 4], "score_z": [2.0, 0.5], "gap_next_z": [1.0, 0.0],
     ...                   "gap_top_z": [0.0, 1.5], "reaction_kind": ["transport", "other"],
     ...                   "motifs": [True, True], "adjacent": [1, 0], "subsystem": [0, 0],
-    ...                   "compound": [0, 1], "role": [True, False], "kind_domain": [True, True],
+    ...                   "compounds": [0, 1], "role": [True, False], "kind_domain": [True, True],
     ...                   "site_match": [False, True], "site_elsewhere": [True, False]})
     >>> X = calibration_features(r)
     >>> X.shape, X[1, :10].round(3).tolist(), X[:, 58:].tolist()
@@ -472,7 +472,7 @@ class ConfidenceCalibrator(BaseEstimator):
 def without_network_evidence(rows: pd.DataFrame) -> np.ndarray:
     """Whether each row has none of the :data:`NETWORK_FLAGS`.
 
-    >>> without_network_evidence(pd.DataFrame({"adjacent": [0, 1], "subsystem": 0, "compound": 0})).tolist()
+    >>> without_network_evidence(pd.DataFrame({"adjacent": [0, 1], "subsystem": 0, "compounds": 0})).tolist()
     [True, False]
     """
     return ~np.column_stack([rows[f].astype(bool).to_numpy() for f in NETWORK_FLAGS]).any(axis=1)
@@ -503,7 +503,7 @@ def without_network_first_share(rows: pd.DataFrame, first, fold_group) -> tuple[
     there is none.
 
     >>> r = pd.DataFrame({"reaction": ["a", "a", "b", "c"], "adjacent": [0, 1, 0, 0], "subsystem": 0,
-    ...                   "compound": 0, "label": [1, 0, 0, 1]})
+    ...                   "compounds": 0, "label": [1, 0, 0, 1]})
     >>> without_network_first_share(r, np.array([True, False, True, True]), {"a": "g1", "b": "g1", "c": "c"})
     (3, 0.75)
     """
@@ -573,7 +573,7 @@ def out_of_fold_confidence(rows: pd.DataFrame, calibrator: ConfidenceCalibrator 
     >>> rng = np.random.default_rng(1)
     >>> rows = pd.DataFrame({"fold": np.repeat([1, 2, 3], 100), "rank": np.tile(np.arange(1, 11), 30),
     ...                      "score_z": 0.0, "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": "transport",
-    ...                      "motifs": True, "adjacent": True, "subsystem": False, "compound": False,
+    ...                      "motifs": True, "adjacent": True, "subsystem": False, "compounds": False,
     ...                      "role": False, "kind_domain": False, "site_match": False, "site_elsewhere": False})
     >>> rows["label"] = (rng.random(300) < 0.5 / rows["rank"]).astype(int)
     >>> p = out_of_fold_confidence(rows)

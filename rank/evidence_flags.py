@@ -23,13 +23,13 @@ __all__ = ["EVIDENCE_FLAGS", "NETWORK_FLAGS", "OWN_KIND_FLAGS", "SITE_FLAGS", "C
 #: Candidate evidence flags: ``motifs`` (the reaction has motif neighbour
 #: genes), ``adjacent`` (the candidate already catalyses a related reaction:
 #: the ``net`` block), ``subsystem`` (another reaction of the subsystem) and
-#: ``compound`` (a reaction of this kind on similar compounds).
-EVIDENCE_FLAGS = ("motifs", "adjacent", "subsystem", "compound")
+#: ``compounds`` (a reaction of this kind on similar compounds).
+EVIDENCE_FLAGS = ("motifs", "adjacent", "subsystem", "compounds")
 
 
 #: The candidate flags that are network evidence: a row with none of them is
 #: without network evidence (the reaction's motif genes alone do not say anything of this gene).
-NETWORK_FLAGS = ("adjacent", "subsystem", "compound")
+NETWORK_FLAGS = ("adjacent", "subsystem", "compounds")
 
 
 #: What the candidate's own record says of the reaction's kind of work:
@@ -63,11 +63,11 @@ HOMOLOGY_FLAG = "homology"
 
 
 #: Feature-name endings (``PairFeaturizer.feature_names_``) behind the candidate
-#: flags ``adjacent``, ``subsystem`` and ``compound``: a flag is set when one of
+#: flags ``adjacent``, ``subsystem`` and ``compounds``: a flag is set when one of
 #: its features is > 0.
 FLAG_FEATURES = {"adjacent": (":net:adjacent_log1p_count",),
                  "subsystem": (":subsystem:same_subsystem_log1p_count",),
-                 "compound": (":max_similarity",)}
+                 "compounds": (":max_similarity",)}
 
 
 #: Feature names (regular expressions) behind the :data:`OWN_KIND_FLAGS`; only
@@ -121,7 +121,7 @@ def homology_flags(featurizer, X: np.ndarray) -> np.ndarray | None:
 
 
 def evidence_flags(featurizer, X: np.ndarray) -> np.ndarray:
-    """The candidate flags ``adjacent``, ``subsystem`` and ``compound`` of
+    """The candidate flags ``adjacent``, ``subsystem`` and ``compounds`` of
     the rows of a candidate matrix ``X`` (:data:`FLAG_FEATURES`; absent
     features count as 0), shape ``(n, 3)``: the same evidence the ranking's
     ``catalyses_adjacent``, ``catalyses_in_subsystem`` and
@@ -136,7 +136,7 @@ def evidence_flags(featurizer, X: np.ndarray) -> np.ndarray:
     names = list(featurizer.feature_names_)
     X = np.asarray(X, dtype=np.float64)
     out = np.zeros((X.shape[0], 3), dtype=bool)
-    for j, flag in enumerate(("adjacent", "subsystem", "compound")):
+    for j, flag in enumerate(("adjacent", "subsystem", "compounds")):
         cols = [i for i, n in enumerate(names) if n.endswith(FLAG_FEATURES[flag])]
         if cols:
             out[:, j] = (np.nan_to_num(X[:, cols], nan=0.0) > 0).any(axis=1)

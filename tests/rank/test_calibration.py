@@ -16,7 +16,7 @@ from geomargin.rank.credible import no_credible_candidate
 def _rows(n, rng, **fixed):
     base = {"fold": rng.integers(1, 4, n), "rank": rng.integers(1, 21, n), "score_z": rng.normal(size=n),
             "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": "transport", "motifs": True,
-            "adjacent": rng.random(n) < 0.3, "subsystem": False, "compound": False, "role": False, "kind_domain": False, "site_match": False,
+            "adjacent": rng.random(n) < 0.3, "subsystem": False, "compounds": False, "role": False, "kind_domain": False, "site_match": False,
             "site_elsewhere": False}
     base.update(fixed)
     return pd.DataFrame(base)
@@ -27,7 +27,7 @@ def test_saturated_groups_get_their_frequencies():
     0.4 exactly: the (nearly unregularised) logistic fit returns each share."""
     rows = pd.DataFrame({"rank": 1, "score_z": 0.0, "gap_next_z": 0.0, "gap_top_z": 0.0,
                          "reaction_kind": "enzymatic", "motifs": True, "adjacent": [False] * 100 + [True] * 100,
-                         "subsystem": True, "compound": False, "role": False, "kind_domain": False, "site_match": False,
+                         "subsystem": True, "compounds": False, "role": False, "kind_domain": False, "site_match": False,
             "site_elsewhere": False})
     y = np.r_[np.arange(100) < 10, np.arange(100) < 40].astype(int)
     cal = ConfidenceCalibrator(C=1e6).fit(rows, y)
@@ -83,7 +83,7 @@ def test_rank_and_score_weigh_per_evidence_pattern():
     def rows_of(n):
         r = _rows(n, rng, rank=1, adjacent=False)
         sub = rng.random(n) < 0.5
-        return r.assign(subsystem=sub, compound=~sub)
+        return r.assign(subsystem=sub, compounds=~sub)
 
     def truth(r):
         slope = np.where(r["subsystem"], 1.5, -1.5)
@@ -103,7 +103,7 @@ def test_fold_group_weights_count_each_fold_group_once():
     single = pd.DataFrame({"reaction": [f"s{i}" for i in range(30)], "label": (np.arange(30) < 6).astype(int)})
     rows = pd.concat([fam, single], ignore_index=True).assign(
         rank=1, score_z=0.0, gap_next_z=0.0, gap_top_z=0.0, reaction_kind="enzymatic", motifs=True,
-        adjacent=True, subsystem=False, compound=False, role=False, kind_domain=False, site_match=False,
+        adjacent=True, subsystem=False, compounds=False, role=False, kind_domain=False, site_match=False,
         site_elsewhere=False)
     groups = {**{f"f{i}": "fam" for i in range(30)}, **{f"s{i}": f"s{i}" for i in range(30)}}
     w = fold_group_weights(rows, groups)
@@ -132,7 +132,7 @@ def test_cap_without_network_evidence_by_hand():
                          "gap_next_z": 0.0, "gap_top_z": 0.0,
                          "reaction_kind": np.where(np.arange(n) % 8 < 6, "enzymatic", "transport"),
                          "motifs": True, "adjacent": np.r_[np.zeros(n // 2, bool), np.ones(n // 2, bool)],
-                         "subsystem": False, "compound": False, "role": False, "kind_domain": False, "site_match": False,
+                         "subsystem": False, "compounds": False, "role": False, "kind_domain": False, "site_match": False,
             "site_elsewhere": False})
     y = ((rows["score_z"].abs() > 1.5) | (np.arange(n) % 4 == 0)).astype(int).to_numpy()
     w = np.where(np.arange(n) % 3 == 0, 0.5, 1.0)
@@ -171,7 +171,7 @@ def test_support_cap_by_hand():
     kind takes its pattern over all kinds, an unseen pattern gets 0."""
     rows = pd.DataFrame({"rank": [1, 2, 3, 4, 5, 1, 2], "score_z": [3.0, 2.0, 1.0, 0.0, -1.0, 1.0, 0.0],
                          "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": ["transport"] * 5 + ["enzymatic"] * 2,
-                         "motifs": True, "adjacent": True, "subsystem": False, "compound": False, "role": False, "kind_domain": False, "site_match": False,
+                         "motifs": True, "adjacent": True, "subsystem": False, "compounds": False, "role": False, "kind_domain": False, "site_match": False,
             "site_elsewhere": False})
     y = np.array([1, 0, 1, 0, 0, 1, 0])
     w = np.array([1.0, 1.0, 0.5, 1.0, 1.0, 1.0, 1.0])
@@ -200,7 +200,7 @@ def test_support_cap_by_hand():
     every = np.argsort(-fit, kind="mergesort")
     top = max(wilson_lower(np.average(y[every][:j], weights=w[every][:j]), w[every][:j].sum()) for j in range(1, 8))
     assert cal.support_cap(probe.assign(reaction_kind="spontaneous"), [0.999])[0] == pytest.approx(top)
-    assert cal.support_cap(probe.assign(compound=True), [0.5])[0] == 0.0
+    assert cal.support_cap(probe.assign(compounds=True), [0.5])[0] == 0.0
 
 
 def test_support_cap_stops_a_slope_borrowed_from_another_pattern():
@@ -214,11 +214,11 @@ def test_support_cap_stops_a_slope_borrowed_from_another_pattern():
     n = 3000
     strong = pd.DataFrame({"rank": 1, "score_z": rng.exponential(2, n), "gap_next_z": 0.0,
                            "gap_top_z": 0.0, "reaction_kind": "transport", "motifs": True, "adjacent": True,
-                           "subsystem": False, "compound": True, "role": False, "kind_domain": False, "site_match": False,
+                           "subsystem": False, "compounds": True, "role": False, "kind_domain": False, "site_match": False,
             "site_elsewhere": False})
     weak = pd.DataFrame({"rank": 1, "score_z": rng.uniform(0, 0.5, 300), "gap_next_z": 0.0,
                          "gap_top_z": 0.0, "reaction_kind": "transport", "motifs": True, "adjacent": False,
-                         "subsystem": True, "compound": True, "role": False, "kind_domain": False, "site_match": False,
+                         "subsystem": True, "compounds": True, "role": False, "kind_domain": False, "site_match": False,
             "site_elsewhere": False})
     rows = pd.concat([strong, weak], ignore_index=True)
     y = np.r_[rng.random(n) < 1 / (1 + np.exp(-(rows["score_z"][:n] * 2 - 2))), rng.random(300) < 1 / 3]
@@ -238,7 +238,7 @@ def test_confidence_does_not_reward_a_gap_to_the_next_row():
     rows = pd.DataFrame({"rank": rng.integers(1, 21, n), "score_z": rng.normal(1, 1, n),
                          "gap_next_z": rng.exponential(1, n), "gap_top_z": rng.exponential(1, n),
                          "reaction_kind": "transport", "motifs": True, "adjacent": True,
-                         "subsystem": False, "compound": True, "role": False, "kind_domain": False, "site_match": False,
+                         "subsystem": False, "compounds": True, "role": False, "kind_domain": False, "site_match": False,
             "site_elsewhere": False})
     # labels that favour a better rank and score, and also follow the gap to the next row:
     # a fit that read the gap would put the second row of the pair first
@@ -371,7 +371,7 @@ def test_without_network_first_share_counts_the_listed_first_rows():
                          "rank": np.tile(np.arange(1, k + 1), n_r), "score_z": rng.normal(size=n_r * k),
                          "gap_next_z": 0.0, "gap_top_z": 0.0, "reaction_kind": "enzymatic", "motifs": True,
                          "adjacent": rng.random(n_r * k) < 0.4, "subsystem": False,
-                         "compound": rng.random(n_r * k) < 0.2, "role": False, "kind_domain": False, "site_match": False,
+                         "compounds": rng.random(n_r * k) < 0.2, "role": False, "kind_domain": False, "site_match": False,
             "site_elsewhere": False})
     rows["label"] = (rng.random(n_r * k) < 0.4).astype(int)
     # three reactions per fold group for the first 30, then one each
@@ -379,12 +379,12 @@ def test_without_network_first_share_counts_the_listed_first_rows():
     w = fold_group_weights(rows, groups)
     cal = ConfidenceCalibrator().fit(rows, rows["label"], sample_weight=w)
     n, share = without_network_first_share(rows, rows["rank"].to_numpy() == 1, groups)
-    first_without_network = (rows["rank"] == 1) & ~rows["adjacent"] & ~rows["compound"]
+    first_without_network = (rows["rank"] == 1) & ~rows["adjacent"] & ~rows["compounds"]
     assert n == int(first_without_network.sum())
     assert share == pytest.approx(cal.without_network_share_)
     # another first row per reaction: the last one
     first = (rows["rank"] == k).to_numpy()
-    m = first & ~rows["adjacent"].to_numpy() & ~rows["compound"].to_numpy()
+    m = first & ~rows["adjacent"].to_numpy() & ~rows["compounds"].to_numpy()
     n, share = without_network_first_share(rows, first, groups)
     wt = [1 / 3 if int(rows["reaction"].iloc[i][1:]) < 30 else 1.0 for i in np.flatnonzero(m)]
     by_hand = sum(wi * rows["label"].iloc[i] for wi, i in zip(wt, np.flatnonzero(m))) / sum(wt)
@@ -431,7 +431,7 @@ def test_confidence_reads_the_candidates_own_kind():
     own = rng.integers(0, 3, n)  # 0 neither, 1 role, 2 kind_domain
     rows = pd.DataFrame({"rank": rng.integers(1, 21, n), "score_z": rng.normal(1, 1, n), "gap_next_z": 0.0,
                          "gap_top_z": rng.exponential(1, n), "reaction_kind": "transport", "motifs": True,
-                         "adjacent": False, "subsystem": False, "compound": False,
+                         "adjacent": False, "subsystem": False, "compounds": False,
                          "role": own == 1, "kind_domain": own == 2,
                          "site_match": False, "site_elsewhere": False})
     logit = -np.log(rows["rank"]) + 0.5 * rows["score_z"] - 1 + np.where(own == 1, -6.0, np.where(own == 2, 1.0, 0.0))
@@ -453,7 +453,7 @@ def test_confidence_reads_where_the_candidate_is_localized():
     site = rng.integers(0, 3, n)  # 0 no data, 1 where it runs, 2 only elsewhere
     rows = pd.DataFrame({"rank": rng.integers(1, 21, n), "score_z": rng.normal(1, 1, n), "gap_next_z": 0.0,
                          "gap_top_z": rng.exponential(1, n), "reaction_kind": "enzymatic", "motifs": True,
-                         "adjacent": True, "subsystem": False, "compound": False, "role": False,
+                         "adjacent": True, "subsystem": False, "compounds": False, "role": False,
                          "kind_domain": False, "site_match": site == 1, "site_elsewhere": site == 2})
     logit = -np.log(rows["rank"]) + 0.5 * rows["score_z"] - 1 + np.where(site == 2, -3.0, np.where(site == 1, 1.0, 0.0))
     y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
@@ -476,7 +476,7 @@ def test_calibration_table_carries_every_column():
     t = calibration_table([c], ["G1", "G2", "G3"], "m")
     assert t.columns.tolist() == ["ranking", *CALIBRATION_COLUMNS]
     assert t["gene"].tolist() == ["G1", "G2"] and t["role"].tolist() == [True, False]
-    assert t["kind_domain"].tolist() == [False, True] and t["compound"].tolist() == [False, True]
+    assert t["kind_domain"].tolist() == [False, True] and t["compounds"].tolist() == [False, True]
     assert t["site_match"].tolist() == [False, True] and t["site_elsewhere"].tolist() == [True, False]
 
 
@@ -500,7 +500,7 @@ def test_held_out_like_counts_the_fold_groups_of_each_cell_by_hand():
     row's reaction kind, evidence pattern and own kind of work; a cell never
     seen gives 0; it changes no confidence."""
     base = {"gap_next_z": 0.0, "gap_top_z": 0.0, "motifs": True, "adjacent": False, "subsystem": False,
-            "compound": False, "kind_domain": False, "site_match": False, "site_elsewhere": False}
+            "compounds": False, "kind_domain": False, "site_match": False, "site_elsewhere": False}
     rows = pd.DataFrame([
         # two reactions of one fold group (weight 0.5 each), two rows each, own kind "none"
         {"reaction": "a", "rank": 1, "role": False}, {"reaction": "a", "rank": 2, "role": False},
@@ -567,7 +567,7 @@ def test_confidence_reads_homology_evidence_only_when_the_rows_have_it():
     hom = rng.random(n) < 0.5
     rows = pd.DataFrame({"rank": rng.integers(1, 21, n), "score_z": rng.normal(1, 1, n), "gap_next_z": 0.0,
                          "gap_top_z": rng.exponential(1, n), "reaction_kind": "transport", "motifs": True,
-                         "adjacent": False, "subsystem": False, "compound": True, "role": False,
+                         "adjacent": False, "subsystem": False, "compounds": True, "role": False,
                          "kind_domain": False, "site_match": False, "site_elsewhere": False})
     logit = -np.log(rows["rank"]) + 0.5 * rows["score_z"] - 1 + np.where(hom, 1.5, -1.5)
     y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)

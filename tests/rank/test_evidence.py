@@ -356,7 +356,7 @@ def test_shown_rows_flags_by_processes(setup):
     for r, rows in one.groupby("reaction"):
         expected = candidate_flags(feat, feat.candidate_matrix(r, rows["gene"].tolist()))
         np.testing.assert_array_equal(rows[list(CANDIDATE_FLAGS)].to_numpy(), expected)
-    assert one[["adjacent", "subsystem", "compound"]].to_numpy().any()
+    assert one[["adjacent", "subsystem", "compounds"]].to_numpy().any()
 
 
 def test_subsystem_evidence_counts_near_copies_once():

@@ -32,7 +32,7 @@ def test_thin_support_without_a_calibrator_is_unknown():
 
 
 def _flags(adjacent):
-    return {"adjacent": adjacent, "subsystem": [0] * len(adjacent), "compound": [0] * len(adjacent)}
+    return {"adjacent": adjacent, "subsystem": [0] * len(adjacent), "compounds": [0] * len(adjacent)}
 
 
 def test_without_network_evidence_fields():

@@ -138,7 +138,7 @@ def test_main_target_writes_all_three_outputs(toy_run):
     # held-out reactions whose first listed row has no network evidence, and their share right,
     # recounted from the rows as listed; a toy group is a model reaction (both directions), each
     # weighing one over all held-out reactions
-    without_network = first_rows[~first_rows[["adjacent", "subsystem", "compound"]].astype(bool).any(axis=1)]
+    without_network = first_rows[~first_rows[["adjacent", "subsystem", "compounds"]].astype(bool).any(axis=1)]
     assert quality.loc[0, "validated_top1_without_network_evidence"] == len(without_network)
     if len(without_network):
         model = rows["reaction"].str.replace("__rev", "", regex=False)
@@ -292,7 +292,7 @@ def test_evidence_columns_match_independent_computations(toy_run):
     group = inst.drop_duplicates("reaction").set_index("reaction")["fold_group"]
     c = calib.assign(group=calib["reaction"].map(group))
     c["w"] = 1 / c.groupby("group")["reaction"].transform("nunique")
-    c["cell"] = (c["reaction_kind"] + "/" + c[["motifs", "adjacent", "subsystem", "compound"]].astype(int).astype(str)
+    c["cell"] = (c["reaction_kind"] + "/" + c[["motifs", "adjacent", "subsystem", "compounds"]].astype(int).astype(str)
                  .agg("".join, axis=1) + "/" + np.where(c["role"], "role", np.where(c["kind_domain"], "domain", "none")))
     cells = c.drop_duplicates(["cell", "reaction"]).groupby("cell")["w"].sum().round(1)
     assert ranking["held_out_like"].notna().all()

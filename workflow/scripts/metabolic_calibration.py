@@ -44,7 +44,7 @@ else:
              len(rows), rows["reaction"].nunique(), round(rows.drop_duplicates("reaction")["weight"].sum()))
     calibrator = ConfidenceCalibrator().fit(rows, rows["label"], sample_weight=rows["weight"])
     log.info("candidates without network evidence: held-out rank-1 share right per reaction kind and evidence "
-             "pattern (motifs, adjacent, subsystem, compound), over how many fold groups, and the confidence "
+             "pattern (motifs, adjacent, subsystem, compounds), over how many fold groups, and the confidence "
              "cap (its 95%% Wilson lower bound):\n%s", calibrator.without_network_cells_.round(4).to_string(index=False))
     log.info("support cap: the highest confidence the held-out rows of each reaction kind and evidence pattern "
              "support (95%% Wilson lower bound of the best set of its most confident rows; '*': all kinds):\n%s",
