@@ -61,6 +61,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 
 from geomargin.common.checks import check_param, int_at_least, positive_float, validate_params
 from geomargin.rank.calibration_check import _wilson_lower, wilson_lower
@@ -412,16 +413,14 @@ class ConfidenceCalibrator(BaseEstimator):
         """How many held-out cases back each row's confidence: the ``groups``
         of :attr:`like_cells_` with the row's reaction kind, evidence pattern
         and own kind of work (0 where the fitted rows had none)."""
-        if not hasattr(self, "pipeline_"):
-            raise ValueError("ConfidenceCalibrator: call fit before held_out_like")
+        check_is_fitted(self, "pipeline_")
         cells = self.like_cells_.set_index(["reaction_kind", "pattern", "own_kind"])["groups"].to_dict()
         keys = zip(rows["reaction_kind"].astype(str), evidence_pattern(rows), own_kind(rows)) if len(rows) else []
         return np.array([cells.get(k, 0.0) for k in keys], dtype=np.float64)
 
     def uncapped_proba(self, rows: pd.DataFrame) -> np.ndarray:
         """The logistic fit's probability of a true gene, before either cap."""
-        if not hasattr(self, "pipeline_"):
-            raise ValueError("ConfidenceCalibrator: call fit before predict_proba")
+        check_is_fitted(self, "pipeline_")
         homology = getattr(self, "homology_", False)
         if homology and HOMOLOGY_FLAG not in rows.columns:
             raise ValueError(f"ConfidenceCalibrator: fitted on rows with the column {HOMOLOGY_FLAG!r} (the homology "

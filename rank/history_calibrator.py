@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.isotonic import isotonic_regression
+from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["RANK_BANDS", "HistoryCalibrator", "cells_table"]
 
@@ -134,6 +135,7 @@ class HistoryCalibrator(BaseEstimator):
         return self
 
     def _lookup(self, rows: pd.DataFrame, field: int) -> np.ndarray:
+        check_is_fitted(self, "cells_")
         homology = getattr(self, "homology_", False)
         if homology and HOMOLOGY not in rows.columns:
             raise ValueError(f"HistoryCalibrator: its cells have the homology key, but the rows have no column "

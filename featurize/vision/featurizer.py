@@ -13,7 +13,7 @@ from geomargin.common.checks import (boolean, check_param, half_open_interval, i
                            validate_params)
 from geomargin.featurize.vision.candidates import _candidates_in_maps, _ncc_map, _search_regions, landmark_candidates
 from geomargin.featurize.vision.hog_detector import HogLandmarkDetector
-from geomargin.featurize.vision.images import CROP_SHAPE
+from geomargin.featurize.vision.images import CROP_SHAPE, as_grey_stack
 from geomargin.featurize.vision.landmarks import LandmarkModel, normalise_patches
 from geomargin.featurize.vision.orientation import align_orientation, orient_to
 
@@ -146,7 +146,7 @@ class CarPartFeaturizer(TransformerMixin, BaseEstimator):
         return float(self.hog_threshold if self.detector == "hog" else self.threshold)
 
     def _check_images(self, images) -> np.ndarray:
-        images = np.asarray(images, dtype=np.float32)
+        images = as_grey_stack(images, type(self).__name__)
         if images.ndim != 3 or images.shape[1:] != tuple(CROP_SHAPE):
             raise ValueError(f"{type(self).__name__} expects crops of shape (n, 40, 100); "
                              f"got {images.shape}")

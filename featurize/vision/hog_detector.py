@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from geomargin.common.checks import int_at_least, positive_float, validate_params
 from geomargin.featurize.vision.candidates import _search_regions
 from geomargin.featurize.vision.hog import dense_hog
+from geomargin.featurize.vision.images import as_grey_stack
 
 __all__ = ["HogLandmarkDetector"]
 
@@ -90,7 +91,7 @@ class HogLandmarkDetector(BaseEstimator):
         (L, 2) landmark patch centres in the crop frame."""
         validate_params(self)
         name = type(self).__name__
-        images = np.asarray(images, dtype=np.float32)
+        images = as_grey_stack(images, f"{name}.fit")
         y = np.asarray(y).astype(bool)
         positions = np.asarray(positions, dtype=int)
         n, H, W = images.shape

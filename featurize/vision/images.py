@@ -11,10 +11,24 @@ import numpy as np
 
 from geomargin.common.exceptions import InputFileError
 
-__all__ = ["CROP_SHAPE", "read_grey_image", "find_train_dir", "load_crops"]
+__all__ = ["CROP_SHAPE", "as_grey_stack", "read_grey_image", "find_train_dir", "load_crops"]
 
 #: (height, width) of the UIUC training crops.
 CROP_SHAPE = (40, 100)
+
+
+def as_grey_stack(images, owner: str) -> np.ndarray:
+    """``images`` as a float32 array; a complex array stops with a
+    ValueError naming ``owner`` (its imaginary part would be dropped).
+
+    >>> as_grey_stack(np.zeros((1, 2, 2), dtype=np.complex64), "LandmarkModel.fit")
+    Traceback (most recent call last):
+    ...
+    ValueError: LandmarkModel.fit: Complex data not supported; expected real grey values
+    """
+    if np.iscomplexobj(images):
+        raise ValueError(f"{owner}: Complex data not supported; expected real grey values")
+    return np.asarray(images, dtype=np.float32)
 
 
 def read_grey_image(path: str | Path, shape: tuple[int, int] | None = None) -> np.ndarray:

@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from geomargin.common.checks import int_at_least, nonnegative_float, validate_params
+from geomargin.featurize.vision.images import as_grey_stack
 
 __all__ = ["normalise_patches", "LandmarkModel"]
 
@@ -119,7 +120,7 @@ class LandmarkModel(BaseEstimator):
         validate_params(self)
         name = type(self).__name__
         L, p = int(self.n_landmarks), int(self.patch_size)
-        images = np.asarray(images, dtype=np.float32)
+        images = as_grey_stack(images, f"{name}.fit")
         y = np.asarray(y).astype(bool)
         if images.ndim != 3 or len(y) != len(images) or y.all() or not y.any():
             raise ValueError(f"{name}.fit needs images (n, h, w) with both cars and non-cars; "
