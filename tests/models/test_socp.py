@@ -150,7 +150,7 @@ EXPECTED_FAILED = {name: _NON_SEPARABLE for name in [
 
 
 def test_check_estimator():
-    check_estimator_exactly(GeometricMarginSOCP(), EXPECTED_FAILED)
+    check_estimator_exactly(GeometricMarginSOCP(), EXPECTED_FAILED, cause="not separable with a positive geometric margin")
 
 
 def test_non_separable_random_labels():
