@@ -136,7 +136,7 @@ def evidence_flags(featurizer, X: np.ndarray) -> np.ndarray:
     names = list(featurizer.feature_names_)
     X = np.asarray(X, dtype=np.float64)
     out = np.zeros((X.shape[0], 3), dtype=bool)
-    for j, flag in enumerate(("adjacent", "subsystem", "compounds")):
+    for j, flag in enumerate(NETWORK_FLAGS):
         cols = [i for i, n in enumerate(names) if n.endswith(FLAG_FEATURES[flag])]
         if cols:
             out[:, j] = (np.nan_to_num(X[:, cols], nan=0.0) > 0).any(axis=1)

@@ -12,6 +12,8 @@ from sklearn.base import BaseEstimator
 from sklearn.isotonic import isotonic_regression
 from sklearn.utils.validation import check_is_fitted
 
+from geomargin.common.checks import positive_float, validate_params
+
 __all__ = ["RANK_BANDS", "HistoryCalibrator", "cells_table"]
 
 #: The confidence's rank bands: (first rank, last rank) of each, 1-based.
@@ -89,12 +91,13 @@ class HistoryCalibrator(BaseEstimator):
     [0.5, 0.042, 0.5, 0.042]
     """
 
+    _parameter_constraints: dict = {"prior_strength": positive_float()}
+
     def __init__(self, prior_strength: float = 10.0):
         self.prior_strength = prior_strength
 
     def fit(self, rows: pd.DataFrame, y=None):
-        if not (np.isscalar(self.prior_strength) and float(self.prior_strength) > 0):
-            raise ValueError(f"HistoryCalibrator: prior_strength is {self.prior_strength!r}; expected a number > 0")
+        validate_params(self)
         for col in ("reaction", "rank", "reaction_kind", "motifs", "label"):
             if col not in rows.columns:
                 raise ValueError(f"HistoryCalibrator.fit: the rows have no column {col!r}")

@@ -26,9 +26,10 @@ def as_grey_stack(images, owner: str) -> np.ndarray:
     ...
     ValueError: LandmarkModel.fit: Complex data not supported; expected real grey values
     """
+    images = np.asarray(images)
     if np.iscomplexobj(images):
         raise ValueError(f"{owner}: Complex data not supported; expected real grey values")
-    return np.asarray(images, dtype=np.float32)
+    return images.astype(np.float32, copy=False)
 
 
 def read_grey_image(path: str | Path, shape: tuple[int, int] | None = None) -> np.ndarray:

@@ -76,7 +76,7 @@ def test_known_logistic_frequencies_are_recovered_and_calibrated():
 
 def test_rank_and_score_weigh_per_evidence_pattern():
     """The score raises the chance of a true gene with subsystem evidence and
-    lowers it with compound evidence: one shared slope cannot fit both, the
+    lowers it with compounds evidence: one shared slope cannot fit both, the
     calibrator's per-pattern terms do."""
     rng = np.random.default_rng(5)
 
@@ -122,7 +122,7 @@ def test_fold_group_weights_count_each_fold_group_once():
 
 
 def test_cap_without_network_evidence_by_hand():
-    """Candidates without network evidence (no adjacent, subsystem or compound evidence) never
+    """Candidates without network evidence (no adjacent, subsystem or compounds evidence) never
     exceed the Wilson lower bound of the share of right rank-1 rows without network evidence of
     their kind and pattern (n = summed weight); a kind without such rows
     takes the pattern over all kinds, a pattern without any gets 0; rows

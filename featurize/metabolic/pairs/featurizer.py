@@ -278,6 +278,15 @@ class PairFeaturizer(PairExplanations, FeatureScale):
         self._block_at = {(t, kind): sl for t, kind, sl in self.blocks_}
         self.feature_scale_: np.ndarray | None = None
 
+    def __setstate__(self, state: dict) -> None:
+        """Load a pickled featurizer; one that holds ``representation``, the
+        former name of ``source_features`` (:data:`geomargin.common.config_checks.RENAMED_KEYS`),
+        loads with it as ``source_features``."""
+        if "representation" in state and "source_features" not in state:
+            state = {**state, "source_features": state["representation"]}
+            del state["representation"]
+        self.__dict__.update(state)
+
     def _check_inputs(self, net, sources) -> None:
         """Parameters that need each other, and what they need of the data."""
         reactions = net.reactions

@@ -614,6 +614,23 @@ def test_summary_source_features_match_brute_force(seed):
         PairFeaturizer(net, motifs, sources, source_features="both")
 
 
+def test_pickle_with_the_former_parameter_name_loads(feat):
+    """A featurizer pickled when ``source_features`` was named
+    ``representation`` loads with the new name and the same features."""
+    import pickle
+
+    state = dict(vars(feat))
+    state["representation"] = state.pop("source_features")
+    old = PairFeaturizer.__new__(PairFeaturizer)
+    old.__dict__.update(state)
+    loaded = pickle.loads(pickle.dumps(old))
+    assert loaded.source_features == feat.source_features and "representation" not in vars(loaded)
+    np.testing.assert_array_equal(loaded.transform(["R1", "R2"], ["G1", "G3"]),
+                                  feat.transform(["R1", "R2"], ["G1", "G3"]))
+    again = pickle.loads(pickle.dumps(feat))
+    assert vars(again).keys() == vars(feat).keys()
+
+
 def test_transform_pairs_in_any_order(feat):
     rs = ["R3", "R1", "R4", "R1", "R2"]
     gs = ["G5", "G5", "G3", "G3", "G1"]
