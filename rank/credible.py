@@ -14,7 +14,8 @@ import pandas as pd
 from geomargin.common.checks import check_param, open_unit_interval
 
 
-__all__ = ["no_credible_candidate", "THRESHOLD_GRID", "most_confident_rows", "best_per_reaction", "credible_threshold"]
+__all__ = ["no_credible_candidate", "THRESHOLD_GRID", "most_confident_rows", "best_per_reaction", "credible_threshold",
+           "lifting_threshold"]
 
 
 def no_credible_candidate(best_confidence: Sequence[float] | np.ndarray, threshold: float) -> np.ndarray:
@@ -28,6 +29,33 @@ def no_credible_candidate(best_confidence: Sequence[float] | np.ndarray, thresho
     threshold = check_param("no_credible_candidate", "threshold", threshold, *open_unit_interval())
     best = np.asarray(best_confidence, dtype=np.float64).reshape(-1)
     return ~(best >= threshold)
+
+
+def lifting_threshold(signal, label, *, factor: float, min_reactions: int) -> tuple[float, int, float, float] | None:
+    """The lowest value ``t`` of ``signal`` such that the reactions at or
+    above it (at least ``min_reactions``) have ``label`` 1 at least
+    ``factor`` times as often as all of them; ``signal`` and ``label`` are
+    one per reaction (NaN signal: never above). Returns ``(t, reactions at
+    or above, their share, the share of all)``, or None without such a
+    ``t`` (or without any label 1).
+
+    >>> lifting_threshold([0.1, 0.1, 0.4, 0.4], [0, 0, 1, 0], factor=2, min_reactions=2)
+    (0.4, 2, 0.5, 0.25)
+    >>> lifting_threshold([0.1, 0.1, 0.4, 0.4], [0, 0, 1, 0], factor=2, min_reactions=3) is None
+    True
+    """
+    s = np.asarray(signal, dtype=np.float64).reshape(-1)
+    y = np.asarray(label, dtype=np.float64).reshape(-1)
+    if len(s) != len(y):
+        raise ValueError(f"lifting_threshold: {len(s)} signals for {len(y)} labels")
+    base = float(y.mean()) if len(y) else float("nan")
+    if not base > 0:
+        return None
+    for t in np.unique(s[~np.isnan(s)]):
+        above = s >= t
+        if above.sum() >= min_reactions and y[above].mean() >= factor * base:
+            return float(t), int(above.sum()), float(y[above].mean()), base
+    return None
 
 
 #: Thresholds :func:`credible_threshold` tries, lowest first.

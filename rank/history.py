@@ -37,7 +37,8 @@ import numpy as np
 import pandas as pd
 from geomargin.common.exceptions import ConfigValueError
 from geomargin.common.io import save_pickle_atomic
-from geomargin.rank.history_calibrator import HistoryCalibrator
+from geomargin.rank.credible import lifting_threshold
+from geomargin.rank.history_calibrator import FIRST_SCORE_Z, HistoryCalibrator
 from geomargin.rank.time_split import time_split_metrics
 
 __all__ = ["ReleasePlan", "HistoryModel", "check_release_history", "score_order_rows", "choose_on_history",
@@ -234,7 +235,8 @@ def labelled_rows(rows: pd.DataFrame, ranking: str, top_n: int, ranked_on: Mappi
     stands at that rank, ``motifs`` whether it was ranked on motif
     neighbours. Where the rows have ``homology_ranks`` (the ``homology``
     block: :func:`geomargin.rank.time_split.time_split_rows`), also ``homology``:
-    the candidate at that rank has homology evidence.
+    the candidate at that rank has homology evidence; where they have
+    ``first_score_z``, that column too (the reaction's, on each of its rows).
 
     >>> rows = pd.DataFrame({"ranking": "m", "reaction": ["r"], "reaction_kind": ["transport"],
     ...                      "ranked": [True], "n_candidates": [9], "later_gene_ranks": ["2;0"],
@@ -245,8 +247,9 @@ def labelled_rows(rows: pd.DataFrame, ranking: str, top_n: int, ranked_on: Mappi
     [True, False, True]
     """
     homology = "homology_ranks" in rows.columns
+    lead = FIRST_SCORE_Z in rows.columns
     columns = ["reaction", "rank", "reaction_kind", "ranked_on", "motifs", *(["homology"] if homology else []),
-               "label"]
+               *([FIRST_SCORE_Z] if lead else []), "label"]
     mine = rows[(rows["ranking"].astype(str) == ranking) & rows["ranked"].astype(str).str.lower().eq("true")]
     out = []
     for r in mine.to_dict("records"):
@@ -258,6 +261,8 @@ def labelled_rows(rows: pd.DataFrame, ranking: str, top_n: int, ranked_on: Mappi
                    "ranked_on": on, "motifs": "motifs" in str(on).split("+"), "label": int(k in later)}
             if homology:
                 row["homology"] = k in similar
+            if lead:
+                row[FIRST_SCORE_Z] = float(r[FIRST_SCORE_Z])
             out.append(row)
     return pd.DataFrame(out, columns=columns)
 
@@ -322,14 +327,11 @@ def history_threshold(confidence, label, *, factor: float = 2.0, min_reactions: 
     (0.4, 'lowest rank-1 confidence whose history reactions at or above it had a later gene first at least 2x as often as all (2 reactions, 0.500 against 0.250)')
     """
     c = np.asarray(confidence, dtype=float)
-    y = np.asarray(label, dtype=float)
-    base = float(y.mean()) if len(y) else float("nan")
-    for t in np.unique(c[~np.isnan(c)]):
-        above = c >= t
-        if above.sum() >= min_reactions and base > 0 and y[above].mean() >= factor * base:
-            return float(t), (f"lowest rank-1 confidence whose history reactions at or above it had a later gene "
-                              f"first at least {factor:g}x as often as all ({int(above.sum())} reactions, "
-                              f"{y[above].mean():.3f} against {base:.3f})")
+    found = lifting_threshold(c, label, factor=factor, min_reactions=min_reactions)
+    if found is not None:
+        t, n, share, base = found
+        return t, (f"lowest rank-1 confidence whose history reactions at or above it had a later gene "
+                   f"first at least {factor:g}x as often as all ({n} reactions, {share:.3f} against {base:.3f})")
     top = float(np.nanmax(c)) if len(c) and not np.isnan(c).all() else 0.0
     return float(np.nextafter(top, 2.0)), (f"none: no rank-1 confidence had history reactions at or above it with a "
                                            f"later gene first {factor:g}x as often as all; no orphan is credible")
@@ -355,7 +357,8 @@ def gain_shares(counts: pd.DataFrame) -> dict[str, float]:
 
 def fit_history(reactions: Mapping[str, pd.DataFrame], orphans: Mapping[str, pd.DataFrame],
                 cv_validation: pd.DataFrame, candidates: Sequence[str], *, choose_by: str = "mrr",
-                min_reactions: int = 30, prior_strength: float = 10.0, top_n: int = 10) -> HistoryModel:
+                min_reactions: int = 30, prior_strength: float = 10.0, top_n: int = 10,
+                stands_out_factor: float | None = None, stands_out_min_reactions: int = 10) -> HistoryModel:
     """Learn a :class:`HistoryModel` from the time splits of one scope.
 
     Parameters
@@ -366,7 +369,7 @@ def fit_history(reactions: Mapping[str, pd.DataFrame], orphans: Mapping[str, pd.
         Only the pairs learned from: the caller passes no test pair.
     cv_validation, candidates, choose_by, min_reactions
         As :func:`choose_on_history`.
-    prior_strength
+    prior_strength, stands_out_factor, stands_out_min_reactions
         As :class:`HistoryCalibrator`.
     top_n : int
         Shown candidates per reaction (``metabolic.ranking.top_n``).
@@ -392,7 +395,8 @@ def fit_history(reactions: Mapping[str, pd.DataFrame], orphans: Mapping[str, pd.
     pooled = pd.concat(pooled, ignore_index=True)
     choice = choose_on_history(pooled, cv_validation, candidates, choose_by=choose_by, min_reactions=min_reactions)
     labelled = labelled_rows(pooled, choice["ranking"], top_n)
-    calibrator = HistoryCalibrator(prior_strength=prior_strength).fit(labelled)
+    calibrator = HistoryCalibrator(prior_strength=prior_strength, stands_out_factor=stands_out_factor,
+                                   stands_out_min_reactions=stands_out_min_reactions).fit(labelled)
     first = labelled[labelled["rank"] == 1]
     threshold, rule = history_threshold(calibrator.predict_proba(first), first["label"])
     gains = gain_shares(pd.concat(list(orphans.values()), ignore_index=True))

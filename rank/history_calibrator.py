@@ -1,8 +1,11 @@
 """The release history's confidence: the share of later genes among the
 history's shown rows, per cell of rank band x reaction kind x motif
-evidence, and x homology evidence where the history's rows have some
-(:class:`HistoryCalibrator`), and its cells as a table
-(:func:`cells_table`). Fitted by :func:`geomargin.rank.history.fit_history`."""
+evidence, x homology evidence where the history's rows have some, and x
+whether the reaction's first candidate stands out where that lifted the
+history's first candidates (:class:`HistoryCalibrator`); its cells as a
+table (:func:`cells_table`); each row's first candidate's standardised
+score (:func:`first_score_z`). Fitted by
+:func:`geomargin.rank.history.fit_history`."""
 
 from __future__ import annotations
 
@@ -12,9 +15,10 @@ from sklearn.base import BaseEstimator
 from sklearn.isotonic import isotonic_regression
 from sklearn.utils.validation import check_is_fitted
 
-from geomargin.common.checks import positive_float, validate_params
+from geomargin.common.checks import int_at_least, none_or_positive_float, positive_float, validate_params
+from geomargin.rank.credible import lifting_threshold
 
-__all__ = ["RANK_BANDS", "HistoryCalibrator", "cells_table"]
+__all__ = ["RANK_BANDS", "HistoryCalibrator", "cells_table", "first_score_z", "FIRST_SCORE_Z", "STANDS_OUT"]
 
 #: The confidence's rank bands: (first rank, last rank) of each, 1-based.
 RANK_BANDS = ((1, 1), (2, 2), (3, 5), (6, 10 ** 9))
@@ -32,17 +36,44 @@ def _band(rank) -> np.ndarray:
 #: evidence (:data:`geomargin.rank.evidence_flags.HOMOLOGY_FLAG`).
 HOMOLOGY = "homology"
 
+#: The rows' column of the stands-out key: the standardised score of the
+#: row's reaction's first candidate in score order (:func:`first_score_z`).
+FIRST_SCORE_Z = "first_score_z"
 
-def _keys(rows: pd.DataFrame, homology: bool = False) -> list[tuple]:
+#: The name of the stands-out key in :func:`cells_table`.
+STANDS_OUT = "stands_out"
+
+
+def first_score_z(rows: pd.DataFrame) -> np.ndarray:
+    """Each row's :data:`FIRST_SCORE_Z`: the ``score_z`` of its reaction's
+    row at ``rank`` 1 (score order; NaN for a reaction without one).
+
+    >>> first_score_z(pd.DataFrame({"reaction": ["a", "a", "b"], "rank": [1, 2, 2],
+    ...                             "score_z": [3.0, 1.0, 2.0]})).tolist()
+    [3.0, 3.0, nan]
+    """
+    first = rows[rows["rank"].to_numpy() == 1].drop_duplicates("reaction").set_index("reaction")["score_z"]
+    return rows["reaction"].map(first).to_numpy(dtype=np.float64)
+
+
+def _keys(rows: pd.DataFrame, homology: bool = False, lead: float | None = None) -> list[tuple]:
     """Each row's cells, widest first: (band,), (band, kind), (band, kind,
-    motifs), and with ``homology`` (band, kind, motifs, homology)."""
+    motifs), with ``homology`` (band, kind, motifs, homology), and with a
+    ``lead`` threshold the narrowest cell again with whether the row's
+    :data:`FIRST_SCORE_Z` is at least ``lead``."""
     band = _band(rows["rank"].to_numpy())
     kind = rows["reaction_kind"].astype(str).to_numpy()
     motifs = rows["motifs"].astype(bool).to_numpy()
     if not homology:
-        return [((b,), (b, k), (b, k, bool(m))) for b, k, m in zip(band, kind, motifs)]
-    hom = rows[HOMOLOGY].astype(bool).to_numpy()
-    return [((b,), (b, k), (b, k, bool(m)), (b, k, bool(m), bool(h))) for b, k, m, h in zip(band, kind, motifs, hom)]
+        chains = [((b,), (b, k), (b, k, bool(m))) for b, k, m in zip(band, kind, motifs)]
+    else:
+        hom = rows[HOMOLOGY].astype(bool).to_numpy()
+        chains = [((b,), (b, k), (b, k, bool(m)), (b, k, bool(m), bool(h)))
+                  for b, k, m, h in zip(band, kind, motifs, hom)]
+    if lead is None:
+        return chains
+    out = rows[FIRST_SCORE_Z].to_numpy(dtype=np.float64) >= lead
+    return [(*c, (*c[-1], bool(o))) for c, o in zip(chains, out)]
 
 
 class HistoryCalibrator(BaseEstimator):
@@ -54,7 +85,14 @@ class HistoryCalibrator(BaseEstimator):
     whether the reaction was ranked on motif neighbours x, when some fitted
     row has homology evidence (column ``homology``: the shown candidate's
     protein is like one of the genes around the reaction), whether the row
-    has it. Each cell borrows ``prior_strength`` rows' worth of its wider
+    has it, x, when ``stands_out_factor`` is set and the fitted rows have the
+    column ``first_score_z`` (:func:`first_score_z`), whether the row's
+    reaction's first candidate stands out: its standardised score is at
+    least :attr:`stands_out_threshold_`, the lowest value whose history reactions
+    at or above it (at least ``stands_out_min_reactions``) had a later gene first
+    ``stands_out_factor`` times as often as all the fitted reactions
+    (:func:`geomargin.rank.credible.lifting_threshold`; without such a value
+    the key is not used). Each cell borrows ``prior_strength`` rows' worth of its wider
     cell's share (band x kind x motifs, band x kind, then band; the band's
     own share is pooled over kinds, with a Jeffreys prior), so a cell with
     few history rows stays near the wider one. Without homology evidence in
@@ -70,6 +108,12 @@ class HistoryCalibrator(BaseEstimator):
     ----------
     prior_strength : float
         Rows' worth of the wider cell's share (> 0).
+    stands_out_factor : float or None
+        How many times as often as all the history's first candidates those
+        of reactions whose first candidate stands out must be a later gene
+        for the stands-out key to be used (None, the default: never used).
+    stands_out_min_reactions : int
+        The fewest history reactions above the stands-out threshold.
 
     Attributes
     ----------
@@ -77,6 +121,8 @@ class HistoryCalibrator(BaseEstimator):
         Cell key -> (share, rows, reactions) for every cell seen in fit.
     homology_ : bool
         Whether the cells have the homology key.
+    stands_out_threshold_ : float or None
+        The stands-out threshold on ``first_score_z`` (None: no such key).
     band_share_ : dict
         Band -> its pooled share (the prior of unseen kinds).
     n_reactions_ : int
@@ -91,10 +137,15 @@ class HistoryCalibrator(BaseEstimator):
     [0.5, 0.042, 0.5, 0.042]
     """
 
-    _parameter_constraints: dict = {"prior_strength": positive_float()}
+    _parameter_constraints: dict = {"prior_strength": positive_float(),
+                                    "stands_out_factor": none_or_positive_float(),
+                                    "stands_out_min_reactions": int_at_least(1)}
 
-    def __init__(self, prior_strength: float = 10.0):
+    def __init__(self, prior_strength: float = 10.0, stands_out_factor: float | None = None,
+                 stands_out_min_reactions: int = 10):
         self.prior_strength = prior_strength
+        self.stands_out_factor = stands_out_factor
+        self.stands_out_min_reactions = stands_out_min_reactions
 
     def fit(self, rows: pd.DataFrame, y=None):
         validate_params(self)
@@ -106,7 +157,13 @@ class HistoryCalibrator(BaseEstimator):
         m = float(self.prior_strength)
         y = rows["label"].to_numpy(dtype=float)
         self.homology_ = HOMOLOGY in rows.columns and bool(rows[HOMOLOGY].astype(bool).any())
-        keys = _keys(rows, self.homology_)
+        self.stands_out_threshold_ = None
+        if self.stands_out_factor is not None and FIRST_SCORE_Z in rows.columns:
+            first = rows[rows["rank"].to_numpy() == 1]
+            found = lifting_threshold(first[FIRST_SCORE_Z], first["label"], factor=float(self.stands_out_factor),
+                                      min_reactions=int(self.stands_out_min_reactions))
+            self.stands_out_threshold_ = None if found is None else found[0]
+        keys = _keys(rows, self.homology_, self.stands_out_threshold_)
         reactions = rows["reaction"].astype(str).to_numpy()
         sums: dict = {}
         for chain, v, r in zip(keys, y, reactions):
@@ -140,11 +197,15 @@ class HistoryCalibrator(BaseEstimator):
     def _lookup(self, rows: pd.DataFrame, field: int) -> np.ndarray:
         check_is_fitted(self, "cells_")
         homology = getattr(self, "homology_", False)
+        lead = getattr(self, "stands_out_threshold_", None)
         if homology and HOMOLOGY not in rows.columns:
             raise ValueError(f"HistoryCalibrator: its cells have the homology key, but the rows have no column "
                              f"{HOMOLOGY!r}; score them with the homology block, as the history was")
+        if lead is not None and FIRST_SCORE_Z not in rows.columns:
+            raise ValueError(f"HistoryCalibrator: its cells have the stands-out key, but the rows have no column "
+                             f"{FIRST_SCORE_Z!r}; add each reaction's first candidate's score_z (first_score_z)")
         out = np.full(len(rows), np.nan)
-        for i, chain in enumerate(_keys(rows, homology)):
+        for i, chain in enumerate(_keys(rows, homology, lead)):
             for k in reversed(chain):
                 if k in self.cells_:
                     out[i] = self.cells_[k][field]
@@ -171,11 +232,13 @@ class HistoryCalibrator(BaseEstimator):
 
 def cells_table(calibrator: HistoryCalibrator) -> pd.DataFrame:
     """The fitted cells of ``calibrator``, one row each: ``rank_band``,
-    ``reaction_kind``, ``motifs`` and, when the cells have that key,
-    ``homology`` (each empty where the cell is wider), ``confidence``,
-    ``rows``, ``reactions``."""
+    ``reaction_kind``, ``motifs`` and, when the cells have those keys,
+    ``homology`` and ``stands_out`` (each empty where the cell is wider),
+    ``confidence``, ``rows``, ``reactions``."""
     homology = getattr(calibrator, "homology_", False)
-    keys = ["rank_band", "reaction_kind", "motifs", *([HOMOLOGY] if homology else [])]
+    lead = getattr(calibrator, "stands_out_threshold_", None) is not None
+    keys = ["rank_band", "reaction_kind", "motifs", *([HOMOLOGY] if homology else []),
+            *([STANDS_OUT] if lead else [])]
     out = []
     for key, (share, n, reactions) in calibrator.cells_.items():
         lo, hi = RANK_BANDS[key[0]]

@@ -175,6 +175,84 @@ def test_homology_evidence_is_a_cell_key_shrunk_to_the_cell_without_it():
         cal.predict_proba(rows.drop(columns="homology"))
 
 
+def _standing_rows():
+    """Band 1, transport with motifs, 20 reactions: the 10 whose first
+    candidate stands out (score_z 6..15) have a later gene first 5 times,
+    the 10 others (score_z 0..4.5) never."""
+    z = [6.0 + i for i in range(10)] + [0.5 * i for i in range(10)]
+    return pd.DataFrame({"reaction": [f"r{i}" for i in range(20)], "rank": 1, "reaction_kind": "transport",
+                         "motifs": True, "first_score_z": z, "label": [1, 0] * 5 + [0] * 10})
+
+
+def test_a_first_candidate_that_stands_out_is_a_cell_key_by_hand():
+    """All: 5 of 20 right. At score_z >= 6: 10 reactions, 5 right, twice
+    the rate (no lower value reaches it: at 4.5, 5 of 11). Each stands-out
+    cell borrows prior_strength rows of the band x kind x motifs share."""
+    from geomargin.rank.history_calibrator import cells_table
+
+    rows = _standing_rows()
+    cal = HistoryCalibrator(prior_strength=2, stands_out_factor=2, stands_out_min_reactions=10).fit(rows)
+    assert cal.stands_out_threshold_ == 6.0
+    band = (5 + 0.5) / (20 + 1)
+    kind = (5 + 2 * band) / (20 + 2)
+    motifs = (5 + 2 * kind) / (20 + 2)
+    p = cal.predict_proba(rows)
+    assert p[:10] == pytest.approx([(5 + 2 * motifs) / 12] * 10)
+    assert p[10:] == pytest.approx([(0 + 2 * motifs) / 12] * 10)
+    assert cal.held_out_like(rows[:1]).tolist() == [10]
+    t = cells_table(cal)
+    assert t.columns.tolist() == ["rank_band", "reaction_kind", "motifs", "stands_out", "confidence", "rows",
+                                  "reactions"]
+    assert t["stands_out"].tolist() == ["", "", "", True, False]
+    # a reaction of today with a first candidate at 7 stands out; at 5.9 it does not
+    today = pd.DataFrame({"rank": [1, 1], "reaction_kind": "transport", "motifs": True, "first_score_z": [7, 5.9]})
+    assert cal.predict_proba(today) == pytest.approx([p[0], p[10]])
+    with pytest.raises(ValueError, match="^HistoryCalibrator: its cells have the stands-out key, but the rows have "
+                                         "no column 'first_score_z'"):
+        cal.predict_proba(rows.drop(columns="first_score_z"))
+    # 11 reactions needed above the threshold: none lifts the rate twice, and the key is not used
+    assert HistoryCalibrator(prior_strength=2, stands_out_factor=2,
+                             stands_out_min_reactions=11).fit(rows).stands_out_threshold_ is None
+
+
+@pytest.mark.parametrize("change", ["default", "no lift", "no column"])
+def test_without_a_stands_out_threshold_the_cells_are_exactly_as_before(change):
+    from geomargin.rank.history_calibrator import cells_table
+
+    rows = _standing_rows()
+    plain = HistoryCalibrator(prior_strength=2).fit(rows.drop(columns="first_score_z"))
+    if change == "default":
+        cal = HistoryCalibrator(prior_strength=2).fit(rows)
+    elif change == "no lift":
+        cal = HistoryCalibrator(prior_strength=2, stands_out_factor=2).fit(rows.assign(first_score_z=1.0))
+    else:
+        cal = HistoryCalibrator(prior_strength=2, stands_out_factor=2).fit(rows.drop(columns="first_score_z"))
+    assert cal.stands_out_threshold_ is None and cal.cells_ == plain.cells_
+    assert cal.predict_proba(rows).tobytes() == plain.predict_proba(rows).tobytes()
+    assert cells_table(cal).to_csv(sep="\t") == cells_table(plain).to_csv(sep="\t")
+
+
+def test_the_stands_out_key_reaches_the_calibrator_through_fit_history():
+    """labelled_rows carries each reaction's first_score_z to all its rows,
+    and fit_history passes the stands-out settings on."""
+    rows = _rows("a", [1, 0] * 5 + [3] * 10, n=3).assign(ranked_on="motifs", reaction_kind="transport",
+                                                        first_score_z=[6.0 + i for i in range(10)] +
+                                                        [0.5 * i for i in range(10)])
+    lab = labelled_rows(rows, "a", top_n=3)
+    assert lab.groupby("reaction")["first_score_z"].nunique().eq(1).all()
+    assert lab.loc[lab["reaction"] == "x3", "first_score_z"].tolist() == [9.0] * 3
+    cv = pd.DataFrame({"method": ["a"], "mrr": [0.1], "hit@1": [0.0], "hit@10": [0.0]})
+    counts = pd.DataFrame({"reaction_kind": ["transport"], "ranked": [40], "ranked_gained": [20]})
+    model = fit_history({"p->q": rows}, {"p->q": counts}, cv, ["a"], min_reactions=1, top_n=3, stands_out_factor=2)
+    assert model.calibrator.stands_out_threshold_ == 6.0
+    off = fit_history({"p->q": rows}, {"p->q": counts}, cv, ["a"], min_reactions=1, top_n=3)
+    assert off.calibrator.stands_out_threshold_ is None
+    # the credible threshold then falls between the two cells
+    first = lab[lab["rank"] == 1]
+    conf = model.calibrator.predict_proba(first)
+    assert conf[:10].min() >= model.threshold > conf[10:].max()
+
+
 def test_labelled_rows_read_the_homology_ranks():
     rows = _rows("a", [2, 0, 1], n=3).assign(homology_ranks=["1;3", np.nan, 2.0])
     lab = labelled_rows(rows, "a", top_n=10)

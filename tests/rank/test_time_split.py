@@ -136,6 +136,21 @@ def test_rows_score_each_matrix_once_as_each_model_alone():
         mine = shown[shown["reaction"] == row.reaction]
         labelled = mine.loc[mine["label"] == 1, "rank"].tolist()
         assert (labelled[:1] == [row.best_rank]) if row.best_rank <= 2 else labelled == []
+        # the first candidate's standing is that of the shown rows' first row
+        first = mine[mine["rank"] == 1].iloc[0]
+        assert (row.first_score_z, row.first_gap_z) == pytest.approx((first["score_z"], first["gap_next_z"]), abs=1e-6)
+    # and of every ranking, by hand from its own score matrix; NaN where not ranked
+    for name, model, correction in rankings:
+        S = correct_scores(score_matrix(pair_score_fn(f, decisions[model]), eligible, cands, 2), correction)
+        for r in benchmark:
+            row = got[(got["ranking"] == name) & (got["reaction"] == r)].iloc[0]
+            if r not in eligible:
+                assert np.isnan(row["first_score_z"]) and np.isnan(row["first_gap_z"])
+                continue
+            s = S[eligible.index(r)]
+            s = np.sort(s[~np.isnan(s)])[::-1]
+            z = (s - s.mean()) / s.std()
+            assert (row["first_score_z"], row["first_gap_z"]) == pytest.approx((z[0], z[0] - z[1]), abs=1e-6)
     with pytest.raises(ValueError, match="shown ranking"):
         time_split_rows(f, orphans, cands, benchmark, decisions, rankings, shown=("nope", 2))
 

@@ -36,6 +36,8 @@ rule metabolic_history:
         choose_by=MET["release_history"]["choose_by"],
         min_reactions=MET["release_history"]["min_reactions"],
         prior_strength=MET["release_history"]["prior_strength"],
+        stands_out_factor=MET["release_history"]["stands_out_factor"],
+        stands_out_min_reactions=MET["release_history"]["stands_out_min_reactions"],
         top_n=MET["ranking"]["top_n"],
     script:
         "../scripts/metabolic_history.py"

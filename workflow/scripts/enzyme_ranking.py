@@ -22,6 +22,7 @@ from geomargin.rank.calibration_result import CalibrationResult
 from geomargin.rank.credible import most_confident_rows, no_credible_candidate
 from geomargin.rank.evidence_flags import shown_rows
 from geomargin.rank.history import HistoryModel
+from geomargin.rank.history_calibrator import FIRST_SCORE_Z, first_score_z
 from geomargin.rank.history_report import history_quality_columns
 from geomargin.rank.evidence import explain_ranking, mark_ranked, motif_less_validation, orphan_reactions, top1_with_motifs
 from geomargin.rank.metrics import choose_ranking_method, ranking_quality
@@ -115,6 +116,8 @@ top = top.dropna(subset=["score"]).reset_index(drop=True)
 # the calibrated confidence of every shown candidate, and the orphans without a credible one
 with threadpool_limits(1):
     shown = shown_rows(top, featurizer, net.reactions["reaction_kind"], n_jobs=smk.threads)
+# whether each orphan's first candidate stands out (the release history's confidence reads it)
+shown[FIRST_SCORE_Z] = first_score_z(shown)
 if calibration.calibrator is None:
     log.warning("no calibrator (see the calibration log): no confidence, no orphan marked")
     top["confidence"], top["held_out_like"], top["no_credible_candidate"] = np.nan, np.nan, ""

@@ -21,13 +21,15 @@ reactions = {name: pd.read_csv(f, sep="\t", keep_default_na=False, na_values=[""
 orphans = {name: pd.read_csv(f, sep="\t") for name, f in zip(p.pairs, smk.input.orphans)}
 validation = pd.read_csv(smk.input.validation, sep="\t")
 model = fit_history(reactions, orphans, validation, p.candidates, choose_by=p.choose_by,
-                    min_reactions=p.min_reactions, prior_strength=p.prior_strength, top_n=p.top_n)
+                    min_reactions=p.min_reactions, prior_strength=p.prior_strength, top_n=p.top_n,
+                    stands_out_factor=p.stands_out_factor, stands_out_min_reactions=p.stands_out_min_reactions)
 c = model.choice
 log.info("%s: learned from %s; the shown ranking is %s, chosen on %s (%s); history hit@1 %.3f, MRR %.3f; "
          "cross-validated MRR %.3f", smk.wildcards.scope, ", ".join(model.pairs), model.ranking, c["chosen_on"],
          c["chosen_by"], c["history_hit@1"], c["history_mrr"], c["cv_mrr"])
-log.info("confidence: %d history benchmark reactions; threshold %.4f (%s); share of ranked orphans that gained "
-         "any gene: %s", model.calibrator.n_reactions_, model.threshold, model.threshold_rule,
+log.info("confidence: %d history benchmark reactions; first candidate stands out at score_z >= %s; threshold "
+         "%.4f (%s); share of ranked orphans that gained any gene: %s", model.calibrator.n_reactions_,
+         model.calibrator.stands_out_threshold_, model.threshold, model.threshold_rule,
          {k: round(v, 4) for k, v in model.gain_shares.items()})
 model.save(smk.output.model)
 write_tsv_atomic(pd.DataFrame([{**c, "threshold": model.threshold, "threshold_rule": model.threshold_rule,
