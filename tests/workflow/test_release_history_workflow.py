@@ -161,3 +161,27 @@ def test_a_test_that_overlaps_history_stops_naming_the_key(history_run):
     assert proc.returncode != 0
     assert "metabolic.release_history.test starts at 'toy_b', before 'toy', the newest release of " \
            "metabolic.release_history.history" in proc.stdout + proc.stderr
+
+
+def test_a_stands_out_key_reaches_todays_confidence(history_run):
+    """With metabolic.release_history.stands_out_factor set (a factor every
+    history reaction meets), both scopes' cells gain the stands-out key and
+    today's ranking runs: the calibrator stops when its rows lack
+    first_score_z, so the ranking step must hand it each orphan's. Each
+    shown confidence is one of the cells' (an orphan whose first candidate
+    is below the threshold, a cell the history never saw, gets the wider
+    cell's). Last in this file: it changes the shared run's config."""
+    tmp, inputs, _ = history_run
+    config = _config(tmp, inputs, stands_out_factor=0.01, stands_out_min_reactions=1)
+    proc = run_snakemake(tmp, config, "results/enzyme_ranking.tsv")
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    rh = tmp / "results/metabolic/release_history"
+    for scope in ("history", "all"):
+        model = HistoryModel.load(rh / scope / "history.pkl")
+        assert model.calibrator.stands_out_threshold_ is not None
+        assert "stands_out" in pd.read_csv(rh / scope / "confidence_cells.tsv", sep="\t").columns
+    rows = pd.read_csv(rh / "toy_a/toy_b/time_split_reactions.tsv", sep="\t")
+    assert rows.loc[rows["ranked"], "first_score_z"].notna().all()
+    cells = pd.read_csv(rh / "all/confidence_cells.tsv", sep="\t")
+    ranking = pd.read_csv(tmp / "results/enzyme_ranking.tsv", sep="\t")
+    assert set(ranking["confidence"].round(4)) <= set(cells["confidence"].round(4))
