@@ -34,7 +34,8 @@ SIGNALS = ("first_score_z", "first_gap_z")
 def signal_table(rows: pd.DataFrame, ranking: str, *, factor: float = 2.0, min_reactions: int = 10) -> pd.DataFrame:
     """One row per signal of :data:`SIGNALS` for ``ranking``'s ranked
     reactions of ``rows`` (score-order ``time_split_reactions.tsv`` rows):
-    ``reactions``, ``later_first`` (share with a later gene first),
+    ``reactions`` (those with the signal), ``later_first`` (their share
+    with a later gene first),
     ``auc``, ``q1``..``q4`` (that share per quartile of the signal, lowest
     first), ``threshold``, ``above`` and ``above_later_first``.
 
@@ -44,10 +45,12 @@ def signal_table(rows: pd.DataFrame, ranking: str, *, factor: float = 2.0, min_r
     [['first_score_z', 1.0, 8.0], ['first_gap_z', 0.25, nan]]
     """
     mine = rows[(rows["ranking"].astype(str) == ranking) & rows["ranked"].astype(str).str.lower().eq("true")]
-    y = (mine["best_rank"].to_numpy() == 1).astype(int)
     out = []
     for name in SIGNALS:
-        s = mine[name].to_numpy(dtype=float)
+        # a reaction without a scored candidate has no signal (the calibrator gives it the wider cell)
+        has = mine[name].notna().to_numpy()
+        s = mine[name].to_numpy(dtype=float)[has]
+        y = (mine["best_rank"].to_numpy()[has] == 1).astype(int)
         auc = (mannwhitneyu(s[y == 1], s[y == 0]).statistic / (y.sum() * (1 - y).sum())
                if 0 < y.sum() < len(y) else np.nan)
         q = np.quantile(s, [0, 0.25, 0.5, 0.75, 1]) if len(s) else np.full(5, np.nan)
@@ -75,7 +78,7 @@ def main() -> None:
     for older, newer in cfg["history"]:
         rows = pd.read_csv(base / older / newer / "time_split_reactions.tsv", sep="\t", keep_default_na=False,
                            na_values=[""])
-        pooled.append(score_order_rows(rows).assign(reaction=lambda f, n=f"{older}->{newer}": n + ":" + f["reaction"]))
+        pooled.append(score_order_rows(rows))
     table = signal_table(pd.concat(pooled, ignore_index=True), ranking, factor=a.factor,
                          min_reactions=a.min_reactions)
     print(f"history pairs {cfg['history']}, ranking {ranking}")

@@ -1,8 +1,10 @@
 """The "no credible candidate" policy: the threshold on an orphan's best
 confidence below which it is marked as having no credible candidate
 (:func:`credible_threshold`, over :data:`THRESHOLD_GRID`), each reaction's
-most confident row (:func:`best_per_reaction`) and the flag itself
-(:func:`no_credible_candidate`)."""
+most confident row (:func:`best_per_reaction`), the flag itself
+(:func:`no_credible_candidate`), and the lowest value of a signal whose
+reactions at or above it have a label lifted by a factor
+(:func:`lifting_threshold`)."""
 
 from __future__ import annotations
 

@@ -236,7 +236,8 @@ def labelled_rows(rows: pd.DataFrame, ranking: str, top_n: int, ranked_on: Mappi
     neighbours. Where the rows have ``homology_ranks`` (the ``homology``
     block: :func:`geomargin.rank.time_split.time_split_rows`), also ``homology``:
     the candidate at that rank has homology evidence; where they have
-    ``first_score_z``, that column too (the reaction's, on each of its rows).
+    ``first_score_z``, that column too (the reaction's, on each of its rows;
+    an empty field is NaN).
 
     >>> rows = pd.DataFrame({"ranking": "m", "reaction": ["r"], "reaction_kind": ["transport"],
     ...                      "ranked": [True], "n_candidates": [9], "later_gene_ranks": ["2;0"],
@@ -262,7 +263,7 @@ def labelled_rows(rows: pd.DataFrame, ranking: str, top_n: int, ranked_on: Mappi
             if homology:
                 row["homology"] = k in similar
             if lead:
-                row[FIRST_SCORE_Z] = float(r[FIRST_SCORE_Z])
+                row[FIRST_SCORE_Z] = float(pd.to_numeric(r[FIRST_SCORE_Z], errors="coerce"))
             out.append(row)
     return pd.DataFrame(out, columns=columns)
 

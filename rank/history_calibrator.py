@@ -56,11 +56,13 @@ def first_score_z(rows: pd.DataFrame) -> np.ndarray:
     return rows["reaction"].map(first).to_numpy(dtype=np.float64)
 
 
-def _keys(rows: pd.DataFrame, homology: bool = False, lead: float | None = None) -> list[tuple]:
+def _keys(rows: pd.DataFrame, homology: bool = False, stands_out_at: float | None = None) -> list[tuple]:
     """Each row's cells, widest first: (band,), (band, kind), (band, kind,
     motifs), with ``homology`` (band, kind, motifs, homology), and with a
-    ``lead`` threshold the narrowest cell again with whether the row's
-    :data:`FIRST_SCORE_Z` is at least ``lead``."""
+    threshold ``stands_out_at`` the narrowest cell again with whether the
+    row's :data:`FIRST_SCORE_Z` is at least it (a row whose
+    :data:`FIRST_SCORE_Z` is NaN gets no such cell: it falls back on the
+    wider one)."""
     band = _band(rows["rank"].to_numpy())
     kind = rows["reaction_kind"].astype(str).to_numpy()
     motifs = rows["motifs"].astype(bool).to_numpy()
@@ -70,10 +72,10 @@ def _keys(rows: pd.DataFrame, homology: bool = False, lead: float | None = None)
         hom = rows[HOMOLOGY].astype(bool).to_numpy()
         chains = [((b,), (b, k), (b, k, bool(m)), (b, k, bool(m), bool(h)))
                   for b, k, m, h in zip(band, kind, motifs, hom)]
-    if lead is None:
+    if stands_out_at is None:
         return chains
-    out = rows[FIRST_SCORE_Z].to_numpy(dtype=np.float64) >= lead
-    return [(*c, (*c[-1], bool(o))) for c, o in zip(chains, out)]
+    z = rows[FIRST_SCORE_Z].to_numpy(dtype=np.float64)
+    return [c if np.isnan(v) else (*c, (*c[-1], bool(v >= stands_out_at))) for c, v in zip(chains, z)]
 
 
 class HistoryCalibrator(BaseEstimator):
@@ -92,12 +94,15 @@ class HistoryCalibrator(BaseEstimator):
     at or above it (at least ``stands_out_min_reactions``) had a later gene first
     ``stands_out_factor`` times as often as all the fitted reactions
     (:func:`geomargin.rank.credible.lifting_threshold`; without such a value
-    the key is not used). Each cell borrows ``prior_strength`` rows' worth of its wider
-    cell's share (band x kind x motifs, band x kind, then band; the band's
-    own share is pooled over kinds, with a Jeffreys prior), so a cell with
-    few history rows stays near the wider one. Without homology evidence in
-    the fitted rows (the block off) the cells stop at band x kind x motifs
-    and the column is not read. Within
+    the key is not used; a factor of 1 or less is met at the lowest value,
+    so every reaction stands out; a row whose ``first_score_z`` is NaN, no
+    scored candidate, gets the cell without the key). Each cell borrows
+    ``prior_strength`` rows' worth of its wider cell's share (band x kind x
+    motifs, band x kind, then band; the band's own share is pooled over
+    kinds, with a Jeffreys prior), so a cell with few history rows stays
+    near the wider one. Without homology evidence in the fitted rows (the
+    block off) the homology column is not read, and without a stands-out
+    threshold ``first_score_z`` is not read. Within
     each cell the shares are made non-increasing over the rank bands
     (weighted isotonic regression, level by level before the narrower cells
     borrow from them): a later band is never more likely than an earlier
@@ -113,7 +118,7 @@ class HistoryCalibrator(BaseEstimator):
         of reactions whose first candidate stands out must be a later gene
         for the stands-out key to be used (None, the default: never used).
     stands_out_min_reactions : int
-        The fewest history reactions above the stands-out threshold.
+        The fewest history reactions at or above the stands-out threshold.
 
     Attributes
     ----------
@@ -158,7 +163,11 @@ class HistoryCalibrator(BaseEstimator):
         y = rows["label"].to_numpy(dtype=float)
         self.homology_ = HOMOLOGY in rows.columns and bool(rows[HOMOLOGY].astype(bool).any())
         self.stands_out_threshold_ = None
-        if self.stands_out_factor is not None and FIRST_SCORE_Z in rows.columns:
+        if self.stands_out_factor is not None:
+            if FIRST_SCORE_Z not in rows.columns:
+                raise ValueError(f"HistoryCalibrator.fit: stands_out_factor is {self.stands_out_factor!r}, but the rows "
+                                 f"have no column {FIRST_SCORE_Z!r}; rebuild the time splits' reactions tables "
+                                 "(rule metabolic_release_split), or set stands_out_factor to None")
             first = rows[rows["rank"].to_numpy() == 1]
             found = lifting_threshold(first[FIRST_SCORE_Z], first["label"], factor=float(self.stands_out_factor),
                                       min_reactions=int(self.stands_out_min_reactions))
@@ -173,7 +182,7 @@ class HistoryCalibrator(BaseEstimator):
                 s[1] += 1
                 s[2].add(r)
         self.cells_ = {}
-        for length in range(1, len(keys[0]) + 1):
+        for length in range(1, max(len(c) for c in keys) + 1):
             level = {}
             for k in (k for k in sums if len(k) == length):
                 hits, n, _ = sums[k]
@@ -197,15 +206,15 @@ class HistoryCalibrator(BaseEstimator):
     def _lookup(self, rows: pd.DataFrame, field: int) -> np.ndarray:
         check_is_fitted(self, "cells_")
         homology = getattr(self, "homology_", False)
-        lead = getattr(self, "stands_out_threshold_", None)
+        at = getattr(self, "stands_out_threshold_", None)
         if homology and HOMOLOGY not in rows.columns:
             raise ValueError(f"HistoryCalibrator: its cells have the homology key, but the rows have no column "
                              f"{HOMOLOGY!r}; score them with the homology block, as the history was")
-        if lead is not None and FIRST_SCORE_Z not in rows.columns:
+        if at is not None and FIRST_SCORE_Z not in rows.columns:
             raise ValueError(f"HistoryCalibrator: its cells have the stands-out key, but the rows have no column "
                              f"{FIRST_SCORE_Z!r}; add each reaction's first candidate's score_z (first_score_z)")
         out = np.full(len(rows), np.nan)
-        for i, chain in enumerate(_keys(rows, homology, lead)):
+        for i, chain in enumerate(_keys(rows, homology, at)):
             for k in reversed(chain):
                 if k in self.cells_:
                     out[i] = self.cells_[k][field]
@@ -214,8 +223,8 @@ class HistoryCalibrator(BaseEstimator):
 
     def predict_proba(self, rows: pd.DataFrame) -> np.ndarray:
         """The confidence of each row (columns ``rank``, ``reaction_kind``,
-        ``motifs``, and ``homology`` when the cells have that key): its
-        narrowest fitted cell's share."""
+        ``motifs``, and ``homology`` and ``first_score_z`` when the cells
+        have those keys): its narrowest fitted cell's share."""
         return self._lookup(rows, 0)
 
     def held_out_like(self, rows: pd.DataFrame) -> np.ndarray:
@@ -236,9 +245,9 @@ def cells_table(calibrator: HistoryCalibrator) -> pd.DataFrame:
     ``homology`` and ``stands_out`` (each empty where the cell is wider),
     ``confidence``, ``rows``, ``reactions``."""
     homology = getattr(calibrator, "homology_", False)
-    lead = getattr(calibrator, "stands_out_threshold_", None) is not None
+    stands_out = getattr(calibrator, "stands_out_threshold_", None) is not None
     keys = ["rank_band", "reaction_kind", "motifs", *([HOMOLOGY] if homology else []),
-            *([STANDS_OUT] if lead else [])]
+            *([STANDS_OUT] if stands_out else [])]
     out = []
     for key, (share, n, reactions) in calibrator.cells_.items():
         lo, hi = RANK_BANDS[key[0]]

@@ -44,7 +44,7 @@ from geomargin.rank.scoring import candidate_order, correct_scores, gene_id_rank
 
 __all__ = ["HIT_KS", "later_genes", "orphan_gain_table", "best_later_ranks", "later_gene_ranks",
            "random_expectation", "shown_order_rows", "time_split_metrics", "time_split_rows", "time_split_table",
-           "first_candidate_margin"]
+           "first_candidate_standing"]
 
 #: The k of the hit@k columns.
 HIT_KS = (1, 5, 20, 50)
@@ -387,8 +387,9 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
         ``later_gene_ranks`` (:func:`later_gene_ranks` of each, in the same
         order; all 0 when the reaction was not ranked) and ``best_gene``
         (the best-ranked later gene, "" if none); ``first_score_z`` and
-        ``first_gap_z`` (:func:`first_candidate_margin` in that ranking's
-        score order; NaN when the reaction was not ranked); and ``homology_ranks``
+        ``first_gap_z`` (:func:`first_candidate_standing` in that ranking's
+        score order; NaN when the reaction was not ranked or has no scored
+        candidate); and ``homology_ranks``
         (above; their ranks ``;``-joined, "" for none or a reaction not
         ranked).
     shown_rows : DataFrame
@@ -436,13 +437,14 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
             n_later_cands = len(genes & in_cands)
             best, best_gene, ranks = 0, "", {}
             first_z = first_gap = np.nan
+            order = candidate_order(C[where[r]], gene_rank) if r in where else None
             if r in where:
                 # one ordering per reaction: the best later gene is the one at the smallest rank
                 ranks = later_gene_ranks(C[where[r]], cands, genes, gene_rank)
                 best, best_gene = _best_later(ranks)
-                first_z, first_gap = first_candidate_margin(C[where[r]], candidate_order(C[where[r]], gene_rank))
+                first_z, first_gap = first_candidate_standing(C[where[r]], order)
             if homology:
-                firsts.append(candidate_order(C[where[r]], gene_rank)[:homology_top_n] if r in where else None)
+                firsts.append(order[:homology_top_n] if order is not None else None)
             rows.append({"ranking": name, "reaction": r, "reaction_kind": orphans.loc[r, "reaction_kind"],
                          "ranked": r in where, "best_rank": best, "best_gene": best_gene,
                          "n_candidates": len(cands), "n_later_genes": len(genes),
@@ -458,14 +460,15 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
     return out, (pd.concat(shown_frames, ignore_index=True) if shown_frames else pd.DataFrame(columns=columns))
 
 
-def first_candidate_margin(scores: np.ndarray, order: np.ndarray) -> tuple[float, float]:
+def first_candidate_standing(scores: np.ndarray, order: np.ndarray) -> tuple[float, float]:
     """How far a reaction's first candidate stands out, in the units of
     :func:`geomargin.rank.calibration.calibration_rows`: its score
     standardised over the reaction's scored candidates (``score_z``), and
-    its lead over the second candidate (``gap_next_z``). NaN without a
-    scored candidate.
+    its lead over the second candidate (``gap_next_z``; 0 with one scored
+    candidate). NaN without a scored candidate.
 
-    >>> first_candidate_margin(np.array([0.0, 2.0, np.nan, 1.0]), np.array([1, 3, 0, 2]))
+    >>> z, gap = first_candidate_standing(np.array([0.0, 2.0, np.nan, 1.0]), np.array([1, 3, 0, 2]))
+    >>> round(z, 6), round(gap, 6)
     (1.224745, 1.224745)
     """
     from geomargin.rank.calibration import calibration_rows
@@ -473,7 +476,7 @@ def first_candidate_margin(scores: np.ndarray, order: np.ndarray) -> tuple[float
     c = calibration_rows(scores, order, 1, np.zeros((len(scores), 0), dtype=bool), flags=())
     if not len(c["rank"]):
         return float("nan"), float("nan")
-    return round(float(c["score_z"][0]), 6), round(float(c["gap_next_z"][0]), 6)
+    return float(c["score_z"][0]), float(c["gap_next_z"][0])
 
 
 def _homology_ranks(featurizer, reactions: Sequence[str], firsts: Sequence, cands: Sequence[str]) -> list[str]:

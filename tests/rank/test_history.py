@@ -226,10 +226,41 @@ def test_without_a_stands_out_threshold_the_cells_are_exactly_as_before(change):
     elif change == "no lift":
         cal = HistoryCalibrator(prior_strength=2, stands_out_factor=2).fit(rows.assign(first_score_z=1.0))
     else:
-        cal = HistoryCalibrator(prior_strength=2, stands_out_factor=2).fit(rows.drop(columns="first_score_z"))
+        cal = HistoryCalibrator(prior_strength=2).fit(rows.drop(columns="first_score_z"))
     assert cal.stands_out_threshold_ is None and cal.cells_ == plain.cells_
     assert cal.predict_proba(rows).tobytes() == plain.predict_proba(rows).tobytes()
     assert cells_table(cal).to_csv(sep="\t") == cells_table(plain).to_csv(sep="\t")
+
+
+def test_a_factor_without_the_column_stops_and_a_nan_falls_back_on_the_wider_cell():
+    rows = _standing_rows()
+    with pytest.raises(ValueError, match="^HistoryCalibrator.fit: stands_out_factor is 2, but the rows have no "
+                                         "column 'first_score_z'; rebuild the time splits"):
+        HistoryCalibrator(stands_out_factor=2).fit(rows.drop(columns="first_score_z"))
+    # a history reaction without a scored candidate (NaN) counts in no stands-out cell
+    nan = rows.assign(first_score_z=rows["first_score_z"].where(rows.index != 19))
+    cal = HistoryCalibrator(prior_strength=2, stands_out_factor=2, stands_out_min_reactions=10).fit(nan)
+    assert cal.stands_out_threshold_ == 6.0
+    assert cal.cells_[(0, "transport", True, False)][1] == 9 and cal.cells_[(0, "transport", True, True)][1] == 10
+    # and today's reaction without one gets the band x kind x motifs cell
+    today = pd.DataFrame({"rank": [1], "reaction_kind": "transport", "motifs": True, "first_score_z": [np.nan]})
+    assert cal.predict_proba(today)[0] == cal.cells_[(0, "transport", True)][0]
+
+
+def test_homology_and_stands_out_keys_together():
+    """The stands-out cell is the narrowest, under the homology cell, and the
+    cells table lists homology before stands_out."""
+    from geomargin.rank.history_calibrator import cells_table
+
+    rows = _standing_rows().assign(homology=[True, False] * 10)
+    cal = HistoryCalibrator(prior_strength=2, stands_out_factor=2, stands_out_min_reactions=10).fit(rows)
+    assert cal.homology_ and cal.stands_out_threshold_ == 6.0
+    assert max(len(k) for k in cal.cells_) == 5 and (0, "transport", True, True, True) in cal.cells_
+    t = cells_table(cal)
+    assert t.columns.tolist()[:5] == ["rank_band", "reaction_kind", "motifs", "homology", "stands_out"]
+    # row 0: homology, stands out; its cell borrows from the homology cell
+    hom = cal.cells_[(0, "transport", True, True)][0]
+    assert cal.predict_proba(rows[:1])[0] == pytest.approx((5 + 2 * hom) / (5 + 2))
 
 
 def test_the_stands_out_key_reaches_the_calibrator_through_fit_history():

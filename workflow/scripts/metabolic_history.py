@@ -27,11 +27,14 @@ c = model.choice
 log.info("%s: learned from %s; the shown ranking is %s, chosen on %s (%s); history hit@1 %.3f, MRR %.3f; "
          "cross-validated MRR %.3f", smk.wildcards.scope, ", ".join(model.pairs), model.ranking, c["chosen_on"],
          c["chosen_by"], c["history_hit@1"], c["history_mrr"], c["cv_mrr"])
-log.info("confidence: %d history benchmark reactions; first candidate stands out at score_z >= %s; threshold "
-         "%.4f (%s); share of ranked orphans that gained any gene: %s", model.calibrator.n_reactions_,
-         model.calibrator.stands_out_threshold_, model.threshold, model.threshold_rule,
+at = model.calibrator.stands_out_threshold_
+log.info("confidence: %d history benchmark reactions; stands-out key: %s; threshold %.4f (%s); share of ranked "
+         "orphans that gained any gene: %s", model.calibrator.n_reactions_,
+         "off" if at is None else f"first_score_z >= {at:.4f}", model.threshold, model.threshold_rule,
          {k: round(v, 4) for k, v in model.gain_shares.items()})
 model.save(smk.output.model)
+# the stands-out threshold only where the history fitted one (the default tables keep their columns)
+stands_out = {} if at is None else {"stands_out_threshold": at}
 write_tsv_atomic(pd.DataFrame([{**c, "threshold": model.threshold, "threshold_rule": model.threshold_rule,
-                                "learned_from": ";".join(model.pairs)}]).round(4), smk.output.choice)
+                                **stands_out, "learned_from": ";".join(model.pairs)}]).round(4), smk.output.choice)
 write_tsv_atomic(cells_table(model.calibrator).round(4), smk.output.cells)
