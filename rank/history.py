@@ -248,9 +248,9 @@ def labelled_rows(rows: pd.DataFrame, ranking: str, top_n: int, ranked_on: Mappi
     [True, False, True]
     """
     homology = "homology_ranks" in rows.columns
-    lead = FIRST_SCORE_Z in rows.columns
+    standing = FIRST_SCORE_Z in rows.columns
     columns = ["reaction", "rank", "reaction_kind", "ranked_on", "motifs", *(["homology"] if homology else []),
-               *([FIRST_SCORE_Z] if lead else []), "label"]
+               *([FIRST_SCORE_Z] if standing else []), "label"]
     mine = rows[(rows["ranking"].astype(str) == ranking) & rows["ranked"].astype(str).str.lower().eq("true")]
     out = []
     for r in mine.to_dict("records"):
@@ -262,7 +262,7 @@ def labelled_rows(rows: pd.DataFrame, ranking: str, top_n: int, ranked_on: Mappi
                    "ranked_on": on, "motifs": "motifs" in str(on).split("+"), "label": int(k in later)}
             if homology:
                 row["homology"] = k in similar
-            if lead:
+            if standing:
                 row[FIRST_SCORE_Z] = float(pd.to_numeric(r[FIRST_SCORE_Z], errors="coerce"))
             out.append(row)
     return pd.DataFrame(out, columns=columns)

@@ -1,8 +1,9 @@
 """The release history's confidence: the share of later genes among the
 history's shown rows, per cell of rank band x reaction kind x motif
-evidence, x homology evidence where the history's rows have some, and x
-whether the reaction's first candidate stands out where that lifted the
-history's first candidates (:class:`HistoryCalibrator`); its cells as a
+evidence, x homology evidence where the history's rows have some, and,
+with ``stands_out_factor`` set, x whether the reaction's first candidate
+stands out where that lifted the history's first candidates
+(:class:`HistoryCalibrator`); its cells as a
 table (:func:`cells_table`); each row's first candidate's standardised
 score (:func:`first_score_z`). Fitted by
 :func:`geomargin.rank.history.fit_history`."""

@@ -435,16 +435,16 @@ def time_split_rows(featurizer, orphans: pd.DataFrame, candidates: Sequence[str]
         for r in bench:
             genes = benchmark[r]
             n_later_cands = len(genes & in_cands)
-            best, best_gene, ranks = 0, "", {}
+            best, best_gene, ranks, order = 0, "", {}, None
             first_z = first_gap = np.nan
-            order = candidate_order(C[where[r]], gene_rank) if r in where else None
             if r in where:
                 # one ordering per reaction: the best later gene is the one at the smallest rank
+                order = candidate_order(C[where[r]], gene_rank)
                 ranks = later_gene_ranks(C[where[r]], cands, genes, gene_rank)
                 best, best_gene = _best_later(ranks)
                 first_z, first_gap = first_candidate_standing(C[where[r]], order)
             if homology:
-                firsts.append(order[:homology_top_n] if order is not None else None)
+                firsts.append(None if order is None else order[:homology_top_n])
             rows.append({"ranking": name, "reaction": r, "reaction_kind": orphans.loc[r, "reaction_kind"],
                          "ranked": r in where, "best_rank": best, "best_gene": best_gene,
                          "n_candidates": len(cands), "n_later_genes": len(genes),
