@@ -3,7 +3,7 @@ memory of ``snakemake --cores 2 results/enzyme_ranking.tsv``, per step and in
 all, and the time to score all orphan reactions x all candidate genes.
 
     python benchmarks/bench_main_job.py [--workdir DIR] [--cores 2]
-                                        [--configfile config/config.yaml]
+                                        [--configfile config/config.yaml [MORE.yaml ...]]
                                         [--dataset yeast | --scenes | --time-split]
                                         [--out docs/benchmarks/main_job.md]
 
@@ -164,6 +164,17 @@ def older_releases(configs: list[str], time_split: bool) -> list[str]:
     return list(dict.fromkeys(olders))
 
 
+def shown_path(path: Path) -> str:
+    """``path`` as the command line shows it: relative to the repository
+    when inside it.
+
+    >>> shown_path(REPO / "config" / "lean_history.yaml"), shown_path(Path("/elsewhere/c.yaml"))
+    ('config/lean_history.yaml', '/elsewhere/c.yaml')
+    """
+    path = path.resolve()
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+
+
 def release_of(step: str) -> str:
     """The release run a step belongs to: ``time_split/<older>/...`` steps
     to that older release, the rest to the configured input set.
@@ -243,7 +254,8 @@ def main() -> int:
     ap.add_argument("--workdir", type=Path, default=None,
                     help="working directory (default: a new temporary directory)")
     ap.add_argument("--cores", type=int, default=2)
-    ap.add_argument("--configfile", type=Path, default=REPO / "config" / "config.yaml")
+    ap.add_argument("--configfile", type=Path, nargs="+", default=[REPO / "config" / "config.yaml"],
+                    help="config files, in order (default: config/config.yaml)")
     ap.add_argument("--out", type=Path, default=None,
                     help="also write the table into this markdown file (one section per command)")
     which = ap.add_mutually_exclusive_group()
@@ -263,7 +275,7 @@ def main() -> int:
     work = args.workdir or Path(tempfile.mkdtemp(prefix="geomargin-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     snakemake = str(Path(sys.executable).with_name("snakemake"))
-    configs = [str(args.configfile)]
+    configs = [str(c) for c in args.configfile]
     if args.dataset:
         extra = work / "bench_dataset.yaml"
         extra.write_text(f"metabolic:\n  dataset: {args.dataset}\n")
@@ -299,7 +311,11 @@ def main() -> int:
         tail = f"Scoring {scoring}. "
     dataset = (f" --dataset {args.dataset}" if args.dataset else " --scenes" if args.scenes
                else " --time-split" if args.time_split else "")
-    command = f"python benchmarks/bench_main_job.py --cores {args.cores}{dataset}"
+    config_names = " ".join(c.name for c in args.configfile)
+    # a section per command: a run with other config files gets its own
+    more = ("" if config_names == "config.yaml"
+            else " --configfile " + " ".join(shown_path(c) for c in args.configfile))
+    command = f"python benchmarks/bench_main_job.py --cores {args.cores}{dataset}{more}"
     declared = declared_memory((work / "snakemake.log").read_text())
     lines = ["| step | jobs | wall s (summed over jobs) | CPU s | CPU utilisation | peak RSS MB (one job's processes "
              "summed) | peak PSS MB (the same) | declared mem_mb |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -334,9 +350,9 @@ def main() -> int:
                  "set (iMM904: <= 600 s); CPU utilisation >= 180% on 2 cores; scoring <= 120 s; both scene "
                  "targets <= 1200 s; the time split <= 1200 s more.")
     table = "\n".join(lines)
-    print(f"\n`{command}` (config {args.configfile.name})\n\n{table}")
+    print(f"\n`{command}` (config {config_names})\n\n{table}")
     if args.out:
-        write_section(args.out, command, args.configfile.name, table)
+        write_section(args.out, command, config_names, table)
     return 0
 
 

@@ -30,6 +30,7 @@ Example
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -41,7 +42,7 @@ from geomargin.rank.credible import lifting_threshold
 from geomargin.rank.history_calibrator import FIRST_SCORE_Z, HistoryCalibrator
 from geomargin.rank.time_split import time_split_metrics
 
-__all__ = ["ReleasePlan", "HistoryModel", "check_release_history", "score_order_rows", "choose_on_history",
+__all__ = ["ReleasePlan", "HistoryModel", "check_release_history", "older_run_config", "score_order_rows", "choose_on_history",
            "labelled_rows", "history_threshold", "gain_shares", "fit_history", "SCORE_ORDER"]
 
 _KEY = "metabolic.release_history"
@@ -123,6 +124,40 @@ def check_release_history(cfg: Mapping, datasets: Iterable[str]) -> ReleasePlan:
             f"{_KEY}.history: the test must begin no earlier than the newest history release, so that nothing "
             "learned from history was curated after it; name a later test or an earlier history")
     return ReleasePlan(tuple(releases), history, test)
+
+
+def older_run_config(config: Mapping, older: str) -> dict:
+    """The workflow config of the run of input set ``older`` as an older
+    release (of ``metabolic.time_split`` or of the release history).
+
+    A deep copy of ``config`` with ``older`` as ``metabolic.dataset``,
+    without the time split and the release history (an older run has none
+    of its own), and with ``metabolic.older_runs`` applied: its
+    ``param_grids`` replace the grids of the methods it names (the other
+    methods keep theirs), its ``validation_reactions_per_fold`` replaces
+    ``metabolic.ranking.validation_reactions_per_fold``. ``config`` is not
+    changed.
+
+    Examples
+    --------
+    >>> cfg = {"metabolic": {"dataset": "new", "param_grids": {"a": [{"C": [1, 2]}], "b": [{"C": [3]}]},
+    ...                      "ranking": {"validation_reactions_per_fold": 0},
+    ...                      "older_runs": {"param_grids": {"a": [{"C": [1]}]},
+    ...                                     "validation_reactions_per_fold": 200}}}
+    >>> met = older_run_config(cfg, "old")["metabolic"]
+    >>> met["dataset"], met["param_grids"], met["ranking"], "older_runs" in met
+    ('old', {'a': [{'C': [1]}], 'b': [{'C': [3]}]}, {'validation_reactions_per_fold': 200}, False)
+    """
+    cfg = copy.deepcopy(dict(config))
+    met = cfg["metabolic"]
+    met["dataset"] = older
+    met.pop("time_split", None)
+    met.pop("release_history", None)
+    overrides = met.pop("older_runs", None) or {}
+    met["param_grids"] = {**met.get("param_grids", {}), **overrides.get("param_grids", {})}
+    if overrides.get("validation_reactions_per_fold") is not None:
+        met["ranking"]["validation_reactions_per_fold"] = overrides["validation_reactions_per_fold"]
+    return cfg
 
 
 def score_order_rows(rows: pd.DataFrame) -> pd.DataFrame:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from geomargin.common.exceptions import ConfigValueError
 from geomargin.rank.history import (HistoryModel, check_release_history, choose_on_history, fit_history, gain_shares,
-                          history_threshold, labelled_rows, score_order_rows)
+                          history_threshold, labelled_rows, older_run_config, score_order_rows)
 from geomargin.rank.history_calibrator import HistoryCalibrator
 from geomargin.rank.history_report import check_test_confidence, score_test_split
 
@@ -367,3 +369,37 @@ def test_model_round_trip_and_a_truncated_file(tmp_path):
     (tmp_path / "cut.pkl").write_bytes((tmp_path / "m.pkl").read_bytes()[:20])
     with pytest.raises(ValueError, match=r"cut.pkl: not a complete release-history model .*delete it"):
         HistoryModel.load(tmp_path / "cut.pkl")
+
+
+def _older_config():
+    return {"metabolic": {"dataset": "today", "datasets": {"today": {}, "old": {}},
+                          "time_split": {"older": "old", "newer": "today"},
+                          "release_history": {"releases": ["old", "today"]},
+                          "param_grids": {"a": [{"C": [1.0, 2.0]}], "b": [{"C": [3.0, 4.0]}]},
+                          "ranking": {"validation_reactions_per_fold": 0, "top_n": 5}}}
+
+
+def test_older_run_config_without_overrides_is_today_s_on_the_older_release():
+    cfg = _older_config()
+    before = copy.deepcopy(cfg)
+    met = older_run_config(cfg, "old")["metabolic"]
+    assert cfg == before  # the workflow's config is not changed
+    assert met["dataset"] == "old"
+    assert "time_split" not in met and "release_history" not in met
+    assert met["param_grids"] == before["metabolic"]["param_grids"]
+    assert met["ranking"] == before["metabolic"]["ranking"]
+
+
+def test_older_run_config_applies_older_runs_to_the_methods_it_names_only():
+    cfg = _older_config()
+    cfg["metabolic"]["older_runs"] = {"param_grids": {"b": [{"C": [4.0]}]}, "validation_reactions_per_fold": 200}
+    before = copy.deepcopy(cfg)
+    met = older_run_config(cfg, "old")["metabolic"]
+    assert cfg == before
+    assert met["param_grids"] == {"a": [{"C": [1.0, 2.0]}], "b": [{"C": [4.0]}]}
+    assert met["ranking"] == {"validation_reactions_per_fold": 200, "top_n": 5}
+    # the older run has no older runs of its own
+    assert "older_runs" not in met
+    # a sample size left out keeps today's
+    cfg["metabolic"]["older_runs"] = {"param_grids": {}}
+    assert older_run_config(cfg, "old")["metabolic"]["ranking"]["validation_reactions_per_fold"] == 0

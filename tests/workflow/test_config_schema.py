@@ -85,6 +85,14 @@ BAD_CONFIGS = {
                             ["config: metabolic.param_grids.zero gives kernel = 'sigmoid': The 'kernel' "
                              "parameter of ImputedSVC must be one of 'linear', 'poly', 'rbf'. Got 'sigmoid' "
                              "instead."]),
+    # the older releases' runs: their grids are checked like today's, their keys by the schema
+    "older_runs_unknown_grid_parameter": (
+        _set("metabolic.older_runs", {"param_grids": {"zero": [{"kernel": ["linear"], "Cc": [1.0]}]}}),
+        ["config: metabolic.older_runs.param_grids.zero names parameter 'Cc', which zero does not have"]),
+    "older_runs_unknown_key": (_set("metabolic.older_runs", {"methods": ["zero"]}),
+                               ["methods", "['metabolic']['older_runs']"]),
+    "older_runs_negative_sample": (_set("metabolic.older_runs", {"validation_reactions_per_fold": -1}),
+                                   ["['metabolic']['older_runs']['validation_reactions_per_fold']", "-1"]),
 }
 
 

@@ -18,12 +18,22 @@ from workflow_helpers import run_snakemake, toy_config
 pytestmark = pytest.mark.slow
 
 GAINED = ("R_p4_2", "R_p5_2")
+OLDER_GEOMETRIC = {"kernel": ["linear"], "C": [0.1], "n_iter": [2]}
+
+
+def _toy_config(inputs, tmp):
+    """The toy config, whose older runs search one point of geometric's two
+    (metabolic.older_runs): every run of this module's directory uses it,
+    so none redoes the older run's steps of another."""
+    config = toy_config(inputs, tmp)
+    config["metabolic"]["older_runs"] = {"param_grids": {"geometric": [OLDER_GEOMETRIC]}}
+    return config
 
 
 def _older_against(tmp, inputs, name, newer_path):
     """The toy config with the older release (``inputs/older.json``) against
     another newer release ``name``, read from ``newer_path``."""
-    config = toy_config(inputs, tmp)
+    config = _toy_config(inputs, tmp)
     toy = config["metabolic"]["datasets"]["toy"]
     config["metabolic"]["datasets"]["toy_older"] = {**toy, "network": f"file:{tmp / 'inputs' / 'older.json'}"}
     config["metabolic"]["datasets"][name] = {**toy, "network": f"file:{newer_path}"}
@@ -42,7 +52,7 @@ def time_split_run(tmp_path_factory):
         older.reactions.get_by_id(rid).gene_reaction_rule = ""
     older_path = tmp / "inputs" / "older.json"
     cobra.io.save_json_model(older, str(older_path))
-    config = toy_config(inputs, tmp)
+    config = _toy_config(inputs, tmp)
     toy = config["metabolic"]["datasets"]["toy"]
     config["metabolic"]["datasets"]["toy_older"] = {**toy, "network": f"file:{older_path}"}
     config["metabolic"]["time_split"] = {"older": "toy_older", "newer": "toy"}
@@ -132,7 +142,7 @@ def test_main_job_with_the_time_split_shows_it_in_the_browser(time_split_run):
     """metabolic.time_split.in_main_job: the browser's header carries the
     default ranking's time-split figures, read from this run's table."""
     tmp, inputs, _ = time_split_run
-    config = toy_config(inputs, tmp)
+    config = _toy_config(inputs, tmp)
     toy = config["metabolic"]["datasets"]["toy"]
     config["metabolic"]["datasets"]["toy_older"] = {**toy, "network": f"file:{tmp / 'inputs' / 'older.json'}"}
     config["metabolic"]["time_split"] = {"older": "toy_older", "newer": "toy", "in_main_job": True}
@@ -235,3 +245,14 @@ def test_releases_without_a_gained_gene_stop_with_one_line(time_split_run):
     assert "rule metabolic_time_split_publish:" not in out
     for p, (data, mtime) in before.items():
         assert p.read_bytes() == data and p.stat().st_mtime_ns == mtime, p
+
+
+def test_older_run_takes_older_runs_grids(time_split_run):
+    """metabolic.older_runs.param_grids reaches the older run alone: its folds
+    all take the one point given; the methods it does not name keep the
+    workflow's grids."""
+    tmp, _, _ = time_split_run
+    folds = pd.read_csv(tmp / "results/time_split/toy_older/metabolic/cv/geometric_folds.tsv", sep="\t")
+    assert [json.loads(p) for p in folds["best_params"]] == [{"kernel": "linear", "C": 0.1, "n_iter": 2}] * 3
+    zero = pd.read_csv(tmp / "results/time_split/toy_older/metabolic/cv/zero_folds.tsv", sep="\t")
+    assert [json.loads(p) for p in zero["best_params"]] == [{"kernel": "linear", "C": 1.0}] * 3

@@ -24,6 +24,10 @@ with open(REPO / "workflow" / "schemas" / "config.schema.yaml") as fh:
     check_integers(config, yaml.safe_load(fh))
 for _section in ("metabolic", "vision", "mcar"):
     check_param_grids(config[_section].get("param_grids"), f"{_section}.param_grids")
+check_param_grids(
+    (config["metabolic"].get("older_runs") or {}).get("param_grids"),
+    "metabolic.older_runs.param_grids",
+)
 
 MET = config["metabolic"]
 if MET["dataset"] not in MET["datasets"]:
@@ -242,15 +246,10 @@ def vision_featurizer_params(wildcards):
 
 def older_release_config(older):
     """The workflow config with input set `older` as the metabolic input set
-    (the time split's older release, time_split.smk)."""
-    import copy
+    and metabolic.older_runs applied (rank/history.py, older_run_config)."""
+    from geomargin.rank.history import older_run_config
 
-    cfg = copy.deepcopy(config)
-    cfg["metabolic"]["dataset"] = older
-    # the older run has no time split of its own
-    cfg["metabolic"].pop("time_split", None)
-    cfg["metabolic"].pop("release_history", None)
-    return cfg
+    return older_run_config(config, older)
 
 
 def release_plan():
