@@ -63,6 +63,7 @@ from geomargin.common.cli import mirror_dir
 from geomargin.report.results_pages import machine, run_commit
 
 REPO = Path(__file__).resolve().parents[1]
+DEFAULT_CONFIG = REPO / "config" / "config.yaml"
 TARGET = "results/enzyme_ranking.tsv"
 TIME_SPLIT_TARGET = "results/metabolic/time_split_validation.tsv"
 SCENE_TARGETS = ("results/vision/scene_detection.tsv", "results/vision/scene_detection_scale.tsv")
@@ -254,7 +255,7 @@ def main() -> int:
     ap.add_argument("--workdir", type=Path, default=None,
                     help="working directory (default: a new temporary directory)")
     ap.add_argument("--cores", type=int, default=2)
-    ap.add_argument("--configfile", type=Path, nargs="+", default=[REPO / "config" / "config.yaml"],
+    ap.add_argument("--configfile", type=Path, nargs="+", default=[DEFAULT_CONFIG],
                     help="config files, in order (default: config/config.yaml)")
     ap.add_argument("--out", type=Path, default=None,
                     help="also write the table into this markdown file (one section per command)")
@@ -312,8 +313,8 @@ def main() -> int:
     dataset = (f" --dataset {args.dataset}" if args.dataset else " --scenes" if args.scenes
                else " --time-split" if args.time_split else "")
     config_names = " ".join(c.name for c in args.configfile)
-    # a section per command: a run with other config files gets its own
-    more = ("" if config_names == "config.yaml"
+    # a section per command: a run with other config files than the default gets its own
+    more = ("" if [c.resolve() for c in args.configfile] == [DEFAULT_CONFIG]
             else " --configfile " + " ".join(shown_path(c) for c in args.configfile))
     command = f"python benchmarks/bench_main_job.py --cores {args.cores}{dataset}{more}"
     declared = declared_memory((work / "snakemake.log").read_text())
