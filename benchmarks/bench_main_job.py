@@ -169,8 +169,8 @@ def shown_path(path: Path) -> str:
     """``path`` as the command line shows it: relative to the repository
     when inside it.
 
-    >>> shown_path(REPO / "config" / "lean_history.yaml"), shown_path(Path("/elsewhere/c.yaml"))
-    ('config/lean_history.yaml', '/elsewhere/c.yaml')
+    >>> shown_path(REPO / "config" / "paper_kernels.yaml"), shown_path(Path("/elsewhere/c.yaml"))
+    ('config/paper_kernels.yaml', '/elsewhere/c.yaml')
     """
     path = path.resolve()
     return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)

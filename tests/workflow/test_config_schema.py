@@ -138,6 +138,24 @@ def test_schema_defaults_are_the_values_of_config_yaml():
     assert differ == []
 
 
+def test_default_older_runs_grids_are_single_points_of_the_full_grids():
+    """config/config.yaml's ``older_runs.param_grids`` gives each method it
+    names one point (no inner validation in the older runs), and that point
+    lies on the method's grid in ``param_grids``, for a validated method:
+    the older runs choose among what today's run chooses among."""
+    import yaml
+    from sklearn.model_selection import ParameterGrid
+
+    met = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["metabolic"]
+    older = met["older_runs"]["param_grids"]
+    assert older, "config.yaml gives the older runs no grids"
+    assert set(older) <= set(met["ranking"]["validation_methods"])
+    for method, grid in older.items():
+        points = list(ParameterGrid(grid))
+        assert len(points) == 1, (method, points)
+        assert points[0] in list(ParameterGrid(met["param_grids"][method])), (method, points[0])
+
+
 @pytest.fixture(scope="module")
 def dry_runs(tmp_path_factory):
     """{case: CompletedProcess} of `snakemake -n` for the good toy config
