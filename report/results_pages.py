@@ -510,8 +510,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --only: the page's file name (e.g. time_split_yeast_gem_850.md)")
     parser.add_argument("--title", default=None, help="with --only: the page's heading")
     args = parser.parse_args(argv)
-    generator = shlex.join(["python", "-m", "report.results_pages",
-                            *_portable(list(sys.argv[1:] if argv is None else argv))])
+    generator = " ".join([parser.prog, shlex.join(_portable(list(sys.argv[1:] if argv is None else argv)))])
     try:
         written = write_pages(args.results_dir, args.out_dir, args.run_command, generator, args.repo,
                               only=args.only, name=args.name, title=args.title)

@@ -137,7 +137,10 @@ def test_missing_table_leaves_page_untouched(small_run, tmp_path):
     assert old.read_text() == "an older page\n"
     assert not (out / "mcar.md").exists()
     assert (out / "metabolic.md").is_file()
-    assert "--run-command" in parse_stamp((out / "metabolic.md").read_text())["written by"]
+    written_by = parse_stamp((out / "metabolic.md").read_text())["written by"]
+    # the command that wrote it, as a reader can run it
+    assert written_by.startswith("`python -m geomargin.report.results_pages "), written_by
+    assert "--run-command" in written_by
 
 
 def test_one_page_under_another_name(small_run, tmp_path, capsys):
