@@ -19,13 +19,18 @@ pytestmark = pytest.mark.slow
 
 GAINED = ("R_p4_2", "R_p5_2")
 OLDER_GEOMETRIC = {"kernel": ["linear"], "C": [0.1], "n_iter": [2]}
+#: zero's grid in every run: one point that no registry default holds, so the
+#: older run's folds show whether the workflow's grid reached it
+ZERO = {"kernel": ["linear"], "C": [0.5]}
 
 
 def _toy_config(inputs, tmp):
     """The toy config, whose older runs search one point of geometric's two
-    (metabolic.older_runs): every run of this module's directory uses it,
-    so none redoes the older run's steps of another."""
+    (metabolic.older_runs) and keep zero's grid (``ZERO``): every run of this
+    module's directory uses it, so none redoes the older run's steps of
+    another."""
     config = toy_config(inputs, tmp)
+    config["metabolic"]["param_grids"]["zero"] = [ZERO]
     config["metabolic"]["older_runs"] = {"param_grids": {"geometric": [OLDER_GEOMETRIC]}}
     return config
 
@@ -255,4 +260,4 @@ def test_older_run_takes_older_runs_grids(time_split_run):
     folds = pd.read_csv(tmp / "results/time_split/toy_older/metabolic/cv/geometric_folds.tsv", sep="\t")
     assert [json.loads(p) for p in folds["best_params"]] == [{"kernel": "linear", "C": 0.1, "n_iter": 2}] * 3
     zero = pd.read_csv(tmp / "results/time_split/toy_older/metabolic/cv/zero_folds.tsv", sep="\t")
-    assert [json.loads(p) for p in zero["best_params"]] == [{"kernel": "linear", "C": 1.0}] * 3
+    assert [json.loads(p) for p in zero["best_params"]] == [{"kernel": "linear", "C": 0.5}] * 3
