@@ -200,13 +200,8 @@ def release_of(step: str) -> str:
 
 def step_name(log: str) -> str:
     """The step of a job's log (``logs/``-relative path): the path without
-    ``.log``, the per-method jobs of the cross-validation and of the refit
-    as one step each.
-
-    >>> step_name("time_split/yeast_gem_860/metabolic/refit_geometric_block.log"), step_name("metabolic/cv_em.log")
-    ('time_split/yeast_gem_860/metabolic/refit (all methods)', 'metabolic/cv (all methods)')
-    """
-    return re.sub(r"/(cv|refit)_[^/]+$", r"/\1 (all methods)", log.removesuffix(".log"))
+    ``.log``, the cross-validation's per-method jobs as one step."""
+    return re.sub(r"/cv_[^/]+$", "/cv (all methods)", log.removesuffix(".log"))
 
 
 def declared_memory(snakemake_log: str) -> dict[str, int]:
@@ -225,7 +220,7 @@ def declared_memory(snakemake_log: str) -> dict[str, int]:
 
 def step_table(logs: Path, since: float = 0.0) -> list[tuple[str, int, float, float, int, int]]:
     """Per rule (the log's name without a ``_<wildcard>`` suffix for the
-    cross-validation's and the refit's per-method jobs): (step, jobs, wall s summed, CPU s
+    cross-validation's per-method jobs): (step, jobs, wall s summed, CPU s
     summed, largest peak MB of one job's processes' summed RSS, the same as
     PSS), from the ``benchmark:`` files written after ``since`` (epoch
     seconds); in the order the steps finished."""

@@ -21,14 +21,16 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from geomargin.common.io import load_pickle
+from geomargin.common.parallel import fork_map
 from geomargin.models.registry import get_method
 from geomargin.models.selection import consensus_params, fit_estimator
 from geomargin.rank.non_learned import BASELINES, baseline_scores
 from geomargin.rank.scoring import ranking_decision
 
-__all__ = ["ranking_decision_for", "ranking_decisions_from", "refit_model"]
+__all__ = ["ranking_decision_for", "ranking_decisions_for", "refit_model"]
 
 
 def ranking_decision_for(model_name: str, cv_path, data: Mapping[str, np.ndarray], featurizer, *,
@@ -84,30 +86,24 @@ def refit_model(model_name: str, cv_path, data: Mapping[str, np.ndarray], *, see
     return model, params
 
 
-def ranking_decisions_from(model_names: Sequence[str], models: Mapping[str, object], featurizer, *,
-                           margin_rule: str = "scaled") -> dict[str, Callable[[np.ndarray], np.ndarray]]:
-    """{name: decision function} of several rankings' models, each as
-    :func:`ranking_decision_for` gives it, from models already refitted by
-    :func:`refit_model` (one ``metabolic_refit`` job per method, whose
-    scheduler runs them beside other jobs): a non-learned baseline scores
-    from the features, a learned method by
-    :func:`geomargin.rank.scoring.ranking_decision` of ``models[name]``.
+def ranking_decisions_for(model_names: Sequence[str], cv_paths: Mapping[str, object],
+                          data: Mapping[str, np.ndarray], featurizer, *, seed: int,
+                          margin_rule: str = "scaled", n_jobs: int = 1,
+                          log: logging.Logger | None = None) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
+    """{name: decision function} of several rankings' models, as
+    :func:`ranking_decision_for` gives each; the learned ones are refitted
+    by ``n_jobs`` forked processes (:func:`geomargin.common.parallel.fork_map`), each
+    with one BLAS/OpenMP thread, the fitted models coming back by pickle.
+    Every fit is the same as in one process: each sees the same data,
+    parameters and seed, and nothing is shared between fits."""
+    learned = [m for m in dict.fromkeys(model_names) if m not in BASELINES]
+    # read the arrays here: an NpzFile (np.load of an .npz) reads lazily from one open file,
+    # whose offset forked workers would share
+    data = {k: np.asarray(data[k]) for k in ("X", "y", "groups", "instance_group")}
 
-    Raises
-    ------
-    KeyError
-        Naming the learned methods ``models`` lacks.
-
-    Examples
-    --------
-    >>> ranking_decisions_from(["geometric"], {}, None)
-    Traceback (most recent call last):
-    ...
-    KeyError: 'no refitted model of geometric (expected one per learned ranking method)'
-    """
-    names = list(dict.fromkeys(model_names))
-    missing = [m for m in names if m not in BASELINES and m not in models]
-    if missing:
-        raise KeyError(f"no refitted model of {', '.join(missing)} (expected one per learned ranking method)")
-    return {m: (lambda X, m=m: baseline_scores(m, featurizer, X)) if m in BASELINES
-            else ranking_decision(models[m], margin_rule) for m in names}
+    def fit(name):
+        with threadpool_limits(1):
+            return refit_model(name, cv_paths.get(name), data, seed=seed, log=log)[0]
+    models = dict(zip(learned, fork_map(fit, learned, n_jobs=n_jobs, chunks_per_job=1)))
+    return {m: ranking_decision_for(m, None, data, featurizer, seed=seed)[0] if m in BASELINES
+            else ranking_decision(models[m], margin_rule) for m in dict.fromkeys(model_names)}

@@ -26,7 +26,7 @@ ORDER_ONLY = {
     ("metabolic_inputs_read", "staged"): "runs after the staged results",
 }
 #: Inputs spread from a helper of common.smk: the keys it can return.
-_SPLIT = ("featurizer", "validation", "models", "calibrator", "older_calibration", "older_reliability",
+_SPLIT = ("featurizer", "features", "validation", "cv", "calibrator", "older_calibration", "older_reliability",
           "newer_network")
 SPREAD = {"**metabolic_inputs()": ("network", "expression", "annotation", "localization"),
           "**homology_inputs()": ("proteome", "homology"),

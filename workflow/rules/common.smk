@@ -175,17 +175,6 @@ CV_FIRST = [
 ]
 
 
-# Refits of the methods every time split scores with, ordered by wall seconds
-# on yeast-GEM 8.6.0 (logs/metabolic/release_history/*/time_split.log of
-# benchmarks/bench_main_job.py); the others take about a second each.
-REFIT_FIRST = [
-    "geometric_block",
-    "robust_socp_pca",
-    "integrated_logreg_pca",
-    "geometric_rank",
-]
-
-
 def ranking_models():
     """Methods whose cross-validation the final ranking may use: the
     validated ones ("auto" picks among them) and a configured method."""
@@ -295,14 +284,12 @@ def older_file(older, path):
 
 def release_split_inputs(older, newer):
     """The inputs of a time split of `older` against `newer`'s gene rules:
-    the older run's featurizer, validation, refitted models and calibrator."""
+    the older run's features, validation, models and calibrator."""
     return {
         "featurizer": older_file(older, "metabolic/features/featurizer.pkl"),
+        "features": older_file(older, "metabolic/features/features.npz"),
         "validation": older_file(older, "metabolic/staged/ranking_validation.tsv"),
-        # every learned ranking method, refitted (metabolic_refit)
-        "models": [
-            older_file(older, f"metabolic/refit/{m}.pkl") for m in ranking_models()
-        ],
+        "cv": [older_file(older, f"metabolic/cv/{m}.pkl") for m in ranking_models()],
         # the older run's confidence and its own check (never fitted on the split)
         "calibrator": older_file(older, "metabolic/ranking/calibrator.pkl"),
         "older_calibration": older_file(older, "metabolic/staged/calibration.tsv"),

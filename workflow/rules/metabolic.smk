@@ -87,34 +87,6 @@ rule metabolic_cv:
         "../scripts/metabolic_cv.py"
 
 
-# A learned ranking method refitted on every instance with the hyperparameters
-# most of its outer folds chose (rank/refit.py): the models a time split of this
-# release scores with (release_splits.smk). A job per method, so that the long
-# refits run beside other jobs instead of inside the time split's.
-rule metabolic_refit:
-    input:
-        cv=f"{MET_DIR}/cv/{{method}}.pkl",
-        features=rules.metabolic_features.output.features,
-    output:
-        model=f"{MET_DIR}/refit/{{method}}.pkl",
-    log:
-        "logs/metabolic/refit_{method}.log",
-    benchmark:
-        "logs/metabolic/refit_{method}.benchmark.tsv"
-    priority: longest_first(REFIT_FIRST)
-    conda:
-        "../envs/geomargin.yaml"
-    threads: 1
-    resources:
-        # the geometric margin's precomputed Gram matrix over every pair
-        mem_mb=8000,
-        runtime=60,
-    params:
-        seed=config["seed"],
-    script:
-        "../scripts/metabolic_refit.py"
-
-
 rule metabolic_accuracy:
     input:
         cv=expand(f"{MET_DIR}/cv/{{method}}.pkl", method=MET["methods"]),

@@ -12,7 +12,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from geomargin.common.exceptions import ConfigValueError
-from geomargin.common.io import load_pickle, write_tsv_atomic
+from geomargin.common.io import load_npz, write_tsv_atomic
 from geomargin.featurize.metabolic.bundle import FeatureBundle
 from geomargin.featurize.metabolic.model_io import load_model
 from geomargin.rank.non_learned import BASELINES
@@ -22,7 +22,7 @@ from geomargin.rank.calibration_check import CHECK_COLUMNS, check_table, reliabi
 from geomargin.rank.evidence_flags import shown_rows
 from geomargin.rank.evidence import orphan_reactions
 from geomargin.rank.metrics import choose_ranking_method
-from geomargin.rank.refit import ranking_decisions_from
+from geomargin.rank.refit import ranking_decisions_for
 from geomargin.rank.scoring import ranking_name, split_ranking_name
 from geomargin.rank.shown_order import shown_positions
 from geomargin.rank.later_genes import later_gene_columns, later_gene_evidence, later_gene_table
@@ -34,12 +34,13 @@ from _bootstrap import setup
 log = setup(snakemake)
 smk = snakemake
 # one BLAS/OpenMP thread throughout, whatever the rule's threads (they go to the
-# scoring processes): a multithreaded reduction can change a score's last bits
+# scoring processes): a multithreaded reduction can change a refit's last bits
 threadpool_limits(1)
 p = smk.params
 
 bundle = FeatureBundle.load(smk.input.featurizer)
 featurizer, net, candidates = bundle.featurizer, bundle.network, bundle.candidates
+data = load_npz(smk.input.features, allow_pickle=False)
 validation = pd.read_csv(smk.input.validation, sep="\t")
 
 # the older run's own choice, as the final ranking makes it
@@ -69,9 +70,8 @@ log.info("older orphans: %d (%d to rank); the newer release gave genes to %d of 
          int(orphans["eligible"].sum()), len(benchmark),
          orphans.loc[list(benchmark), "reaction_kind"].value_counts().to_dict())
 
-# the older run's models, each refitted by its own job (metabolic_refit)
-models = {m: load_pickle(path) for m, path in zip(p.cv_methods, smk.input.models)}
-decisions = ranking_decisions_from([m for _, m, _ in plan], models, featurizer, margin_rule=p.margin_rule)
+decisions = ranking_decisions_for([m for _, m, _ in plan], dict(zip(p.cv_methods, smk.input.cv)), data,
+                                  featurizer, seed=p.seed, margin_rule=p.margin_rule, n_jobs=smk.threads, log=log)
 # the older run's calibrator, fitted on its own cross-validation: no label of the time split reaches it
 calibration = CalibrationResult.load(smk.input.calibrator)
 if calibration.ranking not in (None, default):
