@@ -25,7 +25,7 @@ from geomargin.common.exceptions import InputFileError
 from geomargin.common.io import load_pickle, save_pickle_atomic
 from geomargin.rank.credible import best_per_reaction, credible_threshold
 
-__all__ = ["CalibrationResult", "AUTO_THRESHOLD_RULE", "choose_threshold", "choose_order"]
+__all__ = ["CalibrationResult", "AUTO_THRESHOLD_RULE", "choose_threshold", "choose_order", "mark_shown"]
 
 #: How ``threshold: auto`` is chosen (:func:`choose_threshold`), in words for the tables.
 AUTO_THRESHOLD_RULE = ("lowest confidence at which the held-out reactions' most confident candidate was a true "
@@ -97,7 +97,7 @@ class CalibrationResult:
 def choose_threshold(setting, rows: pd.DataFrame, confidence) -> tuple[float, str, bool]:
     """The "no credible candidate" threshold: ``(threshold, rule, met)``.
 
-    ``setting`` is the config's ``metabolic.ranking.threshold``: a number is
+    ``setting`` is the config's ``metabolic.ranking.confidence_threshold``: a number is
     used as it is (rule "config"); ``"auto"`` takes
     :func:`~geomargin.rank.credible.credible_threshold` of each held-out
     reaction's most confident row by ``confidence`` (out of fold), and
@@ -130,3 +130,18 @@ def choose_order(setting: str, shown: pd.DataFrame) -> str:
         return setting
     mrr = shown.set_index("order")["mrr"]
     return "confidence" if mrr["confidence"] > mrr["score"] else "score"
+
+
+def mark_shown(shown: pd.DataFrame, order: str, *, listed: bool = True) -> pd.DataFrame:
+    """``shown`` (one row per ``order``) with its column ``shown``: True on
+    the row of ``order`` when these rows are the ranking
+    ``enzyme_ranking.tsv`` lists (``listed``). Where a release history
+    applies, the listed ranking is the history's choice, by score
+    (:meth:`CalibrationResult.from_history`), not the cross-validation's
+    choice these rows validate: pass ``listed=False`` and no row is marked.
+
+    >>> shown = pd.DataFrame({"order": ["score", "confidence"], "mrr": [0.30, 0.32]})
+    >>> mark_shown(shown, "confidence")["shown"].tolist(), mark_shown(shown, "confidence", listed=False)["shown"].tolist()
+    ([False, True], [False, False])
+    """
+    return shown.assign(shown=(shown["order"] == order) & bool(listed))

@@ -84,15 +84,16 @@ PAGES = (
               "and median rank of their true genes with 95% bootstrap intervals over reactions, the "
               "gene ranked first most often, and whether each method beats each baseline."),
         Table("metabolic/shown_validation.tsv",
-              "The ranking the final step uses, validated as it is listed: its shown candidates of every "
-              "held-out reaction in score order and listed by the confidence of a calibrator fitted on the "
-              "other folds; shown marks the order of enzyme_ranking.tsv."),
+              "The cross-validation's choice, validated as it would be listed: its shown candidates of "
+              "every held-out reaction in score order and listed by the confidence of a calibrator fitted "
+              "on the other folds; shown marks the order of enzyme_ranking.tsv (no row with a release "
+              "history, whose choice enzyme_ranking.tsv lists by score)."),
         Table("enzyme_ranking_quality.tsv",
               "The method that ranked the orphan reactions, its validated figures and the rank-1 "
               "concentration over the orphans (one row, shown as column and value).", "transpose"),
         Table("metabolic/calibration.tsv",
-              "The confidence of the shown candidates, checked out of fold on the cross-validation's "
-              "held-out reactions: expected calibration error (10 bins) over all shown rows and over "
+              "The cross-validated confidence of that choice's shown candidates (the one shown without a "
+              "release history), checked out of fold on the cross-validation's held-out reactions: expected calibration error (10 bins) over all shown rows and over "
               "each reaction's most confident candidate (ece_best, the one the flag reads), Brier "
               "score, the \"no credible candidate\" threshold and how often the rank-1 candidate was "
               "a true gene above it."),

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from geomargin.common.exceptions import InputFileError
-from geomargin.rank.calibration_result import AUTO_THRESHOLD_RULE, CalibrationResult, choose_order, choose_threshold
+from geomargin.rank.calibration_result import (AUTO_THRESHOLD_RULE, CalibrationResult, choose_order, choose_threshold,
+                                               mark_shown)
 
 
 def test_save_and_load_round_trip(tmp_path):
@@ -61,3 +62,12 @@ def test_order_auto_prefers_score_on_a_tie():
     assert choose_order("auto", shown) == "score"
     assert choose_order("auto", shown.assign(mrr=[0.3, 0.31])) == "confidence"
     assert choose_order("confidence", shown) == "confidence"
+
+
+def test_mark_shown_marks_the_listed_order_only_when_these_rows_are_listed():
+    shown = pd.DataFrame({"order": ["score", "confidence"], "mrr": [0.3, 0.31]})
+    assert mark_shown(shown, "score")["shown"].tolist() == [True, False]
+    assert mark_shown(shown, "confidence")["shown"].tolist() == [False, True]
+    # a release history lists its own choice: neither row is what enzyme_ranking.tsv shows
+    assert not mark_shown(shown, "confidence", listed=False)["shown"].any()
+    assert "shown" not in shown.columns

@@ -140,7 +140,8 @@ rule metabolic_ranking_validation:
         gene_corrections=MET["ranking"]["gene_corrections"],
         n_bootstrap=MET["ranking"]["n_bootstrap"],
         seed=config["seed"],
-        # the calibration rows: the shown candidates of the ranking the final step uses
+        # the calibration rows: the shown candidates of the cross-validation's choice (method;
+        # the ranking the final step uses unless a release history applies)
         top_n=MET["ranking"]["top_n"],
         method=MET["ranking"]["method"],
     script:
@@ -174,6 +175,8 @@ rule metabolic_calibration:
     params:
         threshold=MET["ranking"]["confidence_threshold"],
         order=MET["ranking"]["order"],
+        # a release history lists its own choice by score: then no row of shown_validation.tsv is the listed one
+        release_history=release_plan() is not None,
         n_bootstrap=MET["ranking"]["n_bootstrap"],
         seed=config["seed"],
     script:

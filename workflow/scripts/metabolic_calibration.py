@@ -2,9 +2,11 @@
 (rank/calibration.py), each fold group weighted once (the instances' column
 fold_group), check it out of fold (the inner check), choose the
 "no credible candidate" threshold, and write the calibrator, the table, the
-reliability points and the diagram; and the validated quality of the shown
-ranking in both orders of its shown rows (rank/shown_order.py), the
-held-out rows ordered by the out-of-fold confidence. Without usable rows
+reliability points and the diagram; and the validated quality of the
+cross-validation's choice in both orders of its shown rows
+(rank/shown_order.py), the held-out rows ordered by the out-of-fold
+confidence, marking the order enzyme_ranking.tsv lists unless a release
+history applies (then it lists the history's choice). Without usable rows
 (the final ranking is not validated) the candidates get no confidence:
 empty tables, a calibrator of None, and the score order only."""
 
@@ -13,7 +15,7 @@ import pandas as pd
 from geomargin.common.io import write_tsv_atomic
 from geomargin.rank.calibration import ConfidenceCalibrator, fold_group_weights, out_of_fold_confidence
 from geomargin.rank.calibration_check import CHECK_COLUMNS, check_table, reliability_table
-from geomargin.rank.calibration_result import CalibrationResult, choose_order, choose_threshold
+from geomargin.rank.calibration_result import CalibrationResult, choose_order, choose_threshold, mark_shown
 from geomargin.rank.shown_order import shown_positions, shown_ranks, shown_tops
 from geomargin.rank.validation import validation_table
 from geomargin.report.figures import plot_reliability
@@ -66,7 +68,11 @@ else:
         validation_table(shown_ranks(ranks, rows, pos), shown_tops(rows, pos, ranking), [ranking], n_candidates,
                          p.n_bootstrap, p.seed).assign(order="confidence")], ignore_index=True)
     order = choose_order(p.order, shown)
-    shown["shown"] = shown["order"] == order
+    if p.release_history:
+        log.info("a release history applies: enzyme_ranking.tsv lists its choice by score, not %s; "
+                 "shown_validation.tsv and calibration.tsv validate the cross-validation's own choice, "
+                 "no row is marked shown (the listed ranking's check: history_test_confidence.tsv)", ranking)
+    shown = mark_shown(shown, order, listed=not p.release_history)
     shown = shown[["method", "order", "shown", *[c for c in shown.columns if c not in ("method", "order", "shown")]]]
     log.info("validated quality of %s's shown rows in score order and by confidence (out of fold); listed by "
              "%s (%s)\n%s", ranking, order, "config" if p.order != "auto" else "auto: the better validated MRR",
