@@ -43,13 +43,17 @@ from geomargin.rank.history_calibrator import FIRST_SCORE_Z, HistoryCalibrator
 from geomargin.rank.time_split import time_split_metrics
 
 __all__ = ["ReleasePlan", "HistoryModel", "check_release_history", "older_run_config", "score_order_rows", "choose_on_history",
-           "labelled_rows", "history_threshold", "gain_shares", "fit_history", "SCORE_ORDER"]
+           "labelled_rows", "history_threshold", "credible_possible", "gain_shares", "fit_history", "SCORE_ORDER",
+           "NO_THRESHOLD"]
 
 _KEY = "metabolic.release_history"
 
 #: Suffix the time split gives a ranking's rows in score order when its
 #: default ranking is listed by confidence (:mod:`geomargin.rank.time_split`).
 SCORE_ORDER = " (score order)"
+
+#: How :func:`history_threshold`'s rule begins when it found no threshold (no orphan can be credible).
+NO_THRESHOLD = "none: "
 
 
 
@@ -369,8 +373,22 @@ def history_threshold(confidence, label, *, factor: float = 2.0, min_reactions: 
         return t, (f"lowest rank-1 confidence whose history reactions at or above it had a later gene "
                    f"first at least {factor:g}x as often as all ({n} reactions, {share:.3f} against {base:.3f})")
     top = float(np.nanmax(c)) if len(c) and not np.isnan(c).all() else 0.0
-    return float(np.nextafter(top, 2.0)), (f"none: no rank-1 confidence had history reactions at or above it with a "
-                                           f"later gene first {factor:g}x as often as all; no orphan is credible")
+    return float(np.nextafter(top, 2.0)), (f"{NO_THRESHOLD}no rank-1 confidence had history reactions at or above "
+                                           f"it with a later gene first {factor:g}x as often as all; no orphan is "
+                                           "credible")
+
+
+def credible_possible(threshold_rule: str) -> bool:
+    """Whether a threshold of :func:`history_threshold` (given by its rule)
+    lets any orphan be credible: False when it found none, and the threshold
+    is only a value just above every history confidence.
+
+    >>> credible_possible(history_threshold([0.1, 0.1, 0.4, 0.4], [0, 0, 1, 0], min_reactions=2)[1])
+    True
+    >>> credible_possible(history_threshold([0.1, 0.4], [1, 0], min_reactions=1)[1])
+    False
+    """
+    return not str(threshold_rule).startswith(NO_THRESHOLD)
 
 
 def gain_shares(counts: pd.DataFrame) -> dict[str, float]:

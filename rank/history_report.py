@@ -191,5 +191,6 @@ def history_quality_columns(test: pd.DataFrame, model: HistoryModel, method: str
     out["shown_learned_from"] = ";".join(model.pairs)
     out["shown_is_test_ranking"] = bool(method == row["ranking"])
     out.update({k: v for k, v in model.choice.items() if k.startswith(("history_", "cv_"))})
+    out["threshold"] = model.threshold
     out["threshold_rule"] = model.threshold_rule
     return out

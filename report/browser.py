@@ -182,7 +182,8 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
                  reaction_url: str = "", time_split: Mapping[str, object] | None = None,
                  calibration: Mapping[str, object] | None = None,
                  history_test: Mapping[str, object] | None = None,
-                 top_gene: Mapping[str, object] | None = None) -> dict:
+                 top_gene: Mapping[str, object] | None = None,
+                 credible: Mapping[str, object] | None = None) -> dict:
     """Everything the page shows, as JSON-ready Python objects.
 
     Parameters
@@ -214,6 +215,11 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
         the header leads with it (None: no release history in this run).
     top_gene : mapping, optional
         :func:`unearned_top_gene`: the header names it (None: no such gene).
+    credible : mapping, optional
+        The "no credible candidate" threshold the ranking's flags used, when
+        it is not ``calibration``'s (a release history's): ``threshold`` and
+        ``possible`` (False when no confidence can reach it:
+        :func:`geomargin.rank.history.credible_possible`).
     """
     if reaction_url and "{id}" not in reaction_url:
         raise ValueError(f"reaction_url is {reaction_url!r}; expected an address with {{id}} for the "
@@ -294,7 +300,8 @@ def browser_data(ranking: pd.DataFrame, orphans: pd.DataFrame, featurizer, *,
         q[str(k)] = _num(v) if not isinstance(v, str) else v
     return {"meta": {"method": ", ".join(methods), "dataset": dataset, "reaction_url": reaction_url,
                      "motif_types": motif_types, "quality": q, "n_conditions": len(conditions),
-                     "confidence_threshold": _num((history_test or calibration or {}).get("threshold")),
+                     "confidence_threshold": _num((credible or calibration or {}).get("threshold")),
+                     "credible_possible": bool((credible or {}).get("possible", True)),
                      "thin_support": THIN_SUPPORT,
                      "calibration": {str(k): (v if isinstance(v, str) else _num(v))
                                      for k, v in dict(calibration or {}).items()},

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 __all__ = ["CHROMIUM_FLAGS", "find_chromium", "missing_reason", "start_chromium", "stop_chromium",
-           "page_url", "header_text"]
+           "page_url", "header_text", "element_text"]
 
 # Flags for a shared build machine: no sandbox (runs as root in CI), no GPU,
 # no background network traffic, a fresh profile per run.
@@ -75,7 +75,14 @@ def page_url(path: str | Path, fragment: str = "") -> str:
 
 def header_text(path: str | Path) -> str:
     """The text of the ``<header>`` of the page at ``path`` as Chromium shows
-    it. Skips the calling test when Chromium cannot run, and fails it
+    it (:func:`element_text`)."""
+    return element_text(path, "header")
+
+
+def element_text(path: str | Path, css: str, fragment: str = "") -> str:
+    """The text of the first element matching the CSS selector ``css`` on the
+    page at ``path`` (``#fragment`` added: a reaction's page), as Chromium
+    shows it. Skips the calling test when Chromium cannot run, and fails it
     instead when ``GEOMARGIN_REQUIRE_BROWSER`` is set (CI)."""
     import os
 
@@ -89,7 +96,7 @@ def header_text(path: str | Path) -> str:
     from selenium.webdriver.common.by import By
     driver = start_chromium()
     try:
-        driver.get(page_url(path))
-        return driver.find_element(By.TAG_NAME, "header").text
+        driver.get(page_url(path, fragment))
+        return driver.find_element(By.CSS_SELECTOR, css).text
     finally:
         stop_chromium(driver)

@@ -378,10 +378,13 @@
         : "",
       r.ranked ? "" : el("div", { class: "hint", text: "Not ranked: " + r.reason })]));
     if (r.ranked && r.no_credible) {
-      box.appendChild(el("div", { class: "notice", id: "no-credible", text:
-        "No credible candidate: the best candidate's confidence, " + (100 * r.conf).toFixed(1) +
-        "%, is below the threshold of " + (100 * META.confidence_threshold).toFixed(0) + "%. The candidates are " +
-        "listed, but none is better supported than filler; test them only with other evidence." }));
+      box.appendChild(el("div", { class: "notice", id: "no-credible", text: META.credible_possible === false
+        ? "No credible candidate: on the release history, no confidence picked out first candidates that were " +
+          "right at least twice as often as all, so no orphan is marked credible (this one's best candidate: " +
+          (100 * r.conf).toFixed(1) + "%). The candidates are listed; test them only with other evidence."
+        : "No credible candidate: the best candidate's confidence, " + (100 * r.conf).toFixed(1) +
+          "%, is below the threshold of " + (100 * META.confidence_threshold).toFixed(1) + "%. The candidates " +
+          "are listed; test them only with other evidence." }));
     }
     var cands = DATA.candidates[r.id] || [];
     if (!cands.length) { return; }

@@ -349,15 +349,21 @@ def test_fit_then_score_the_test_pair():
     cv = pd.DataFrame({"method": ["a", "b"], "mrr": [0.1, 0.9], "hit@1": [0, 0], "hit@10": [0, 0]})
     model = fit_history({"r1->r2": history}, {"r1->r2": counts}, cv, ["a", "b"], min_reactions=2, top_n=5)
     assert model.ranking == "a" and model.gain_shares["enzymatic"] == 0.1
-    test = pd.concat([_rows("a", [1, 0]), _rows("b", [1, 1])])
+    first = pd.DataFrame({"rank": [1], "reaction_kind": ["enzymatic"], "motifs": [True]})
+    # what the history learned, read before the test pair is scored (a refit in place would change it)
+    learned, threshold = float(model.calibrator.predict_proba(first)[0]), model.threshold
+    # the test pair's first candidates are right far less often (1 of 5) than the history's (2 of 4)
+    test = pd.concat([_rows("a", [1, 0, 0, 4, 5]), _rows("b", [1, 1, 1, 1, 1])])
     summary, rankings, confidence = score_test_split(model, test, "r2->r4", top_n=5, n_boot=50)
-    assert summary["ranking"] == "a" and summary["test_hit@1"] == 0.5 and summary["test_reactions"] == 2
+    assert summary["ranking"] == "a" and summary["test_hit@1"] == 0.2 and summary["test_reactions"] == 5
     assert rankings.loc[rankings["chosen"], "ranking"].unique().tolist() == ["a"]
-    assert confidence["rank1_rows"].iloc[0] == 2
-    # the test pair's confidence is the history's, not refitted on the test
-    assert summary["test_rank1_mean_confidence"] == pytest.approx(
-        float(model.calibrator.predict_proba(pd.DataFrame({"rank": [1], "reaction_kind": ["enzymatic"],
-                                                           "motifs": [True]}))[0]))
+    assert confidence["rank1_rows"].iloc[0] == 5
+    # the test pair's confidence and threshold are the history's, not refitted on the test
+    assert summary["test_rank1_mean_confidence"] == pytest.approx(learned)
+    assert summary["threshold"] == threshold
+    assert float(model.calibrator.predict_proba(first)[0]) == learned and model.threshold == threshold
+    # ... and a calibrator fitted on the test's own first candidates would say otherwise
+    assert abs(learned - summary["test_rank1_later_gene_share"]) > 0.1
 
 
 def test_model_round_trip_and_a_truncated_file(tmp_path):

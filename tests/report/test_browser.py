@@ -217,7 +217,7 @@ def test_no_credible_candidate_notice_and_confidence_filters(page, driver):
     calibration = pd.read_csv(tmp / "results/metabolic/calibration.tsv", sep="\t").iloc[0]
     assert f"expected calibration error {calibration['ece']:.3f}" in header and "below 99%" in header
     notice = driver.find_element(By.ID, "no-credible").text
-    assert notice.startswith("No credible candidate") and "99%" in notice
+    assert notice.startswith("No credible candidate") and "below the threshold of 99.0%" in notice
     assert f"{100 * ranked.loc['R_p0_3', 'best_confidence']:.1f}%" in notice
     assert driver.find_elements(By.CSS_SELECTOR, "#candidates tbody tr.candidate")
     listed = driver.find_elements(By.CSS_SELECTOR, "#reactions tbody tr")

@@ -13,7 +13,7 @@ import cobra
 import pandas as pd
 import pytest
 
-from geomargin.rank.history import HistoryModel
+from geomargin.rank.history import HistoryModel, credible_possible
 from toy_data import write_toy_inputs
 from workflow_helpers import run_snakemake, toy_config
 
@@ -83,6 +83,9 @@ def test_history_chooses_and_calibrates_the_shown_ranking(history_run):
     assert set(ranking["confidence"].round(4)) <= set(cells["confidence"].round(4))
     assert (ranking["unconditional_confidence"] <= ranking["confidence"] + 1e-9).all()
     assert (ranking["rank"] == ranking["score_rank"]).all()
+    # the cross-validation's own check validates its choice, not the listed ranking: no row marked shown
+    shown = pd.read_csv(tmp / "results/metabolic/staged/shown_validation.tsv", sep="\t")
+    assert len(shown) and not shown["shown"].astype(bool).any()
 
 
 def test_test_pair_is_scored_with_what_history_alone_chose(history_run):
@@ -91,6 +94,9 @@ def test_test_pair_is_scored_with_what_history_alone_chose(history_run):
     history = HistoryModel.load(tmp / "results/metabolic/release_history/history/history.pkl")
     assert summary["ranking"] == history.ranking and summary["learned_from"] == "toy_a->toy_b"
     assert summary["test_reactions"] == len(TEST)
+    # the test's credible flags read the history's threshold, not one fitted with the test pair
+    assert summary["threshold"] == pytest.approx(history.threshold, abs=1e-4)
+    assert summary["threshold_rule"] == history.threshold_rule
     rankings = pd.read_csv(tmp / "results/metabolic/history_test_rankings.tsv", sep="\t")
     mine = rankings[rankings["chosen"] & (rankings["reaction_kind"] == "all")]
     assert mine["ranking"].tolist() == [history.ranking]
@@ -152,6 +158,36 @@ def test_browser_header_leads_with_the_test_pair(history_run):
     assert f"The candidates below are ranked by {quality['method']}, chosen on history " \
            f"(toy_a->toy_b;toy_b->toy, the test pair included)" in text
     assert f"MRR {quality['history_mrr']:.3f}; cross-validated hit@1" in text
+
+
+def test_no_credible_flags_and_their_notice_use_todays_threshold(history_run):
+    """The flags, the quality table and the browser's notice all read the
+    threshold learned with the test pair (today's), not the test run's."""
+    tmp, _, _ = history_run
+    today = HistoryModel.load(tmp / "results/metabolic/release_history/all/history.pkl")
+    quality = pd.read_csv(tmp / "results/enzyme_ranking_quality.tsv", sep="\t").iloc[0]
+    assert quality["threshold"] == pytest.approx(today.threshold, abs=1e-4)
+    assert quality["threshold_rule"] == today.threshold_rule
+    orphans = pd.read_csv(tmp / "results/orphan_reactions.tsv", sep="\t")
+    ranked = orphans[orphans["ranked"] == "yes"].set_index("reaction_id")
+    # (best_confidence is written to 3 decimals)
+    flagged = ranked["no_credible_candidate"] == "yes"
+    assert (ranked.loc[flagged, "best_confidence"] <= today.threshold + 5e-4).all()
+    assert (ranked.loc[~flagged, "best_confidence"] >= today.threshold - 5e-4).all()
+    html = (tmp / "results/enzyme_ranking.html").read_text()
+    meta = json.loads(html.split('<script type="application/json" id="geomargin-data">', 1)[1]
+                      .split("</script>", 1)[0])["meta"]
+    assert meta["confidence_threshold"] == pytest.approx(today.threshold, abs=1e-3)
+    assert meta["credible_possible"] == credible_possible(today.threshold_rule)
+    flagged = ranked.index[flagged]
+    assert len(flagged)  # the notice is checked on a flagged orphan's page
+    from chromium import element_text
+    notice = element_text(tmp / "results/enzyme_ranking.html", "#no-credible", flagged[0])
+    best = f"{100 * ranked.loc[flagged[0], 'best_confidence']:.1f}%"
+    if credible_possible(today.threshold_rule):
+        assert f"{best}, is below the threshold of {100 * today.threshold:.1f}%" in notice
+    else:
+        assert "no orphan is marked credible" in notice and best in notice
 
 
 def test_a_test_that_overlaps_history_stops_naming_the_key(history_run):

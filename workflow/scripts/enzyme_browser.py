@@ -4,6 +4,7 @@ import pandas as pd
 
 from geomargin.common.io import atomic_path
 from geomargin.featurize.metabolic.bundle import FeatureBundle
+from geomargin.rank.history import credible_possible
 from geomargin.report.browser import (browser_data, history_test_summary, render_browser, time_split_summary,
                             unearned_top_gene, validated_quality)
 
@@ -42,6 +43,12 @@ if hasattr(smk.input, "history_test"):
 # the gene first for the most orphans, named in the header when the validation does not earn it
 top_gene = unearned_top_gene(quality_table, ranking)
 log.info("gene first for the most orphans, unearned: %s", top_gene)
+credible = None
+if history_test is not None:
+    # the flags' threshold is today's, learned with the test pair (the quality table), not the test's own
+    row = quality_table.iloc[0]
+    credible = {"threshold": float(row["threshold"]), "possible": credible_possible(row["threshold_rule"])}
+    log.info("no credible candidate below %.4f (%s)", credible["threshold"], row["threshold_rule"])
 calibration = pd.read_csv(smk.input.calibration, sep="\t")
 calibration = calibration[calibration["reaction_kind"] == "all"]
 calibration = ({k: calibration.iloc[0][k] for k in ("threshold", "ece", "brier", "check")}
@@ -49,7 +56,7 @@ calibration = ({k: calibration.iloc[0][k] for k in ("threshold", "ece", "brier",
 data = browser_data(ranking, orphans, featurizer, quality=quality, dataset=smk.params.dataset,
                     reaction_url=smk.params.reaction_url, time_split=time_split,
                     calibration=None if history_test is not None else calibration, history_test=history_test,
-                    top_gene=top_gene)
+                    top_gene=top_gene, credible=credible)
 html = render_browser(data)
 with atomic_path(smk.output[0]) as tmp:
     tmp.write_text(html, encoding="utf-8")
