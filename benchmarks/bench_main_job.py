@@ -77,10 +77,10 @@ BENCHMARK_SUFFIX = ".benchmark.tsv"
 #: Seconds between samples of the summed RSS (cheap: ``/proc/PID/statm``).
 RSS_INTERVAL = 0.2
 #: Seconds between samples of the summed PSS. The kernel computes PSS by
-#: walking each process's page tables (``/proc/PID/smaps_rollup``), which
-#: costs about 13 ms of CPU per GB resident: sampled every 0.2 s beside a
-#: 3 GB job, the sampler would take a fifth of a core from the run it
-#: measures.
+#: walking each process's page tables (``/proc/PID/smaps_rollup``), at a CPU
+#: cost that grows with the memory resident: sampled as often as the RSS
+#: beside a large job, the sampler would take CPU from the run it measures
+#: (the table states the sampler's own CPU seconds).
 PSS_INTERVAL = 2.0
 
 

@@ -232,7 +232,7 @@ _PRESELECT = 256  # sorted columns first searched for a pattern's donors (at lea
 _DIRECT_DONORS = 64
 #: Distances held at once by :class:`MaskedKNNImputer` (receivers x donors: 32 MB of float64
 #: distances, as much again for their sorted order, and up to twice that for a rare pattern's
-#: whole-row search; larger chunks only cost memory: ``benchmarks/bench_main_job.py``).
+#: whole-row search; the chunk bounds memory, ``benchmarks/bench_main_job.py`` measures its time).
 _KNN_CHUNK_ELEMENTS = 1 << 22
 
 

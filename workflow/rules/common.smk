@@ -154,11 +154,11 @@ def longest_first(order):
     return priority
 
 
-# Cross-validations, ordered by wall seconds on the default data (yeast-GEM
-# 9.0.2, 2 cores; logs/metabolic/cv_*.log of benchmarks/bench_main_job.py).
-# knn and robust_socp_pca start together; geometric_block (its Gram matrix,
-# about 3 GB) follows knn and so runs beside the short ones, not beside
-# robust_socp_pca; the benchmark's summed peak includes it.
+# Cross-validations, longest first on the default data (their wall seconds:
+# logs/metabolic/cv_*.log of benchmarks/bench_main_job.py). knn and
+# robust_socp_pca start together; geometric_block (an n x n Gram matrix)
+# follows knn and so runs beside the short ones, not beside robust_socp_pca;
+# the benchmark's summed peak includes it.
 CV_FIRST = [
     "knn",
     "robust_socp_pca",
@@ -228,8 +228,8 @@ SCENE_MODEL_FIRST = [
 def scene_model_mem_mb(wildcards):
     """Declared memory of a scene model's refit: Dick et al.'s keeps one
     n x n float64 kernel per imputation of its set (up to max_iter = 50;
-    n = 1050 crops + 3000 hard negatives: 131 MB each, 6.6 GB for 50), the
-    others need well under 4 GB."""
+    n = 1050 crops + 3000 hard negatives: 131 MB each, 6.6 GB for 50); the
+    others declare 4 GB (their measured peaks: docs/benchmarks/main_job.md)."""
     return 8000 if wildcards.method == "infinite_imputation_pca" else 4000
 
 

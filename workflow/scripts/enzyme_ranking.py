@@ -102,9 +102,8 @@ log.info("orphan directed reactions: %d (%s); to rank: %d (kinds %s, with eviden
          orphans.loc[orphans["eligible"], "ranked_on"].value_counts().to_dict())
 score = pair_score_fn(featurizer, decision)
 start = time.perf_counter()
-# one BLAS/OpenMP thread: scoring is many small batches, where OpenMP's
-# thread start-up and spinning cost more than they give
-# (benchmarks/score_cost.py measures both)
+# one BLAS/OpenMP thread per process: scoring is many small batches, spread
+# over smk.threads processes (benchmarks/score_cost.py measures the choice)
 with threadpool_limits(1):
     top = rank_candidates(score, with_evidence, candidates, top_n=p.top_n,
                           batch_size=p.batch_size, gene_correction=correction, standardised=True,

@@ -216,7 +216,7 @@ def test_expression_ids_with_invisible_chars_case_and_spaces_are_kept(tmp_path):
     odd = load_expression([_write(tmp_path / "b.tsv", [ZWSP + "YAL001C\t1\t2", "ybr002w \t3\t4",
                                                       "YER060W_A\t5\t6"])], notes=notes)
     clean.columns = odd.columns
-    pd.testing.assert_frame_equal(clean, odd)  # before the fix the first row was dropped
+    pd.testing.assert_frame_equal(clean, odd)  # the zero-width space costs no row
     path = tmp_path / "b.tsv"
     assert [str(n) for n in notes] == [
         f"{path}:2: gene id '\\u200bYAL001C' read as 'YAL001C' (removed U+200B ZERO WIDTH SPACE)",
