@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 
 from geomargin.rank.history import HistoryModel, labelled_rows, score_order_rows
+from geomargin.rank.time_split import reaction_clusters
 
-__all__ = ["check_test_confidence", "score_test_split", "history_quality_columns"]
+__all__ = ["check_test_confidence", "resample_rows", "score_test_split", "history_quality_columns"]
 
 
 def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int = 1000, seed: int = 0,
@@ -20,7 +21,9 @@ def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int 
 
     ``first`` has one row per ranked test benchmark reaction: ``confidence``
     (of its rank-1 row, from a calibrator that never saw the test) and
-    ``label`` (a later gene is first). Returns
+    ``label`` (a later gene is first), and optionally ``reaction``: the
+    bootstrap then resamples model reactions, both directions of one
+    together (:func:`geomargin.rank.time_split.reaction_clusters`). Returns
 
     - ``rank1_rows``, ``rank1_mean_confidence``, ``rank1_later_gene_share``
       and ``rank1_confidence_over_share``, the share and the ratio with a
@@ -30,10 +33,11 @@ def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int 
       the same rows: ``rank1_ece_if_calibrated`` and its 95th percentile
       ``rank1_ece_if_calibrated_hi``, over ``n_boot`` label sets drawn from
       the confidences themselves, so an ECE within that range is what the
-      test's size allows;
+      test's size allows (each row's label drawn alone);
     - ``rank1_calibrated_p``: the two-sided probability, if each label were
-      drawn from its confidence, of a count of later genes first as far
-      from the confidences' sum as the one seen (Poisson binomial);
+      drawn from its confidence independently, of a count of later genes
+      first as far from the confidences' sum as the one seen (Poisson
+      binomial);
     - the credible reactions' (confidence at or above ``threshold``) share
       with a later gene first against all, with a percentile bootstrap
       interval of the ratio over reactions.
@@ -56,7 +60,8 @@ def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int 
     out["rank1_ece"] = float(expected_calibration_error(y, c, n_bins=ece_bins)) if len(c) else np.nan
     # one set of resampled reactions for every bootstrap interval below
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(y), (n_boot if len(y) else 0, len(y)))
+    idx = resample_rows(len(y), n_boot if len(y) else 0, rng,
+                        reaction_clusters(first["reaction"]) if "reaction" in first.columns else None)
     out.update(_rank1_spread(c, y, idx, rng, ece_bins=ece_bins))
     out["credible_reactions"] = int(cred.sum())
     out["credible_top1_is_later"] = float(y[cred].mean()) if cred.any() else np.nan
@@ -73,7 +78,30 @@ def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int 
     return out
 
 
-def _rank1_spread(c: np.ndarray, y: np.ndarray, idx: np.ndarray, rng: np.random.Generator, *,
+def resample_rows(n: int, n_boot: int, rng: np.random.Generator, clusters=None) -> list[np.ndarray]:
+    """``n_boot`` bootstrap resamples of ``n`` rows, each an array of row
+    indices: rows drawn with replacement, or with ``clusters`` (a label per
+    row) the labels drawn with replacement and each drawn label's rows taken
+    together. With every label alone the draws are those without clusters.
+
+    >>> idx = resample_rows(3, 20, np.random.default_rng(0), ["a", "a", "b"])
+    >>> all((i == 0).sum() == (i == 1).sum() for i in idx)  # rows 0 and 1 are drawn together
+    True
+    >>> a, b = (resample_rows(5, 3, np.random.default_rng(1), c) for c in (None, list("vwxyz")))
+    >>> all((x == y).all() for x, y in zip(a, b))
+    True
+    """
+    if clusters is None:
+        return list(rng.integers(0, n, (n_boot, n)))
+    codes, labels = pd.factorize(np.asarray(clusters))
+    if len(codes) != n:
+        raise ValueError(f"resample_rows: {len(codes)} cluster labels for {n} rows")
+    members = [np.flatnonzero(codes == k) for k in range(len(labels))]
+    return [np.concatenate([members[k] for k in pick]) if len(pick) else np.array([], dtype=int)
+            for pick in rng.integers(0, len(labels), (n_boot, len(labels)))]
+
+
+def _rank1_spread(c: np.ndarray, y: np.ndarray, idx: list, rng: np.random.Generator, *,
                   ece_bins: int) -> dict:
     """How far the test's size lets its rank-1 figures move: the bootstrap
     interval of the share and of the confidence over it (over the resampled
@@ -90,7 +118,7 @@ def _rank1_spread(c: np.ndarray, y: np.ndarray, idx: np.ndarray, rng: np.random.
     if not len(c) or not len(idx):
         return dict.fromkeys(keys, np.nan)
     n_boot = len(idx)
-    share, conf = y[idx].mean(axis=1), c[idx].mean(axis=1)
+    share, conf = np.array([y[i].mean() for i in idx]), np.array([c[i].mean() for i in idx])
     # share over confidence is finite; its percentiles, inverted, are the ratio's
     inv_lo, inv_hi = np.quantile(share / conf, [0.025, 0.975]) if (conf > 0).all() else (np.nan, np.nan)
     drawn = rng.random((n_boot, len(c))) < c
@@ -149,7 +177,7 @@ def score_test_split(model: HistoryModel, rows: pd.DataFrame, name: str, *, top_
     m = mine.iloc[0]
     summary = {"test_split": name, "ranking": ranking, "chosen_on": model.choice["chosen_on"],
                "chosen_by": model.choice["chosen_by"], "learned_from": ";".join(model.pairs)}
-    for col in ("reactions", "not_ranked", "later_genes"):
+    for col in ("reactions", "model_reactions", "not_ranked", "later_genes"):
         summary[f"test_{col}"] = int(m[col])
     for k in ("hit@1", "hit@5", "hit@20", "mrr"):
         summary[f"test_{k}"] = float(m[k])

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from geomargin.rank.time_split import time_split_metrics
+from geomargin.rank.time_split import reaction_clusters, time_split_metrics
 
 __all__ = ["LATER_GENE_EVIDENCE", "later_gene_evidence", "later_gene_columns", "later_gene_table"]
 
@@ -142,7 +142,7 @@ def later_gene_table(rows: pd.DataFrame, evidence: pd.DataFrame, n_boot: int = 1
         with ``homolog``; only where ``evidence`` has it), ``reactions``, ``share`` (of the
         ranking's pairs), then the metrics of :func:`geomargin.rank.time_split.time_split_metrics`
         over the pairs (a gene at rank k or better is a hit; intervals by
-        resampling reactions, their pairs together), ``random_*`` being
+        resampling model reactions, their pairs and both directions together), ``random_*`` being
         what a random order of the candidates gives one gene (for every
         benchmark reaction, ranked or not, as in :func:`geomargin.rank.time_split.time_split_table`).
 
@@ -185,7 +185,7 @@ def later_gene_table(rows: pd.DataFrame, evidence: pd.DataFrame, n_boot: int = 1
         p = pairs[pairs["ranking"] == ranking]
         groups = [("all", p)] + [(c, p[p["class"] == c]) for c in LATER_GENE_EVIDENCE if (p["class"] == c).any()]
         for c, g in groups:
-            m = time_split_metrics(g, n_boot=n_boot, seed=seed, clusters=g["reaction"].to_numpy())
+            m = time_split_metrics(g, n_boot=n_boot, seed=seed, clusters=reaction_clusters(g["reaction"]))
             counts = {"later_genes": m.pop("reactions")}
             if homolog:
                 counts["with_homolog"] = int(g["homolog"].sum())

@@ -44,10 +44,26 @@ from geomargin.rank.scoring import candidate_order, correct_scores, gene_id_rank
 
 __all__ = ["HIT_KS", "later_genes", "orphan_gain_table", "best_later_ranks", "later_gene_ranks",
            "random_expectation", "shown_order_rows", "time_split_metrics", "time_split_rows", "time_split_table",
-           "first_candidate_standing"]
+           "first_candidate_standing", "reaction_clusters", "REVERSE_SUFFIX"]
 
 #: The k of the hit@k columns.
 HIT_KS = (1, 5, 20, 50)
+
+#: How a directed reaction's id marks the reverse direction of a model reaction
+#: (:func:`geomargin.featurize.metabolic.network.build_directed_network`).
+REVERSE_SUFFIX = "__rev"
+
+
+def reaction_clusters(reactions) -> np.ndarray:
+    """The bootstrap unit of each benchmark row: its model reaction, the
+    directed id without :data:`REVERSE_SUFFIX`. Both directions of a
+    reversible orphan gain the same later genes from one gene rule, so they
+    are resampled together, not as two independent reactions.
+
+    >>> reaction_clusters(["r_1", "r_1__rev", "r_2"]).tolist()
+    ['r_1', 'r_1', 'r_2']
+    """
+    return np.array([str(r).removesuffix(REVERSE_SUFFIX) for r in reactions], dtype=object)
 
 def later_genes(orphans: pd.DataFrame, later_rules: Mapping[str, set]) -> dict[str, frozenset]:
     """Genes a later release gives each older orphan, by model reaction id.
@@ -307,9 +323,11 @@ def time_split_table(rows: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> p
     Returns
     -------
     DataFrame
-        ``ranking, reaction_kind, reactions, not_ranked, later_genes,
-        later_genes_not_candidates``, then the metrics with their intervals
-        and the random expectation, in the rankings' first-seen order.
+        ``ranking, reaction_kind, reactions, model_reactions, not_ranked,
+        later_genes, later_genes_not_candidates``, then the metrics with
+        their intervals (the bootstrap resamples model reactions:
+        :func:`reaction_clusters`) and the random expectation, in the
+        rankings' first-seen order.
 
     Examples
     --------
@@ -326,8 +344,9 @@ def time_split_table(rows: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> p
         r = rows[rows["ranking"] == ranking]
         groups = [("all", r)] + [(k, g) for k, g in r.groupby("reaction_kind", sort=True)]
         for kind, g in groups:
-            m = time_split_metrics(g, n_boot=n_boot, seed=seed)
+            m = time_split_metrics(g, n_boot=n_boot, seed=seed, clusters=reaction_clusters(g["reaction"]))
             out.append({"ranking": ranking, "reaction_kind": kind, "reactions": m.pop("reactions"),
+                        "model_reactions": len(set(reaction_clusters(g["reaction"]))),
                         "not_ranked": int((~g["ranked"].astype(bool)).sum()),
                         "later_genes": int(g["n_later_genes"].sum()),
                         "later_genes_not_candidates": int((g["n_later_genes"] - g["n_later_candidates"]).sum()),

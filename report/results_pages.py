@@ -108,13 +108,13 @@ PAGES = (
               "The test pair of the release history: an older release's orphans, ranked by a run that saw "
               "only that release, with the ranking, confidence and threshold chosen on the history pairs "
               "alone, against the genes a later release gave them; hit@k and MRR with 95% bootstrap "
-              "intervals over reactions and a random order's expectation, the confidence on the first "
+              "intervals over model reactions and a random order's expectation, the confidence on the first "
               "candidates, and the chosen ranking's history and cross-validated figures (one row, shown "
               "as column and value).", "transpose"),
         Table("metabolic/history_test_confidence.tsv",
               "The history's confidence checked on the test pair's first candidates, over all kinds and per "
               "kind: mean confidence beside the share with a later gene first (the share and their ratio "
-              "with 95% bootstrap intervals over reactions), their expected calibration error beside the one "
+              "with 95% bootstrap intervals over model reactions), their expected calibration error beside the one "
               "a perfectly calibrated confidence shows on so few reactions (`_if_calibrated`: median and 95th "
               "percentile over labels drawn from the confidences; `rank1_calibrated_p`: the Poisson-binomial "
               "probability of a count of later genes first this far from the confidences' sum), and how much "
@@ -122,7 +122,7 @@ PAGES = (
               "interval."),
         Table("metabolic/history_test_rankings.tsv",
               "Every ranking on the test pair, in score order, per reaction kind: hit@k, MRR and median rank "
-              "with 95% bootstrap intervals over reactions and a random order's expectation; chosen marks "
+              "with 95% bootstrap intervals over model reactions and a random order's expectation; chosen marks "
               "the ranking the history chose."),
     )),
     Page("time_split.md", "Enzyme ranking, time split: measured results", (
@@ -130,13 +130,13 @@ PAGES = (
               "The orphans of an older model release, ranked by a run that saw only that release, "
               "against the genes a later release gave them: hit@k, MRR and median rank of the "
               "best-ranked later gene per ranking and reaction kind, 95% bootstrap intervals over "
-              "reactions, and what a random order of the same candidates would score."),
+              "model reactions, and what a random order of the same candidates would score."),
         Table("metabolic/time_split_later_genes.tsv",
               "Which later genes each ranking finds: the pairs of a benchmark reaction and a later gene, "
               "split by what the older release showed of the gene (a related reaction, a reaction of the "
               "subsystem or on similar compounds, other reactions only, none, not a candidate, the "
               "reaction not ranked), with hit@k, MRR and median rank of the genes themselves, 95% "
-              "bootstrap intervals over reactions and a random order's expectation."),
+              "bootstrap intervals over model reactions and a random order's expectation."),
         Table("metabolic/time_split_calibration.tsv",
               "The older run's confidence, checked on the rows its default ranking shows for the "
               "orphans that later gained a gene: expected calibration error (all rows, and each "

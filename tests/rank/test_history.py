@@ -343,6 +343,20 @@ def test_test_confidence_spread_against_known_answers():
     assert far["rank1_confidence_over_share_lo"] == far["rank1_confidence_over_share_hi"] == pytest.approx(0.1)
 
 
+def test_test_confidence_resamples_both_directions_together():
+    once = pd.DataFrame({"reaction": [f"r{i}" for i in range(8)], "confidence": [0.2] * 8,
+                         "label": [1, 0, 0, 1, 0, 0, 0, 0]})
+    twice = pd.concat([once, once.assign(reaction=once["reaction"] + "__rev")], ignore_index=True)
+    a, b = (check_test_confidence(f, 0.5, n_boot=300, seed=4) for f in (once, twice))
+    for col in ("rank1_later_gene_share", "rank1_later_gene_share_lo", "rank1_later_gene_share_hi",
+                "rank1_confidence_over_share_lo", "rank1_confidence_over_share_hi"):
+        assert b[col] == pytest.approx(a[col]), col
+    # as independent rows the doubled test would claim a narrower interval
+    alone = check_test_confidence(twice.drop(columns="reaction"), 0.5, n_boot=300, seed=4)
+    assert alone["rank1_later_gene_share_hi"] - alone["rank1_later_gene_share_lo"] < \
+        b["rank1_later_gene_share_hi"] - b["rank1_later_gene_share_lo"]
+
+
 def test_fit_then_score_the_test_pair():
     history = pd.concat([_rows("a", [1, 1, 0, 3]), _rows("b", [4, 4, 4, 4])])
     counts = pd.DataFrame({"reaction_kind": ["enzymatic"], "ranked": [40], "ranked_gained": [4]})

@@ -14,7 +14,8 @@ import pytest
 from geomargin.featurize.metabolic.network import build_directed_network
 from toy_pairs import homology_featurizers
 
-from geomargin.rank.time_split import best_later_ranks, later_genes, random_expectation, time_split_metrics
+from geomargin.rank.time_split import (best_later_ranks, later_genes, random_expectation, reaction_clusters,
+                                      time_split_metrics, time_split_table)
 
 
 def _release(rules: dict[str, str], reversible: set[str]) -> cobra.Model:
@@ -166,6 +167,21 @@ def test_cluster_bootstrap_keeps_a_reactions_rows_together():
     assert (each["hit@1_lo"], each["hit@1_hi"]) == pytest.approx((alone["hit@1_lo"], alone["hit@1_hi"]))
     with pytest.raises(ValueError, match="cluster labels"):
         time_split_metrics(rows, n_boot=10, clusters=["a"])
+
+
+def test_table_resamples_both_directions_of_a_model_reaction_together():
+    """Each reaction written twice (r, r__rev) with the same outcome: the
+    table's intervals are those of each model reaction once, and it counts
+    both the directed and the model reactions."""
+    once = pd.DataFrame({"ranking": "m", "reaction": ["r1", "r2", "r3", "r4", "r5"],
+                         "reaction_kind": "transport", "ranked": True, "best_rank": [1, 0, 3, 1, 40],
+                         "n_candidates": 50, "n_later_genes": 1, "n_later_candidates": [1, 0, 1, 1, 1]})
+    twice = pd.concat([once, once.assign(reaction=once["reaction"] + "__rev")], ignore_index=True)
+    a, b = (time_split_table(t, n_boot=300, seed=2).iloc[0] for t in (once, twice))
+    assert (a["reactions"], a["model_reactions"], b["reactions"], b["model_reactions"]) == (5, 5, 10, 5)
+    for col in ("hit@1", "hit@1_lo", "hit@1_hi", "mrr", "mrr_lo", "mrr_hi"):
+        assert b[col] == pytest.approx(a[col]), col
+    assert reaction_clusters(["r_1", "r_1__rev", "r__revx"]).tolist() == ["r_1", "r_1", "r__revx"]
 
 
 def test_shown_order_rows_moves_only_the_shown_later_genes():

@@ -93,7 +93,7 @@ def test_test_pair_is_scored_with_what_history_alone_chose(history_run):
     summary = pd.read_csv(tmp / "results/metabolic/history_test.tsv", sep="\t").iloc[0]
     history = HistoryModel.load(tmp / "results/metabolic/release_history/history/history.pkl")
     assert summary["ranking"] == history.ranking and summary["learned_from"] == "toy_a->toy_b"
-    assert summary["test_reactions"] == len(TEST)
+    assert summary["test_reactions"] == summary["test_model_reactions"] == len(TEST)
     # the test's credible flags read the history's threshold, not one fitted with the test pair
     assert summary["threshold"] == pytest.approx(history.threshold, abs=1e-4)
     assert summary["threshold_rule"] == history.threshold_rule
@@ -147,6 +147,7 @@ def test_browser_header_leads_with_the_test_pair(history_run):
     pct = f"{100 * summary['test_hit@1']:.1f}% [{100 * summary['test_hit@1_lo']:.1f}, " \
           f"{100 * summary['test_hit@1_hi']:.1f}]"
     assert f"hit@1 {pct}" in text
+    assert f"later gave {len(TEST)} of them ({len(TEST)} model reactions" in text
     assert f"MRR {summary['test_mrr']:.3f}" in text
     assert "Time split (the test on real orphans" not in text
     # the confidence on its first candidates, beside what a calibrated one shows on a test this small
@@ -197,6 +198,7 @@ def test_a_test_that_overlaps_history_stops_naming_the_key(history_run):
     assert proc.returncode != 0
     assert "metabolic.release_history.test starts at 'toy_b', before 'toy', the newest release of " \
            "metabolic.release_history.history" in proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr  # one line, no traceback
 
 
 def test_a_stands_out_key_reaches_todays_confidence(history_run):
