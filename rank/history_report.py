@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 
 from geomargin.rank.history import HistoryModel, labelled_rows, score_order_rows
-from geomargin.rank.time_split import reaction_clusters
+from geomargin.rank.time_split import bootstrap_counts, reaction_clusters
 
-__all__ = ["check_test_confidence", "resample_rows", "score_test_split", "history_quality_columns"]
+__all__ = ["check_test_confidence", "score_test_split", "history_quality_columns"]
 
 
 def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int = 1000, seed: int = 0,
@@ -60,52 +60,34 @@ def check_test_confidence(first: pd.DataFrame, threshold: float, *, n_boot: int 
     out["rank1_ece"] = float(expected_calibration_error(y, c, n_bins=ece_bins)) if len(c) else np.nan
     # one set of resampled reactions for every bootstrap interval below
     rng = np.random.default_rng(seed)
-    idx = resample_rows(len(y), n_boot if len(y) else 0, rng,
-                        reaction_clusters(first["reaction"]) if "reaction" in first.columns else None)
-    out.update(_rank1_spread(c, y, idx, rng, ece_bins=ece_bins))
+    counts = bootstrap_counts(len(y), n_boot if len(y) else 0, rng,
+                              reaction_clusters(first["reaction"]) if "reaction" in first.columns else None)
+    out.update(_rank1_spread(c, y, counts, rng, ece_bins=ece_bins))
     out["credible_reactions"] = int(cred.sum())
     out["credible_top1_is_later"] = float(y[cred].mean()) if cred.any() else np.nan
     out["all_top1_is_later"] = out["rank1_later_gene_share"]
 
-    def ratio(yy, cc):
-        return yy[cc].mean() / yy.mean() if cc.any() and yy.mean() > 0 else np.nan
+    def ratio(w):
+        """Per resample (a row of counts): the credible rows' share with a later gene first over all rows'."""
+        n_cred, n_all, later = w @ cred, w.sum(axis=-1), w @ y
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = (w @ (y * cred) / n_cred) / (later / n_all)
+        return np.where((n_cred > 0) & (later > 0), r, np.nan)
 
-    out["credible_vs_all"] = float(ratio(y, cred)) if len(y) else np.nan
-    boots = np.asarray([ratio(y[i], cred[i]) for i in idx], dtype=float)
+    out["credible_vs_all"] = float(ratio(np.ones(len(y)))) if len(y) else np.nan
+    boots = ratio(counts) if len(counts) else np.array([])
     boots = boots[~np.isnan(boots)]
     lo, hi = (np.quantile(boots, [0.025, 0.975]) if len(boots) else (np.nan, np.nan))
     out["credible_vs_all_lo"], out["credible_vs_all_hi"] = float(lo), float(hi)
     return out
 
 
-def resample_rows(n: int, n_boot: int, rng: np.random.Generator, clusters=None) -> list[np.ndarray]:
-    """``n_boot`` bootstrap resamples of ``n`` rows, each an array of row
-    indices: rows drawn with replacement, or with ``clusters`` (a label per
-    row) the labels drawn with replacement and each drawn label's rows taken
-    together. With every label alone the draws are those without clusters.
-
-    >>> idx = resample_rows(3, 20, np.random.default_rng(0), ["a", "a", "b"])
-    >>> all((i == 0).sum() == (i == 1).sum() for i in idx)  # rows 0 and 1 are drawn together
-    True
-    >>> a, b = (resample_rows(5, 3, np.random.default_rng(1), c) for c in (None, list("vwxyz")))
-    >>> all((x == y).all() for x, y in zip(a, b))
-    True
-    """
-    if clusters is None:
-        return list(rng.integers(0, n, (n_boot, n)))
-    codes, labels = pd.factorize(np.asarray(clusters))
-    if len(codes) != n:
-        raise ValueError(f"resample_rows: {len(codes)} cluster labels for {n} rows")
-    members = [np.flatnonzero(codes == k) for k in range(len(labels))]
-    return [np.concatenate([members[k] for k in pick]) if len(pick) else np.array([], dtype=int)
-            for pick in rng.integers(0, len(labels), (n_boot, len(labels)))]
-
-
-def _rank1_spread(c: np.ndarray, y: np.ndarray, idx: list, rng: np.random.Generator, *,
+def _rank1_spread(c: np.ndarray, y: np.ndarray, counts: np.ndarray, rng: np.random.Generator, *,
                   ece_bins: int) -> dict:
     """How far the test's size lets its rank-1 figures move: the bootstrap
     interval of the share and of the confidence over it (over the resampled
-    reactions ``idx``, one row per resample), the ECE of labels drawn from
+    reactions: ``counts``, one row per resample, of
+    :func:`~geomargin.rank.time_split.bootstrap_counts`), the ECE of labels drawn from
     the confidences (by ``rng``, one label set per resample), and the
     Poisson-binomial check of the count (see :func:`check_test_confidence`)."""
     from scipy.stats import poisson_binom
@@ -115,10 +97,12 @@ def _rank1_spread(c: np.ndarray, y: np.ndarray, idx: list, rng: np.random.Genera
     keys = ("rank1_later_gene_share_lo", "rank1_later_gene_share_hi", "rank1_confidence_over_share_lo",
             "rank1_confidence_over_share_hi", "rank1_ece_if_calibrated", "rank1_ece_if_calibrated_hi",
             "rank1_calibrated_p")
-    if not len(c) or not len(idx):
+    if not len(c) or not len(counts):
         return dict.fromkeys(keys, np.nan)
-    n_boot = len(idx)
-    share, conf = np.array([y[i].mean() for i in idx]), np.array([c[i].mean() for i in idx])
+    n_boot = len(counts)
+    # each resample's rows, their means taken row by row (equal confidences give exactly equal means)
+    drawn_rows = [np.repeat(np.arange(len(c)), w) for w in counts]
+    share, conf = np.array([y[i].mean() for i in drawn_rows]), np.array([c[i].mean() for i in drawn_rows])
     # share over confidence is finite; its percentiles, inverted, are the ratio's
     inv_lo, inv_hi = np.quantile(share / conf, [0.025, 0.975]) if (conf > 0).all() else (np.nan, np.nan)
     drawn = rng.random((n_boot, len(c))) < c

@@ -40,23 +40,20 @@ import pandas as pd
 from scipy.stats import hypergeom
 
 from geomargin.common.checks import check_param, int_at_least, open_unit_interval
+from geomargin.featurize.metabolic.network import REVERSE_SUFFIX
 from geomargin.rank.scoring import candidate_order, correct_scores, gene_id_ranks, no_evidence_last, score_matrix
 
 __all__ = ["HIT_KS", "later_genes", "orphan_gain_table", "best_later_ranks", "later_gene_ranks",
            "random_expectation", "shown_order_rows", "time_split_metrics", "time_split_rows", "time_split_table",
-           "first_candidate_standing", "reaction_clusters", "REVERSE_SUFFIX"]
+           "first_candidate_standing", "reaction_clusters", "bootstrap_counts"]
 
 #: The k of the hit@k columns.
 HIT_KS = (1, 5, 20, 50)
 
-#: How a directed reaction's id marks the reverse direction of a model reaction
-#: (:func:`geomargin.featurize.metabolic.network.build_directed_network`).
-REVERSE_SUFFIX = "__rev"
-
 
 def reaction_clusters(reactions) -> np.ndarray:
     """The bootstrap unit of each benchmark row: its model reaction, the
-    directed id without :data:`REVERSE_SUFFIX`. Both directions of a
+    directed id without :data:`~geomargin.featurize.metabolic.network.REVERSE_SUFFIX`. Both directions of a
     reversible orphan gain the same later genes from one gene rule, so they
     are resampled together, not as two independent reactions.
 
@@ -64,6 +61,36 @@ def reaction_clusters(reactions) -> np.ndarray:
     ['r_1', 'r_1', 'r_2']
     """
     return np.array([str(r).removesuffix(REVERSE_SUFFIX) for r in reactions], dtype=object)
+
+
+def bootstrap_counts(n: int, n_boot: int, rng: np.random.Generator, clusters=None) -> np.ndarray:
+    """How often each of ``n`` rows is drawn in each of ``n_boot`` bootstrap
+    resamples, an ``(n_boot, n)`` integer array: rows drawn with
+    replacement, or with ``clusters`` (a label per row) the labels drawn
+    with replacement and each drawn label's rows taken together. A
+    statistic's resampled values are weighted means, ``counts @ v /
+    counts.sum(axis=1)``. With every label alone the draws are those without
+    clusters.
+
+    >>> w = bootstrap_counts(3, 20, np.random.default_rng(0), ["a", "a", "b"])
+    >>> w.shape, bool((w[:, 0] == w[:, 1]).all()), bool((w.sum(axis=1) >= 1).all())
+    ((20, 3), True, True)
+    >>> a, b = (bootstrap_counts(5, 3, np.random.default_rng(1), c) for c in (None, list("vwxyz")))
+    >>> bool((a == b).all())
+    True
+    """
+    if clusters is None:
+        codes, n_units = np.arange(n), n
+    else:
+        codes, labels = pd.factorize(np.asarray(clusters))
+        if len(codes) != n:
+            raise ValueError(f"bootstrap_counts: {len(codes)} cluster labels for {n} rows")
+        n_units = len(labels)
+    picks = rng.integers(0, n_units, size=(n_boot, n_units))
+    drawn = np.bincount((picks + n_units * np.arange(n_boot)[:, None]).ravel(),
+                        minlength=n_boot * n_units).reshape(n_boot, n_units)
+    return drawn[:, codes]
+
 
 def later_genes(orphans: pd.DataFrame, later_rules: Mapping[str, set]) -> dict[str, frozenset]:
     """Genes a later release gives each older orphan, by model reaction id.
@@ -283,20 +310,11 @@ def time_split_metrics(rows: pd.DataFrame, n_boot: int = 1000, seed: int = 0, le
     out["median_rank"] = float(np.median(best[ranked])) if ranked.any() else float("nan")
     rng = np.random.default_rng(seed)
     alpha = (1.0 - level) / 2.0
-    if len(rows) and clusters is None:
-        picks = rng.integers(0, len(rows), size=(n_boot, len(rows)))
+    if len(rows):
+        counts = bootstrap_counts(len(rows), n_boot, rng, clusters)
+        sizes = counts.sum(axis=1)
         for name, v in values.items():
-            lo, hi = np.quantile(v[picks].mean(axis=1), [alpha, 1.0 - alpha])
-            out[f"{name}_lo"], out[f"{name}_hi"] = float(lo), float(hi)
-    elif len(rows):
-        codes, labels = pd.factorize(np.asarray(clusters))
-        if len(codes) != len(rows):
-            raise ValueError(f"time_split_metrics: {len(codes)} cluster labels for {len(rows)} rows")
-        picks = rng.integers(0, len(labels), size=(n_boot, len(labels)))
-        sizes = np.bincount(codes, minlength=len(labels))[picks].sum(axis=1)
-        for name, v in values.items():
-            sums = np.bincount(codes, weights=v, minlength=len(labels))[picks].sum(axis=1)
-            lo, hi = np.quantile(sums / sizes, [alpha, 1.0 - alpha])
+            lo, hi = np.quantile(counts @ v / sizes, [alpha, 1.0 - alpha])
             out[f"{name}_lo"], out[f"{name}_hi"] = float(lo), float(hi)
     else:
         for name in values:
@@ -344,9 +362,10 @@ def time_split_table(rows: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> p
         r = rows[rows["ranking"] == ranking]
         groups = [("all", r)] + [(k, g) for k, g in r.groupby("reaction_kind", sort=True)]
         for kind, g in groups:
-            m = time_split_metrics(g, n_boot=n_boot, seed=seed, clusters=reaction_clusters(g["reaction"]))
+            units = reaction_clusters(g["reaction"])
+            m = time_split_metrics(g, n_boot=n_boot, seed=seed, clusters=units)
             out.append({"ranking": ranking, "reaction_kind": kind, "reactions": m.pop("reactions"),
-                        "model_reactions": len(set(reaction_clusters(g["reaction"]))),
+                        "model_reactions": len(set(units)),
                         "not_ranked": int((~g["ranked"].astype(bool)).sum()),
                         "later_genes": int(g["n_later_genes"].sum()),
                         "later_genes_not_candidates": int((g["n_later_genes"] - g["n_later_candidates"]).sum()),

@@ -93,7 +93,8 @@ PAGES = (
               "concentration over the orphans (one row, shown as column and value).", "transpose"),
         Table("metabolic/calibration.tsv",
               "The cross-validated confidence of that choice's shown candidates (the one shown without a "
-              "release history), checked out of fold on the cross-validation's held-out reactions: expected calibration error (10 bins) over all shown rows and over "
+              "release history), checked out of fold on the cross-validation's held-out reactions: "
+              "expected calibration error (10 bins) over all shown rows and over "
               "each reaction's most confident candidate (ece_best, the one the flag reads), Brier "
               "score, the \"no credible candidate\" threshold and how often the rank-1 candidate was "
               "a true gene above it."),

@@ -29,6 +29,9 @@ from geomargin.common.exceptions import ConfigValueError
 from geomargin.featurize.metabolic.metabolites import metabolite_keys, strip_compartment_name
 from geomargin.featurize.metabolic.reaction_kinds import reaction_kind
 
+#: The suffix of a directed reaction id for the reverse direction of a model reaction (``<id>__rev``).
+REVERSE_SUFFIX = "__rev"
+
 __all__ = ["DirectedNetwork", "build_directed_network", "lipid_class", "chain_class"]
 
 log = logging.getLogger(__name__)
@@ -325,7 +328,7 @@ def build_directed_network(model: cobra.Model, n_currency: int = 14,
             directions = ["forward"]
         for d in directions:
             s_side, p_side = (left, right) if d == "forward" else (right, left)
-            did = first.id if d == "forward" else f"{first.id}__rev"
+            did = first.id if d == "forward" else f"{first.id}{REVERSE_SUFFIX}"
             rows.append({
                 "id": did, "reaction_id": first.id, "name": first.name or "",
                 "equation": f"{_side(s_side, model, multi, tags)} -> {_side(p_side, model, multi, tags)}",

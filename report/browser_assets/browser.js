@@ -87,7 +87,8 @@
         "ranking (" + h.ranking + ") and confidence chosen on earlier releases only (" + (h.learned_from || "?") +
         "), and scored against the genes " + newer + " later gave " + n + " of them (" +
         (h.test_model_reactions ? Math.round(h.test_model_reactions) + " model reactions, both directions of a " +
-          "reversible one counted once: " : "") + "a small test, read the intervals). hit@k: share of those reactions with a later gene among the first k candidates. " +
+          "reversible one counted once: " : "") + "a small test, read the intervals). " +
+        "hit@k: share of those reactions with a later gene among the first k candidates. " +
         "MRR: mean of 1/rank of the first later gene. These are the figures to expect for the orphans below." }),
       el("div", { class: "explain", text:
         "Confidence on that test: the first candidates showed " + pctOf(h, "test_rank1_mean_confidence") +
